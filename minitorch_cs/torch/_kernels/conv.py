@@ -1,0 +1,703 @@
+"""Vectorized numpy kernels for convolution and pooling (forward and backward).
+
+Pure functions on ``np.ndarray``: no Tensor class, no autograd.  Layout is
+NCHW (NCL for 1d), weights are ``(C_out, C_in // groups, kH, kW)`` exactly as
+in PyTorch.  Unbatched inputs (``(C, H, W)`` for the 2d ops, ``(C, L)`` for the
+1d ops) are accepted and give unbatched outputs, like torch.
+
+Implementation notes
+--------------------
+* Convolution uses im2col: a strided window view of the padded input
+  (``sliding_window_view``) is gathered once into a column matrix and
+  contracted with the weight by a (batched) matmul.  The backward w.r.t. the
+  input multiplies by the transposed weight and scatters the columns back with
+  a loop over the ``kH * kW`` kernel offsets (each iteration is a strided slice
+  add over the whole batch, so there is no loop over output positions).
+* Max pooling runs a loop over kernel offsets keeping a running max and the
+  offset of the winner, which reproduces torch's CPU rule exactly
+  (``val > max or isnan(val)``: first maximum wins, the last NaN wins, a
+  window of only ``-inf`` reports its first in-bounds element).
+* Average pooling is separable: window sums along H then along W.
+* Adaptive average pooling uses exact pooling matrices: ``y = P_h @ x @ P_w^T``.
+* Results keep the input floating dtype (float32 stays float32).
+
+Known deviations from torch (all on invalid or degenerate input)
+----------------------------------------------------------------
+* Mixed float dtypes are promoted (``np.result_type``) instead of raising;
+  integer inputs to conv / avg / adaptive pooling are computed in float64.
+* A weight of the wrong rank raises "weight should have 4 dimensions for
+  conv2d, ..." (torch complains about the stride list length instead).
+* dilation=0 raises the message of torch's generic CPU path ("dilation should
+  be greater than zero, but got [0, 0]"); torch's mkldnn path words it
+  "non-positive dilation is not supported".
+* avg_pool2d on a 2-D input raises RuntimeError (torch raises IndexError).
+* max_pool2d windows lying entirely in the padding (possible with dilation)
+  get torch's -inf value and torch's index; in the backward an index that
+  falls outside the H*W plane is dropped (torch's CPU kernel writes it into
+  the next plane).
+* Summation order differs, so float results agree to rounding, not bitwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+__all__ = [
+    "conv2d_forward",
+    "conv2d_backward_input",
+    "conv2d_backward_weight",
+    "conv1d_forward",
+    "conv1d_backward_input",
+    "conv1d_backward_weight",
+    "max_pool2d_forward",
+    "max_pool2d_backward",
+    "avg_pool2d_forward",
+    "avg_pool2d_backward",
+    "adaptive_avg_pool2d_forward",
+    "adaptive_avg_pool2d_backward",
+    "conv_output_size",
+    "pool_output_size",
+]
+
+
+# ---------------------------------------------------------------------------
+# argument helpers
+# ---------------------------------------------------------------------------
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _conv_tuple(value, n: int, name: str) -> tuple:
+    """Normalise a conv int-or-sequence argument to an n-tuple (torch wording)."""
+    if _is_int(value):
+        return (int(value),) * n
+    vals = [int(v) for v in value]
+    if len(vals) == 1:
+        return (vals[0],) * n
+    if len(vals) != n:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {n} values "
+            f"to match the convolution dimensions, but got {name}={_shape_str(vals)}")
+    return tuple(vals)
+
+
+def _pool_tuple(value, name: str, op: str) -> tuple:
+    """Normalise a pooling int-or-pair argument to a 2-tuple (torch wording)."""
+    if _is_int(value):
+        return (int(value), int(value))
+    vals = [int(v) for v in value]
+    if len(vals) == 1:
+        return (vals[0], vals[0])
+    if len(vals) != 2:
+        raise RuntimeError(
+            f"{op}: {name} must either be a single int, or a tuple of two ints")
+    return tuple(vals)
+
+
+def _float_dtype(*arrays) -> np.dtype:
+    dt = np.result_type(*arrays)
+    if not np.issubdtype(dt, np.inexact):
+        dt = np.dtype(np.float64)
+    return dt
+
+
+def _as_float(a) -> np.ndarray:
+    a = np.asarray(a)
+    if not np.issubdtype(a.dtype, np.inexact):
+        a = a.astype(np.float64)
+    return a
+
+
+# ---------------------------------------------------------------------------
+# convolution
+# ---------------------------------------------------------------------------
+
+def conv_output_size(size: int, kernel: int, stride: int, pad_l: int, pad_r: int,
+                     dilation: int) -> int:
+    """Output length of a convolution along one dimension."""
+    return (size + pad_l + pad_r - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _conv_params(w_shape, stride, padding, dilation, groups, nsp: int):
+    """Validate/normalise conv hyper-parameters.
+
+    Returns (stride, pads, dilation, groups) where pads is a tuple of
+    (left, right) pairs, one per spatial dim.
+    """
+    stride = _conv_tuple(stride, nsp, "stride")
+    dilation = _conv_tuple(dilation, nsp, "dilation")
+    groups = int(groups)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nsp
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = []
+            for d, k in zip(dilation, w_shape[2:]):
+                total = d * (int(k) - 1)
+                pads.append((total // 2, total - total // 2))
+            pads = tuple(pads)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        p = _conv_tuple(padding, nsp, "padding")
+        pads = tuple((v, v) for v in p)
+    # same order as torch's checks
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(l < 0 or r < 0 for l, r in pads):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    return stride, pads, dilation, groups
+
+
+def _check_conv_shapes(x_shape, w_shape, groups, pads, dilation, name, nsp):
+    """torch's check_shape_forward, for an already batched x_shape."""
+    if len(w_shape) != nsp + 2:
+        raise RuntimeError(
+            f"weight should have {nsp + 2} dimensions for {name}, but got weight of "
+            f"size {_shape_str(w_shape)}")
+    cout = int(w_shape[0])
+    if cout < groups or cout == 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+            f"but got weight of size {_shape_str(w_shape)} instead")
+    if cout % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at "
+            f"dimension 0, but got weight of size [{_shape_str(w_shape)}] instead")
+    if int(x_shape[1]) != int(w_shape[1]) * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {_shape_str(w_shape)}, expected "
+            f"input{_shape_str(x_shape)} to have {int(w_shape[1]) * groups} channels, "
+            f"but got {int(x_shape[1])} channels instead")
+    padded = [int(x_shape[2 + i]) + pads[i][0] + pads[i][1] for i in range(nsp)]
+    eff = [dilation[i] * (int(w_shape[2 + i]) - 1) + 1 for i in range(nsp)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(
+            "Calculated padded input size per channel: (" + " x ".join(map(str, padded))
+            + "). Kernel size: (" + " x ".join(map(str, eff))
+            + "). Kernel size can't be greater than actual input size")
+    if any(d == 0 for d in dilation):
+        # the message of torch's generic (non-mkldnn) CPU path
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got {_shape_str(dilation)}")
+
+
+def _batch_x_shape(x_shape, nsp, name):
+    x_shape = tuple(int(s) for s in x_shape)
+    if len(x_shape) == nsp + 1:
+        return (1,) + x_shape, True
+    if len(x_shape) == nsp + 2:
+        return x_shape, False
+    raise RuntimeError(
+        f"Expected {nsp + 1}D (unbatched) or {nsp + 2}D (batched) input to {name}, "
+        f"but got input of size: {_shape_str(x_shape)}")
+
+
+def _pad_hw(x, pads, value=0.0):
+    (pt, pb), (pl, pr) = pads
+    if pt == pb == pl == pr == 0:
+        return x
+    out = np.full(x.shape[:-2] + (x.shape[-2] + pt + pb, x.shape[-1] + pl + pr),
+                  value, dtype=x.dtype)
+    out[..., pt:pt + x.shape[-2], pl:pl + x.shape[-1]] = x
+    return out
+
+
+def _windows(xp, kh, kw, stride, dilation, ho, wo):
+    """Strided window view of padded input: (N, C, Ho, Wo, kh, kw), no copy."""
+    sh, sw = stride
+    dh, dw = dilation
+    ekh, ekw = dh * (kh - 1) + 1, dw * (kw - 1) + 1
+    v = sliding_window_view(xp, (ekh, ekw), axis=(-2, -1))
+    return v[..., :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw, ::dh, ::dw]
+
+
+def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
+    """Column matrix of the (padded) input, as a contiguous copy.
+
+    Default layout (N, G, Cg*kh*kw, Ho*Wo); with batch_inner=True the layout is
+    (G, Cg*kh*kw, N*Ho*Wo), which lets the weight gradient be one matmul.
+    """
+    n, c, h, wd = x.shape
+    ho = conv_output_size(h, kh, stride[0], pads[0][0], pads[0][1], dilation[0])
+    wo = conv_output_size(wd, kw, stride[1], pads[1][0], pads[1][1], dilation[1])
+    xp = _pad_hw(x, pads)
+    v = _windows(xp, kh, kw, stride, dilation, ho, wo)  # (N, C, Ho, Wo, kh, kw)
+    k = (c // groups) * kh * kw
+    if batch_inner:
+        v = v.transpose(1, 4, 5, 0, 2, 3)  # (C, kh, kw, N, Ho, Wo)
+        cols = np.ascontiguousarray(v).reshape(groups, k, n * ho * wo)
+    else:
+        v = v.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, Ho, Wo)
+        cols = np.ascontiguousarray(v).reshape(n, groups, k, ho * wo)
+    return cols, ho, wo
+
+
+def _conv2d_fwd(x, w, stride, pads, dilation, groups):
+    n = x.shape[0]
+    cout, cg, kh, kw = w.shape
+    dt = _float_dtype(x, w)
+    x = x.astype(dt, copy=False)
+    w = w.astype(dt, copy=False)
+    if n == 0:
+        ho = conv_output_size(x.shape[2], kh, stride[0], pads[0][0], pads[0][1], dilation[0])
+        wo = conv_output_size(x.shape[3], kw, stride[1], pads[1][0], pads[1][1], dilation[1])
+        return np.zeros((0, cout, ho, wo), dtype=dt)
+    cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups)
+    wmat = w.reshape(groups, cout // groups, cg * kh * kw)
+    y = np.matmul(wmat, cols)  # (N, G, Og, Ho*Wo)
+    return y.reshape(n, cout, ho, wo)
+
+
+def _conv2d_bwd_input(gy, w, x_shape, stride, pads, dilation, groups):
+    n, c, h, wd = x_shape
+    cout, cg, kh, kw = w.shape
+    dt = _float_dtype(gy, w)
+    sh, sw = stride
+    dh, dw = dilation
+    (pt, pb), (pl, pr) = pads
+    ho, wo = gy.shape[2], gy.shape[3]
+    gx = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dt)
+    if n == 0 or gx.size == 0:
+        return gx[:, :, pt:pt + h, pl:pl + wd]
+    wmat = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * kh * kw)
+    g = gy.astype(dt, copy=False).reshape(n, groups, cout // groups, ho * wo)
+    gcols = np.matmul(wmat.transpose(0, 2, 1), g)  # (N, G, Cg*kh*kw, Ho*Wo)
+    gcols = gcols.reshape(n, c, kh, kw, ho, wo)
+    hspan = (ho - 1) * sh + 1
+    wspan = (wo - 1) * sw + 1
+    for i in range(kh):
+        for j in range(kw):
+            gx[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw] += gcols[:, :, i, j]
+    return gx[:, :, pt:pt + h, pl:pl + wd]
+
+
+def _conv2d_bwd_weight(gy, x, w_shape, stride, pads, dilation, groups):
+    cout, cg, kh, kw = w_shape
+    dt = _float_dtype(gy, x)
+    x = x.astype(dt, copy=False)
+    n = x.shape[0]
+    if n == 0:
+        return np.zeros(tuple(w_shape), dtype=dt)
+    cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups,
+                           batch_inner=True)  # (G, K, N*P)
+    og = cout // groups
+    g = gy.astype(dt, copy=False).reshape(n, groups, og, ho * wo)
+    # contract over N and output positions: (G, Og, N*P) @ (G, N*P, K)
+    gm = np.ascontiguousarray(g.transpose(1, 2, 0, 3)).reshape(groups, og, n * ho * wo)
+    gw = np.matmul(gm, cols.transpose(0, 2, 1))  # (G, Og, K)
+    return gw.reshape(cout, cg, kh, kw)
+
+
+def _prep_conv(x_shape, w_shape, stride, padding, dilation, groups, nsp, name):
+    xb, unbatched = _batch_x_shape(x_shape, nsp, name)
+    st, pads, dil, groups = _conv_params(w_shape, stride, padding, dilation, groups, nsp)
+    _check_conv_shapes(xb, tuple(int(s) for s in w_shape), groups, pads, dil, name, nsp)
+    return xb, unbatched, st, pads, dil, groups
+
+
+def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation, torch.nn.functional.conv2d without bias.
+
+    x: (N, C, H, W) or (C, H, W); w: (C_out, C/groups, kH, kW).
+    padding: int, pair, "valid" or "same" (stride 1 only; the odd extra
+    padding goes to the bottom/right like torch).
+    """
+    x = _as_float(x)
+    w = _as_float(w)
+    xb, unb, st, pads, dil, g = _prep_conv(x.shape, w.shape, stride, padding, dilation,
+                                          groups, 2, "conv2d")
+    y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g)
+    return y[0] if unb else y
+
+
+def conv2d_backward_input(gy, w, x_shape, stride=1, padding=0, dilation=1, groups=1):
+    """Gradient of conv2d_forward w.r.t. its input (shape x_shape)."""
+    gy = _as_float(gy)
+    w = _as_float(w)
+    xb, unb, st, pads, dil, g = _prep_conv(x_shape, w.shape, stride, padding, dilation,
+                                          groups, 2, "conv2d")
+    gyb = gy.reshape((1,) + gy.shape) if unb else gy
+    gx = _conv2d_bwd_input(gyb, w, xb, st, pads, dil, g)
+    return np.ascontiguousarray(gx[0] if unb else gx)
+
+
+def conv2d_backward_weight(gy, x, w_shape, stride=1, padding=0, dilation=1, groups=1):
+    """Gradient of conv2d_forward w.r.t. its weight (shape w_shape)."""
+    gy = _as_float(gy)
+    x = _as_float(x)
+    w_shape = tuple(int(s) for s in w_shape)
+    xb, unb, st, pads, dil, g = _prep_conv(x.shape, w_shape, stride, padding, dilation,
+                                          groups, 2, "conv2d")
+    gyb = gy.reshape((1,) + gy.shape) if unb else gy
+    return _conv2d_bwd_weight(gyb, x.reshape(xb), w_shape, st, pads, dil, g)
+
+
+# -- conv1d: reshape to 2d with a unit height --------------------------------
+
+def _conv1d_to_2d(x_shape, w_shape, stride, padding, dilation, groups):
+    xb, unb, st, pads, dil, g = _prep_conv(x_shape, w_shape, stride, padding, dilation,
+                                          groups, 1, "conv1d")
+    x4 = (xb[0], xb[1], 1, xb[2])
+    w4 = (int(w_shape[0]), int(w_shape[1]), 1, int(w_shape[2]))
+    return x4, w4, unb, (1, st[0]), ((0, 0), pads[0]), (1, dil[0]), g
+
+
+def conv1d_forward(x, w, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation on (N, C, L) or (C, L); w: (C_out, C/groups, K)."""
+    x = _as_float(x)
+    w = _as_float(w)
+    x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w.shape, stride, padding,
+                                                  dilation, groups)
+    y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g)
+    y = y.reshape(y.shape[0], y.shape[1], y.shape[3])
+    return y[0] if unb else y
+
+
+def conv1d_backward_input(gy, w, x_shape, stride=1, padding=0, dilation=1, groups=1):
+    gy = _as_float(gy)
+    w = _as_float(w)
+    x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x_shape, w.shape, stride, padding,
+                                                  dilation, groups)
+    gy4 = gy.reshape(x4[0], w4[0], 1, gy.shape[-1])
+    gx = _conv2d_bwd_input(gy4, w.reshape(w4), x4, st, pads, dil, g)
+    gx = np.ascontiguousarray(gx).reshape(x4[0], x4[1], x4[3])
+    return gx[0] if unb else gx
+
+
+def conv1d_backward_weight(gy, x, w_shape, stride=1, padding=0, dilation=1, groups=1):
+    gy = _as_float(gy)
+    x = _as_float(x)
+    w_shape = tuple(int(s) for s in w_shape)
+    x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w_shape, stride, padding,
+                                                  dilation, groups)
+    gy4 = gy.reshape(x4[0], w4[0], 1, gy.shape[-1])
+    gw = _conv2d_bwd_weight(gy4, x.reshape(x4), w4, st, pads, dil, g)
+    return gw.reshape(w_shape)
+
+
+# ---------------------------------------------------------------------------
+# pooling helpers
+# ---------------------------------------------------------------------------
+
+def pool_output_size(size: int, kernel: int, pad: int, stride: int, dilation: int,
+                     ceil_mode: bool) -> int:
+    """torch's pooling_output_shape (checks pad <= half the effective kernel)."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    eff = (kernel - 1) * dilation + 1
+    if pad > int(eff / 2):  # C++ integer division truncates toward zero
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={pad}, "
+            f"kernel_size={kernel} and dilation={dilation}")
+    num = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = num // stride + 1  # floor division == torch's div_rtn
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _pool_params(x_shape, kernel_size, stride, padding, dilation, ceil_mode, op):
+    k = _pool_tuple(kernel_size, "kernel_size", op)
+    if stride is None or (not _is_int(stride) and len(stride) == 0):
+        s = k
+    else:
+        s = _pool_tuple(stride, "stride", op)
+    p = _pool_tuple(padding, "padding", op)
+    d = _pool_tuple(dilation, "dilation", op)
+    ho = pool_output_size(x_shape[-2], k[0], p[0], s[0], d[0], ceil_mode)
+    wo = pool_output_size(x_shape[-1], k[1], p[1], s[1], d[1], ceil_mode)
+    # torch's pool2d_shape_check
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    if not (k[1] // 2 >= p[1] and k[0] // 2 >= p[0]):
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if ho < 1 or wo < 1:
+        c = x_shape[-3]
+        raise RuntimeError(
+            f"Given input size: ({c}x{x_shape[-2]}x{x_shape[-1]}). "
+            f"Calculated output size: ({c}x{ho}x{wo}). Output size is too small")
+    return k, s, p, d, ho, wo
+
+
+def _pool_batch(x_shape, op):
+    x_shape = tuple(int(v) for v in x_shape)
+    if len(x_shape) == 3:
+        if 0 in x_shape:
+            raise RuntimeError(
+                f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                f"for input, but got:{_shape_str(x_shape)}")
+        return (1,) + x_shape, True
+    if len(x_shape) == 4:
+        if 0 in x_shape[1:]:
+            raise RuntimeError(
+                f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                f"for input, but got:{_shape_str(x_shape)}")
+        return x_shape, False
+    raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+
+
+def _pad_extent(size, pad, kernel, stride, dilation, out):
+    """Right padding needed so that all `out` windows fit (ceil_mode may overhang)."""
+    need = (out - 1) * stride + dilation * (kernel - 1) + 1
+    return max(need - size - pad, 0)
+
+
+# ---------------------------------------------------------------------------
+# max pooling
+# ---------------------------------------------------------------------------
+
+def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """torch.nn.functional.max_pool2d(..., return_indices=True).
+
+    Returns (y, indices); indices are int64 flat offsets into each H*W plane.
+    """
+    x = np.asarray(x)
+    xb, unb = _pool_batch(x.shape, "max_pool2d")
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), ho, wo = _pool_params(
+        xb, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    n, c, h, wd = xb
+    x4 = x.reshape(xb)
+    if np.issubdtype(x.dtype, np.floating):
+        low = -np.inf
+        check_nan = True
+    elif np.issubdtype(x.dtype, np.integer):
+        low = np.iinfo(x.dtype).min
+        check_nan = False
+    else:
+        raise TypeError(f"max_pool2d: unsupported dtype {x.dtype}")
+    pb = _pad_extent(h, ph, kh, sh, dh, ho)
+    pr = _pad_extent(wd, pw, kw, sw, dw, wo)
+    xp = _pad_hw(x4, ((ph, pb), (pw, pr)), value=low)
+
+    # start of each window (may be negative = inside left padding)
+    hs = np.arange(ho) * sh - ph
+    ws = np.arange(wo) * sw - pw
+    # first in-bounds kernel offset of each window (torch's default index)
+    i0 = -(-np.maximum(-hs, 0) // dh)
+    j0 = -(-np.maximum(-ws, 0) // dw)
+
+    maxval = np.full((n, c, ho, wo), low, dtype=x.dtype)
+    # flat index of the winner relative to the window's (virtual) top-left corner
+    best = np.empty((n, c, ho, wo), dtype=np.int64)
+    best[...] = (i0 * dh * wd)[:, None] + (j0 * dw)[None, :]
+    hspan = (ho - 1) * sh + 1
+    wspan = (wo - 1) * sw + 1
+    for i in range(kh):
+        for j in range(kw):
+            v = xp[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw]
+            upd = v > maxval
+            if check_nan:
+                upd |= np.isnan(v)
+            # branch-free updates (masked copies are slow on random masks);
+            # np.maximum propagates NaN, which is torch's result value too
+            np.maximum(maxval, v, out=maxval)
+            step = i * dh * wd + j * dw - best
+            step *= upd
+            best += step
+    indices = best
+    indices += (hs * wd)[:, None] + ws[None, :]
+    if unb:
+        return maxval[0], indices[0]
+    return maxval, indices
+
+
+def max_pool2d_backward(gy, indices, x_shape):
+    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward."""
+    gy = _as_float(gy)
+    x_shape = tuple(int(v) for v in x_shape)
+    h, wd = x_shape[-2], x_shape[-1]
+    planes = int(np.prod(x_shape[:-2], dtype=np.int64))
+    plane = h * wd
+    idx = np.asarray(indices, dtype=np.int64).reshape(planes, -1)
+    g = gy.reshape(planes, -1)
+    weights = g.ravel()
+    if idx.size and (idx.min() < 0 or idx.max() >= plane):
+        # degenerate windows lying entirely in the padding (possible with
+        # dilation, e.g. W=1, kernel 2, dilation 2, padding 1) get an index
+        # outside the plane, as in torch; their gradient is dropped.
+        keep = ((idx >= 0) & (idx < plane)).ravel()
+        weights = np.where(keep, weights, 0)
+        idx = np.where(keep.reshape(idx.shape), idx, 0)
+    flat = (idx + (np.arange(planes, dtype=np.int64) * plane)[:, None]).ravel()
+    gx = np.bincount(flat, weights=weights, minlength=planes * plane)
+    return gx.astype(gy.dtype, copy=False).reshape(x_shape)
+
+
+# ---------------------------------------------------------------------------
+# average pooling
+# ---------------------------------------------------------------------------
+
+def _avg_divisor(size, k, s, p, out):
+    """Per-output (pool_size, valid_count) along one dim, as in torch's kernel."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    pool = end - start
+    valid = np.minimum(end, size) - np.maximum(start, 0)
+    return pool, valid
+
+
+def _avg_setup(x_shape, kernel_size, stride, padding, ceil_mode, divisor_override, dtype):
+    xb, unb = _pool_batch(x_shape, "avg_pool2d")
+    (kh, kw), (sh, sw), (ph, pw), _, ho, wo = _pool_params(
+        xb, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
+    return xb, unb, (kh, kw), (sh, sw), (ph, pw), ho, wo
+
+
+def _avg_div(xb, k, s, p, ho, wo, count_include_pad, divisor_override, dtype):
+    if divisor_override is not None:
+        return np.asarray(divisor_override, dtype=dtype)
+    ph_, vh = _avg_divisor(xb[2], k[0], s[0], p[0], ho)
+    pw_, vw = _avg_divisor(xb[3], k[1], s[1], p[1], wo)
+    if count_include_pad:
+        div = ph_[:, None] * pw_[None, :]
+    else:
+        div = vh[:, None] * vw[None, :]
+    return div.astype(dtype)
+
+
+def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                       count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool2d."""
+    x = _as_float(x)
+    xb, unb, (kh, kw), (sh, sw), (ph, pw), ho, wo = _avg_setup(
+        x.shape, kernel_size, stride, padding, ceil_mode, divisor_override, x.dtype)
+    n, c, h, wd = xb
+    pb = _pad_extent(h, ph, kh, sh, 1, ho)
+    pr = _pad_extent(wd, pw, kw, sw, 1, wo)
+    xp = _pad_hw(x.reshape(xb), ((ph, pb), (pw, pr)))
+    hspan = (ho - 1) * sh + 1
+    wspan = (wo - 1) * sw + 1
+    # separable window sums: rows then columns
+    rows = xp[:, :, 0:hspan:sh, :].copy()
+    for i in range(1, kh):
+        rows += xp[:, :, i:i + hspan:sh, :]
+    y = rows[:, :, :, 0:wspan:sw].copy()
+    for j in range(1, kw):
+        y += rows[:, :, :, j:j + wspan:sw]
+    y /= _avg_div(xb, (kh, kw), (sh, sw), (ph, pw), ho, wo, count_include_pad,
+                  divisor_override, x.dtype)
+    return y[0] if unb else y
+
+
+def avg_pool2d_backward(gy, x_shape, kernel_size, stride=None, padding=0, ceil_mode=False,
+                        count_include_pad=True, divisor_override=None):
+    """Gradient of avg_pool2d_forward w.r.t. its input."""
+    gy = _as_float(gy)
+    xb, unb, (kh, kw), (sh, sw), (ph, pw), ho, wo = _avg_setup(
+        x_shape, kernel_size, stride, padding, ceil_mode, divisor_override, gy.dtype)
+    n, c, h, wd = xb
+    g = gy.reshape(n, c, ho, wo) / _avg_div(xb, (kh, kw), (sh, sw), (ph, pw), ho, wo,
+                                            count_include_pad, divisor_override, gy.dtype)
+    pb = _pad_extent(h, ph, kh, sh, 1, ho)
+    pr = _pad_extent(wd, pw, kw, sw, 1, wo)
+    hp, wp = h + ph + pb, wd + pw + pr
+    hspan = (ho - 1) * sh + 1
+    wspan = (wo - 1) * sw + 1
+    rows = np.zeros((n, c, ho, wp), dtype=g.dtype)
+    for j in range(kw):
+        rows[:, :, :, j:j + wspan:sw] += g
+    gxp = np.zeros((n, c, hp, wp), dtype=g.dtype)
+    for i in range(kh):
+        gxp[:, :, i:i + hspan:sh, :] += rows
+    gx = np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd])
+    return gx[0] if unb else gx
+
+
+# ---------------------------------------------------------------------------
+# adaptive average pooling
+# ---------------------------------------------------------------------------
+
+def _adaptive_out(x_shape, output_size):
+    if _is_int(output_size):
+        out = (int(output_size), int(output_size))
+    else:
+        out = tuple(output_size)
+        if len(out) == 1:
+            out = (out[0], out[0])
+        if len(out) != 2:
+            raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    oh = x_shape[-2] if out[0] is None else int(out[0])
+    ow = x_shape[-1] if out[1] is None else int(out[1])
+    if oh < 0 or ow < 0:
+        raise RuntimeError(
+            "adaptive_avg_pool2d: elements of output_size must be greater than or equal "
+            f"to 0 but received {{{oh}, {ow}}}")
+    return oh, ow
+
+
+def _adaptive_check(x_shape):
+    x_shape = tuple(int(v) for v in x_shape)
+    if len(x_shape) not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_shape_str(x_shape)}")
+    for d in range(1, len(x_shape)):
+        if x_shape[d] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {_shape_str(x_shape)} with dimension {d} "
+                "being empty")
+    return x_shape
+
+
+def _adaptive_matrix(size, out, dtype):
+    """(out, size) averaging matrix with torch's bins [floor(i*S/O), ceil((i+1)*S/O))."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = ((i + 1) * size + out - 1) // out
+    pos = np.arange(size)
+    m = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
+    return (m / (end - start)[:, None]).astype(dtype)
+
+
+def adaptive_avg_pool2d_forward(x, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d (y = P_h @ x @ P_w^T)."""
+    x = _as_float(x)
+    shape = _adaptive_check(x.shape)
+    oh, ow = _adaptive_out(shape, output_size)
+    h, wd = shape[-2], shape[-1]
+    if oh == 0 or ow == 0 or x.size == 0:
+        return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
+    ph = _adaptive_matrix(h, oh, x.dtype)
+    pw = _adaptive_matrix(wd, ow, x.dtype)
+    if oh == 1 and ow == 1:
+        return x.mean(axis=(-2, -1), keepdims=True)
+    return np.matmul(np.matmul(ph, x), pw.T)
+
+
+def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
+    """Gradient of adaptive_avg_pool2d_forward w.r.t. its input (P_h^T @ gy @ P_w)."""
+    gy = _as_float(gy)
+    shape = _adaptive_check(x_shape)
+    oh, ow = _adaptive_out(shape, output_size)
+    h, wd = shape[-2], shape[-1]
+    if oh == 0 or ow == 0 or gy.size == 0:
+        return np.zeros(shape, dtype=gy.dtype)
+    ph = _adaptive_matrix(h, oh, gy.dtype)
+    pw = _adaptive_matrix(wd, ow, gy.dtype)
+    return np.ascontiguousarray(np.matmul(np.matmul(ph.T, gy), pw))
