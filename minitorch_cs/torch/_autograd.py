@@ -1,0 +1,328 @@
+"""Reverse-mode autograd: graph nodes, the backward engine, and grad-mode switches.
+
+Mirrors the behaviour of ``torch.autograd``: a node per differentiable op call, edges to the nodes
+that produced its inputs (or to an ``AccumulateGrad`` for a leaf), topological execution, gradients
+summed over uses, broadcasting undone in one place, saved-tensor version checks, graph freeing.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["Node", "AccumulateGrad", "run_backward", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "GradState"]
+
+
+class GradState:
+    enabled = True
+    inference = False
+
+
+def is_grad_enabled() -> bool:
+    return GradState.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return GradState.inference
+
+
+class _GradModeContext:
+    """Base of the grad-mode context managers; each instance also works as a decorator."""
+
+    _target = True
+
+    def _clone(self):
+        return type(self)()
+
+    def __enter__(self):
+        self._prev = GradState.enabled
+        GradState.enabled = self._target
+        return self
+
+    def __exit__(self, *exc):
+        GradState.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self._clone():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Disable gradient recording (context manager, ``@no_grad()`` or bare ``@no_grad``)."""
+
+    _target = False
+
+    def __new__(cls, orig_func=None):
+        self = super().__new__(cls)
+        if orig_func is not None:  # bare decorator form
+            return self(orig_func)
+        return self
+
+    def __init__(self, orig_func=None):
+        pass
+
+
+class enable_grad(no_grad):
+    """Enable gradient recording inside a ``no_grad`` region."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set gradient recording on or off; takes effect at construction, like torch's."""
+
+    def __init__(self, mode: bool):
+        self._prev = GradState.enabled
+        self._target = bool(mode)
+        GradState.enabled = self._target
+
+    def _clone(self):
+        c = object.__new__(set_grad_enabled)
+        c._target = self._target
+        return c
+
+    def __call__(self, fn):
+        GradState.enabled = self._prev  # decorating must not change the mode
+        return super().__call__(fn)
+
+    def __enter__(self):
+        if not hasattr(self, "_prev"):
+            self._prev = GradState.enabled
+        GradState.enabled = self._target
+        return self
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (SPEC: tensors made inside are ordinary tensors, not inference tensors)."""
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode):  # bare decorator form
+            self._mode = True
+            self._target = False
+            return self(mode)
+        return self
+
+    def __init__(self, mode: bool = True):
+        self._mode = bool(mode)
+        self._target = not self._mode if self._mode else GradState.enabled
+
+    def _clone(self):
+        return inference_mode(self._mode)
+
+    def __enter__(self):
+        self._prev_inf = GradState.inference
+        GradState.inference = self._mode
+        if not self._mode:
+            self._target = GradState.enabled
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        GradState.inference = self._prev_inf
+        return super().__exit__(*exc)
+
+
+class Node:
+    """One recorded op call. ``next`` holds one edge ``(node, output_nr)`` or ``None`` per input."""
+
+    __slots__ = ("op", "next", "in_meta", "saved_versions", "n_outputs", "pre_hooks", "freed",
+                 "needs_input_grad", "__dict__")
+
+    def __init__(self, op, n_outputs=1):
+        self.op = op
+        self.n_outputs = n_outputs
+        self.pre_hooks = None
+        self.freed = False
+
+    def name(self) -> str:
+        return f"{self.op.name.capitalize()}Backward0"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object>"
+
+    @property
+    def next_functions(self):
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next)
+
+    def register_hook(self, fn):
+        raise NotImplementedError("hooks on graph nodes are not supported; use Tensor.register_hook")
+
+    def apply_backward(self, grads):
+        if self.freed:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the graph "
+                "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+                "you need to backward through the graph a second time or if you need to access saved "
+                "tensors after calling backward.")
+        if self.saved_versions:
+            for t, v in self.saved_versions:
+                if t._vc[0] != v:
+                    raise RuntimeError(
+                        "one of the variables needed for gradient computation has been modified by "
+                        f"an inplace operation: [{t.type_name()} {list(t.shape)}], which is output 0 "
+                        f"of {t.grad_fn.name() if t.grad_fn else 'a leaf'}, is at version {t._vc[0]}; "
+                        f"expected version {v} instead. Hint: the backtrace further above shows the "
+                        "operation that failed to compute its gradient.")
+        g = grads[0] if self.n_outputs == 1 else grads
+        return self.op.backward(self, g)
+
+    def release(self):
+        self.freed = True
+        keep = ("in_meta", "needs_input_grad")
+        for k in [k for k in self.__dict__ if k not in keep]:
+            del self.__dict__[k]
+        self.saved_versions = None
+
+
+class AccumulateGrad:
+    """Terminal node of a leaf tensor that requires grad: adds incoming gradients to ``.grad``."""
+
+    __slots__ = ("variable", "pre_hooks", "n_outputs", "next", "post_acc_hooks")
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.pre_hooks = None
+        self.post_acc_hooks = None
+        self.n_outputs = 1
+        self.next = ()
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad object>"
+
+    @property
+    def next_functions(self):
+        return ()
+
+
+def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum ``g`` down to ``shape`` (undo broadcasting)."""
+    if g.shape == shape:
+        return g
+    nd = g.ndim - len(shape)
+    if nd:
+        g = g.sum(axis=tuple(range(nd)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if g.shape != shape:
+        raise RuntimeError(f"internal error: gradient of shape {g.shape} for input of shape {shape}")
+    return g
+
+
+def _toposort(roots):
+    """Nodes reachable from ``roots`` with their dependency counts (consumers per node)."""
+    deps = {}
+    seen = set()
+    stack = [r for r in roots if r is not None]
+    for r in stack:
+        deps.setdefault(r, 0)
+    order = []
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        order.append(n)
+        for e in n.next:
+            if e is None:
+                continue
+            m = e[0]
+            deps[m] = deps.get(m, 0) + 1
+            if id(m) not in seen:
+                stack.append(m)
+    return deps
+
+
+def run_backward(roots, root_grads, retain_graph=False, capture=None):
+    """Propagate ``root_grads`` (ndarrays) from ``roots`` (edges) through the graph.
+
+    With ``capture`` (a dict edge -> None), gradients arriving at those edges are stored there
+    instead of being accumulated into leaves (``torch.autograd.grad``); leaves are left untouched.
+    """
+    from ._tensor import Tensor
+
+    deps = _toposort([e[0] for e in roots])
+    buffers = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = [e[0] for e in roots if deps.get(e[0], 0) == 0]
+    ready = list(dict.fromkeys(ready))
+    stored = set()
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        if grads is None:
+            grads = [None] * node.n_outputs
+        if node.pre_hooks:
+            for nr, hooks in node.pre_hooks.items():
+                for h in hooks:
+                    if grads[nr] is None:
+                        continue
+                    r = h(Tensor._wrap(grads[nr]))
+                    if r is not None:
+                        grads[nr] = r._data
+        if capture is not None:
+            for nr in range(node.n_outputs):
+                if (node, nr) in capture and grads[nr] is not None:
+                    capture[(node, nr)] = grads[nr] if capture[(node, nr)] is None else \
+                        capture[(node, nr)] + grads[nr]
+        if type(node) is AccumulateGrad:
+            if capture is None and grads[0] is not None:
+                _accumulate(node, grads[0], stored)
+            continue
+        if all(g is None for g in grads):
+            in_grads = (None,) * len(node.next)
+        else:
+            if node.n_outputs > 1:
+                grads = [g if g is not None else np.zeros(shape, dt)
+                         for g, (shape, dt) in zip(grads, node.out_meta)]
+            in_grads = node.apply_backward(grads)
+            if not retain_graph:
+                node.release()
+        for e, g, meta in zip(node.next, in_grads, node.in_meta):
+            if e is None:
+                continue
+            m = e[0]
+            if g is not None:
+                shape, dt = meta
+                if g.shape != shape:
+                    g = _unbroadcast(g, shape)
+                if g.dtype != dt:
+                    g = g.astype(dt)
+                buf = buffers.setdefault(m, [None] * m.n_outputs)
+                nr = e[1]
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            deps[m] -= 1
+            if deps[m] == 0:
+                ready.append(m)
+
+
+def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set) -> None:
+    from ._tensor import Tensor
+
+    var = acc.variable
+    if var.grad is None:
+        if not g.flags.writeable or g.base is not None or id(g) in stored or g.dtype != var._data.dtype:
+            g = np.array(g, dtype=var._data.dtype, copy=True)
+        stored.add(id(g))
+        var.grad = Tensor._wrap(g)
+    else:
+        gd = var.grad._data
+        if gd.shape != g.shape:
+            raise RuntimeError(f"grad of shape {list(gd.shape)} does not match the incoming gradient "
+                               f"of shape {list(g.shape)}")
+        gd += g
+        var.grad._vc[0] += 1
+    if acc.post_acc_hooks:
+        for h in acc.post_acc_hooks:
+            h(var)

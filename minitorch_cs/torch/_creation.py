@@ -1,0 +1,351 @@
+"""Tensor creation: ``tensor``, ``from_numpy``, fills, ranges, and random constructors."""
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import device as _device_cls
+from ._dispatch import Op, apply
+from ._random import RandomNew
+from ._tensor import Tensor, _meta_array
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "linspace", "logspace",
+           "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "normal", "empty_strided", "scalar_tensor"]
+
+_default_device: list = []
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s.item())
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{s!r}'")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _is_meta(device):
+    if device is None:
+        device = _default_device[-1] if _default_device else None
+    if device is None:
+        return False
+    d = _device_cls(device)
+    if d.type == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    return d.type == "meta"
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+class Full(Op):
+    """A constant-filled tensor (``zeros``, ``ones``, ``full``, ``empty``)."""
+
+    name = "full"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, shape, value, dtype):
+        return np.full(shape, value, dtype=dtype)
+
+
+def _full(shape, value, dtype, device, requires_grad):
+    dt = D.to_dtype(dtype).np
+    if _is_meta(device):
+        t = Tensor._wrap(_meta_array(shape, dt))
+        t._meta = True
+        return _finish(t, requires_grad)
+    return _finish(apply(Full, shape=shape, value=value, dtype=dt), requires_grad)
+
+
+def _infer_dtype(data):
+    """torch.tensor's dtype inference: bool < int64 < default float, over a nested list."""
+    if isinstance(data, Tensor):
+        return data._dtype
+    if isinstance(data, np.ndarray):
+        return D.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return D.from_numpy_dtype(data.dtype)
+    if isinstance(data, builtins.bool):
+        return D.bool
+    if isinstance(data, numbers.Integral):
+        return D.int64
+    if isinstance(data, numbers.Real):
+        return D.get_default_dtype()
+    if isinstance(data, (list, tuple)):
+        best = None
+        for x in data:
+            d = _infer_dtype(x)
+            best = d if best is None else (d if d._category > best._category else best)
+            if best._category == 2 and best is not D.get_default_dtype() and \
+                    not isinstance(x, (Tensor, np.ndarray)):
+                best = D.get_default_dtype()
+        return best or D.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_nested(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor that copies ``data`` (nested lists, scalars, arrays or tensors)."""
+    dt = D.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    arr = np.array(_to_nested(data), dtype=dt.np)
+    if _is_meta(device):
+        t = Tensor._wrap(_meta_array(arr.shape, dt.np))
+        t._meta = True
+        return _finish(t, requires_grad)
+    return _finish(Tensor._wrap(arr), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return tensor(s, dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Share memory with ``data`` when it is already a tensor/array of the right dtype."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or D.to_dtype(dtype) is data._dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or D.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``arr`` (zero copy)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    D.from_numpy_dtype(arr.dtype)
+    return Tensor._wrap(arr)
+
+
+def zeros(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False):
+    return _full(_shape(size), 0, dtype or D.get_default_dtype(), device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
+         pin_memory=False):
+    return _full(_shape(size), 1, dtype or D.get_default_dtype(), device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
+          pin_memory=False, memory_format=None):
+    # Differs from torch: contents are zeros, not uninitialized memory (SPEC: determinism).
+    return _full(_shape(size), 0, dtype or D.get_default_dtype(), device, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    return empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
+    if dtype is None:
+        if isinstance(fill_value, Tensor):
+            fill_value = fill_value.item()
+        dtype = D._scalar_dtype(fill_value)
+    return _full(_shape((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
+                 requires_grad)
+
+
+def _like(t, dtype, device):
+    dev = device if device is not None else ("meta" if t._meta else None)
+    return t.shape, dtype or t._dtype, dev
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
+               memory_format=None):
+    s, d, dev = _like(input, dtype, device)
+    return _full(s, 0, d, dev, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
+              memory_format=None):
+    s, d, dev = _like(input, dtype, device)
+    return _full(s, 1, d, dev, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
+               memory_format=None):
+    s, d, dev = _like(input, dtype, device)
+    return _full(s, 0, d, dev, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              memory_format=None):
+    s, d, dev = _like(input, dtype, device)
+    return _full(s, fill_value, d, dev, requires_grad)
+
+
+class Arange(Op):
+    name = "arange"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, start, end, step, dtype):
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
+        if (end - start) * step < 0:
+            raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        n = int(np.ceil((end - start) / step))
+        return (start + np.arange(n, dtype=np.float64) * step).astype(dtype) \
+            if np.dtype(dtype).kind == "f" else np.arange(start, end, step, dtype=dtype)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False,
+           layout=None):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = D.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else \
+            D.get_default_dtype()
+    dt = D.to_dtype(dtype)
+    if _is_meta(device):
+        n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+        return _full((max(n, 0),), 0, dt, "meta", requires_grad)
+    return _finish(apply(Arange, start=vals[0], end=vals[1], step=vals[2], dtype=dt.np),
+                   requires_grad)
+
+
+class Linspace(Op):
+    name = "linspace"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, start, end, steps, dtype, log_base=None):
+        r = np.linspace(start, end, steps, dtype=np.float64)
+        if log_base is not None:
+            r = np.power(log_base, r)
+        return r.astype(dtype)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,
+             layout=None):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    return _finish(apply(Linspace, start=float(start), end=float(end), steps=int(steps), dtype=dt.np),
+                   requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
+             requires_grad=False, layout=None):
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    return _finish(apply(Linspace, start=float(start), end=float(end), steps=int(steps), dtype=dt.np,
+                         log_base=float(base)), requires_grad)
+
+
+class Eye(Op):
+    name = "eye"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, n, m, dtype):
+        return np.eye(n, m, dtype=dtype)
+
+
+def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    return _finish(apply(Eye, n=int(n), m=int(m if m is not None else n), dtype=dt.np), requires_grad)
+
+
+# ----- random constructors ------------------------------------------------------------------------
+def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0):
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    shape = _shape(size)
+    if _is_meta(device):
+        return _full(shape, 0, dt, "meta", requires_grad)
+    if kind in ("uniform", "normal") and not dt.is_floating_point:
+        raise RuntimeError(f"\"{'check_uniform_bounds' if kind == 'uniform' else 'normal_kernel_cpu'}"
+                           f"\" not implemented for '{dt.name.capitalize()}'")
+    return _finish(apply(RandomNew, shape=shape, dtype=dt.np, kind=kind, a=a, b=b,
+                         generator=generator), requires_grad)
+
+
+def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
+         layout=None, pin_memory=False):
+    return _rand_new(size, dtype, "uniform", generator, device, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
+          layout=None, pin_memory=False):
+    return _rand_new(size, dtype, "normal", generator, device, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, device=None,
+            requires_grad=False, layout=None):
+    if size is None:
+        # torch.randint(high, size) form
+        low, high, size = 0, low, high
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    return _rand_new(tuple(size), dtype or D.int64, "integers", generator, device, requires_grad,
+                     a=int(low), b=int(high))
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False,
+             layout=None, pin_memory=False):
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dt = D.to_dtype(dtype) if dtype is not None else D.int64
+    return apply(RandomNew, shape=(int(n),), dtype=dt.np, kind="perm", a=int(n), generator=generator)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+    return _rand_new(tuple(input.shape), dtype or input._dtype, "uniform", generator, device,
+                     requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+    return _rand_new(tuple(input.shape), dtype or input._dtype, "normal", generator, device,
+                     requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 generator=None, **kw):
+    if high is None:
+        low, high = 0, low
+    return _rand_new(tuple(input.shape), dtype or input._dtype, "integers", generator, device,
+                     requires_grad, a=int(low), b=int(high))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
+           requires_grad=False):
+    """``normal(mean, std, size)`` with float arguments, or elementwise with tensor mean/std."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
+        z = _rand_new(shape, ref._dtype, "normal", generator, device, False)
+        return z * std + mean
+    if size is None:
+        raise TypeError("normal() missing required argument 'size' for float mean and std")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _rand_new(tuple(size), dtype, "normal", generator, device, requires_grad,
+                     a=float(mean), b=float(std))

@@ -1,0 +1,287 @@
+"""The single dispatch point every primitive op goes through.
+
+``apply(op, *args, **attrs)`` runs ``op`` eagerly (recording an autograd node when needed) unless a
+*mode* is active: later layers push modes (graph capture for the emulated CSX backend, lazy-init
+recording, ...) with ``push_mode`` and see every op call here, and nowhere else.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._autograd import GradState, Node
+
+__all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "OPS", "Ctx"]
+
+OPS: dict[str, type] = {}
+_modes: list = []
+
+
+class Op:
+    """A primitive op: a numpy forward and its backward rule, declared side by side.
+
+    ``forward(ctx, *arrays, **attrs)`` receives ndarrays (or Python scalars where the caller passed
+    them) and returns an ndarray (or a tuple for ``n_outputs > 1``); values needed later are stored
+    on ``ctx``. ``backward(ctx, grad)`` returns one gradient (or ``None``) per positional input,
+    for same-shaped operands: the engine undoes broadcasting. ``saved`` lists the input positions
+    whose values backward reads (their in-place modification is detected); ``saves_output`` says
+    backward reads the output.
+    """
+
+    name = "op"
+    saved: tuple = ()
+    saves_output = False
+    differentiable = True
+    is_view = False
+    n_outputs = 1
+    nondiff_outputs: tuple = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "name" in cls.__dict__:
+            OPS[cls.name] = cls
+
+    @staticmethod
+    def forward(ctx, *arrays, **attrs):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for this op is not implemented")
+
+
+class Ctx:
+    """Scratch space handed to ``forward`` when no autograd node is recorded."""
+
+    needs_input_grad = ()
+
+
+def push_mode(mode) -> None:
+    _modes.append(mode)
+
+
+def pop_mode(mode=None):
+    m = _modes.pop()
+    if mode is not None and m is not mode:
+        raise RuntimeError("dispatch modes popped out of order")
+    return m
+
+
+def current_mode():
+    return _modes[-1] if _modes else None
+
+
+def apply(op, *args, **attrs):
+    """Run a primitive op on tensors (and scalars): the one entry point of every op."""
+    if _modes:
+        return _modes[-1].dispatch(op, args, attrs, None)
+    return eager(op, args, attrs)
+
+
+def apply_inplace(op, target, *args, **attrs):
+    """Run ``op(target, *args)`` and write the result into ``target`` (a tensor); returns target."""
+    if _modes:
+        return _modes[-1].dispatch(op, (target,) + args, attrs, target)
+    return eager_inplace(op, target, args, attrs)
+
+
+def _needs_grad(op, args):
+    if not (GradState.enabled and op.differentiable):
+        return False
+    for a in args:
+        if isinstance(a, Tensor) and a._rg:
+            return True
+    return False
+
+
+def _make_node(op, args):
+    node = Node(op, op.n_outputs)
+    nxt = []
+    meta = []
+    for a in args:
+        if isinstance(a, Tensor):
+            meta.append((a._data.shape, a._data.dtype))
+            nxt.append(a._edge() if a._rg else None)
+        else:
+            meta.append(None)
+            nxt.append(None)
+    node.next = nxt
+    node.in_meta = meta
+    node.needs_input_grad = [e is not None for e in nxt]
+    node.saved_versions = [(args[i], args[i]._vc[0]) for i in op.saved
+                           if i < len(args) and isinstance(args[i], Tensor)]
+    return node
+
+
+def eager(op, args, attrs):
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if _needs_grad(op, args):
+        node = _make_node(op, args)
+        out = op.forward(node, *arrays, **attrs)
+        if op.n_outputs == 1:
+            res = _wrap_out(op, out, args, node, 0)
+            if op.is_view:
+                _set_view_fn(res, op, args[0], arrays[1:], attrs)
+            if op.saves_output:
+                node.saved_versions.append((res, res._vc[0]))
+            return res
+        node.out_meta = [(o.shape, o.dtype) for o in out]
+        return tuple(_wrap_out(op, o, args, None if i in op.nondiff_outputs else node, i)
+                     for i, o in enumerate(out))
+    out = op.forward(Ctx(), *arrays, **attrs)
+    if op.n_outputs == 1:
+        res = _wrap_out(op, out, args, None, 0)
+        if op.is_view:
+            _set_view_fn(res, op, args[0], arrays[1:], attrs)
+        return res
+    return tuple(_wrap_out(op, o, args, None, i) for i, o in enumerate(out))
+
+
+def _set_view_fn(t, op, src, rest, attrs):
+    parent = src._view_fn if src._base is not None else None
+    if src._base is not None and parent is None:
+        t._view_fn = None
+        return
+
+    def view_fn(a, parent=parent):
+        if parent is not None:
+            a = parent(a)
+        return op.forward(Ctx(), a, *rest, **attrs)
+    t._view_fn = view_fn
+
+
+def _wrap_out(op, arr, args, node, nr):
+    t = Tensor.__new__(Tensor)
+    t._data = arr
+    t._dtype = _BY_NP[arr.dtype]
+    t._rg = node is not None
+    t.grad_fn = node
+    t._output_nr = nr
+    t.grad = None
+    t._acc = None
+    t._hooks = None
+    t._retains = False
+    t._view_fn = None
+    t._meta = False
+    if op.is_view:
+        src = args[0]
+        t._vc = src._vc
+        t._base = src._base if src._base is not None else src
+    else:
+        t._vc = [0]
+        t._base = None
+    return t
+
+
+def eager_inplace(op, target, args, attrs):
+    full = (target,) + args
+    if GradState.enabled and op.differentiable and any(
+            isinstance(a, Tensor) and a._rg for a in full):
+        return _inplace_with_grad(op, target, full, attrs)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    dst = target._data
+    out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
+    if out is not dst:
+        _copy_into(dst, out)
+    target._vc[0] += 1
+    return target
+
+
+def _copy_into(dst, src):
+    if not np.can_cast(src.dtype, dst.dtype, casting="same_kind") and dst.dtype != np.bool_:
+        raise RuntimeError(f"result type {_BY_NP[src.dtype].name.capitalize()} can't be cast to the "
+                           f"desired output type {_BY_NP[dst.dtype].name.capitalize()}")
+    np.copyto(dst, src, casting="unsafe")
+
+
+def _inplace_with_grad(op, target, full, attrs):
+    if target.grad_fn is None and target._rg and target._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = target._base
+    if base is not None and (base._rg or target._rg):
+        if base.grad_fn is None and base._rg:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        return _inplace_on_view(op, target, full, attrs)
+    node = _make_node(op, full)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in full]
+    out = op.forward(node, *arrays, **attrs)
+    _copy_into(target._data, out)
+    target._vc[0] += 1
+    target.grad_fn = node
+    target._output_nr = 0
+    target._rg = True
+    if op.saves_output:
+        node.saved_versions.append((target, target._vc[0]))
+    return target
+
+
+class _CopySlices(Op):
+    """Gradient bookkeeping for an in-place op applied to a view of a tensor in the graph."""
+
+    name = "copy_slices"
+
+    @staticmethod
+    def backward(ctx, g):
+        g = np.array(g, copy=True)
+        gv = ctx.view_fn(g)
+        inner = ctx.inner.op.backward(ctx.inner, np.array(gv, copy=True))
+        res = [None] * len(ctx.next)
+        if ctx.needs_input_grad[0]:
+            gv[...] = 0 if inner[0] is None else _unb(inner[0], gv.shape)
+            res[0] = g
+        for i in range(1, len(inner)):
+            res[i] = inner[i]
+        return res
+
+
+def _unb(g, shape):
+    from ._autograd import _unbroadcast
+    return _unbroadcast(g, shape)
+
+
+def _inplace_on_view(op, target, full, attrs):
+    base = target._base
+    view_fn = target._view_fn
+    if view_fn is None:
+        raise RuntimeError("in-place modification of this view of a tensor that requires grad is not "
+                           "supported; use an out-of-place op")
+    inner = _make_node(op, full)
+    arrays = [a._data if isinstance(a, Tensor) else a for a in full]
+    out = op.forward(inner, *arrays, **attrs)
+    node = Node(_CopySlices)
+    node.inner = inner
+    node.view_fn = view_fn
+    node.next = [base._edge() if base._rg else None] + list(inner.next[1:])
+    node.in_meta = [(base._data.shape, base._data.dtype)] + list(inner.in_meta[1:])
+    node.needs_input_grad = [e is not None for e in node.next]
+    node.saved_versions = inner.saved_versions
+    _copy_into(target._data, out)
+    target._vc[0] += 1
+    base.grad_fn = node
+    base._output_nr = 0
+    base._rg = True
+    # the view now reads its gradient through the rebased base
+    vnode = Node(_ViewOf)
+    vnode.view_fn = view_fn
+    vnode.next = [(node, 0)]
+    vnode.in_meta = [(base._data.shape, base._data.dtype)]
+    vnode.needs_input_grad = [True]
+    vnode.saved_versions = []
+    target.grad_fn = vnode
+    target._output_nr = 0
+    target._rg = True
+    return target
+
+
+class _ViewOf(Op):
+    name = "as_strided"
+
+    @staticmethod
+    def backward(ctx, g):
+        full = np.zeros(ctx.in_meta[0][0], ctx.in_meta[0][1])
+        ctx.view_fn(full)[...] = g
+        return (full,)
+
+
+from ._tensor import Tensor  # noqa: E402  (Tensor needs Op/apply at class creation)
+from ._dtype import _BY_NP  # noqa: E402

@@ -1,0 +1,66 @@
+"""``repr`` of tensors in torch's layout: ``tensor([[1., 2.]], requires_grad=True)``."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+
+
+def _fmt_float(arr):
+    finite = arr[np.isfinite(arr)]
+    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+        return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v).replace("inf", "inf"))
+    amax = np.abs(finite).max() if finite.size else 0
+    amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0
+    if amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1e3 and amax >= 1e3):
+        return lambda v: f"{v:.4e}"
+    return lambda v: f"{v:.4f}"
+
+
+def _body(arr, fmt, indent, summarize):
+    if arr.ndim == 0:
+        return fmt(arr.item())
+    if arr.ndim == 1:
+        items = [fmt(v) for v in arr.tolist()]
+        if summarize and len(items) > 6:
+            items = items[:3] + ["..."] + items[-3:]
+        width = max((len(s) for s in items), default=0)
+        return "[" + ", ".join(s.rjust(width) for s in items) + "]"
+    rows = list(range(arr.shape[0]))
+    if summarize and len(rows) > 6:
+        rows = rows[:3] + [None] + rows[-3:]
+    parts = [_body(arr[i], fmt, indent + 1, summarize) if i is not None else "..." for i in rows]
+    sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(parts) + "]"
+
+
+def tensor_repr(t) -> str:
+    suffix = []
+    if t._meta:
+        body = "..."
+        suffix.append(f"size={tuple(t.shape)}")
+        suffix.append(f"device='meta'")
+    else:
+        arr = t._data
+        if t._dtype is D.bfloat16 or t._dtype is D.float16:
+            arr = arr.astype(np.float32)
+        if arr.dtype.kind == "f":
+            fmt = _fmt_float(arr)
+        elif arr.dtype.kind == "b":
+            fmt = lambda v: str(bool(v))  # noqa: E731
+        else:
+            fmt = str
+        body = _body(arr, fmt, 7, arr.size > 1000)
+        if t._data.size == 0:
+            body = "[]"
+            if t.ndim > 1:
+                suffix.append(f"size={tuple(t.shape)}")
+    default = t._dtype in (D.get_default_dtype(), D.int64, D.bool)
+    if not default:
+        suffix.append(f"dtype={t._dtype!r}")
+    if t.grad_fn is not None:
+        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._rg:
+        suffix.append("requires_grad=True")
+    prefix = "Parameter containing:\n" if type(t).__name__ == "Parameter" else ""
+    return prefix + "tensor(" + ", ".join([body] + suffix) + ")"

@@ -1,0 +1,412 @@
+"""Attach math methods, operators, indexing and in-place ops to ``Tensor``."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from . import _functions as F
+from ._dispatch import apply, apply_inplace
+from ._ops import elementwise as E
+from ._ops import movement as M
+from ._random import RandomFill
+from ._tensor import Tensor
+
+# Functions whose first argument is the tensor become methods of the same name.
+_SAME = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power remainder
+fmod maximum minimum atan2 lerp addcmul addcdiv neg negative abs absolute exp exp2 expm1 log log2
+log10 log1p sqrt rsqrt reciprocal square sin cos tan asin arcsin acos arccos atan arctan sinh cosh
+tanh sigmoid relu erf sign sgn floor ceil trunc round clamp clip clamp_min clamp_max logical_not
+bitwise_not isnan isinf isfinite eq ne not_equal lt less le less_equal gt greater ge greater_equal
+logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor equal allclose isclose sum
+mean nansum prod max min amax amin argmax argmin var std logsumexp norm dist all any count_nonzero
+cumsum cumprod sort argsort topk nonzero matmul mm bmm mv dot outer addmm reshape view flatten
+unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand
+broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat_interleave diagonal
+diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
+unique bincount""".split()
+
+for _name in _SAME:
+    setattr(Tensor, _name, getattr(F, _name))
+
+
+def _where(self, condition, other):
+    return F.where(condition, self, other)
+
+
+def _repeat(self, *sizes):
+    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if len(sizes) < self.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    return apply(M.Tile, self, reps=tuple(sizes))
+
+
+def _softmax(self, dim, dtype=None):
+    from .nn import functional as NF
+    return NF.softmax(self, dim, dtype=dtype)
+
+
+def _log_softmax(self, dim, dtype=None):
+    from .nn import functional as NF
+    return NF.log_softmax(self, dim, dtype=dtype)
+
+
+Tensor.where = _where
+Tensor.repeat = _repeat
+Tensor.softmax = _softmax
+Tensor.log_softmax = _log_softmax
+Tensor.expand_as = lambda self, other: F.expand(self, tuple(other.shape))
+Tensor.view_as = lambda self, other: F.view(self, tuple(other.shape))
+Tensor.reshape_as = lambda self, other: F.reshape(self, tuple(other.shape))
+Tensor.T = property(lambda self: F.permute(self, tuple(reversed(range(self.ndim)))))
+Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
+Tensor.absolute_ = lambda self: self.abs_()
+
+
+def _new(self, kind, size, value=0, dtype=None, requires_grad=False):
+    from . import _creation as C
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    return C._full(size, value, dtype or self._dtype, "meta" if self._meta else None, requires_grad)
+
+
+Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: \
+    _new(self, "zeros", size, 0, dtype, requires_grad)
+Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: \
+    _new(self, "ones", size, 1, dtype, requires_grad)
+Tensor.new_empty = lambda self, *size, dtype=None, device=None, requires_grad=False: \
+    _new(self, "empty", size, 0, dtype, requires_grad)
+Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: \
+    _new(self, "full", (tuple(size),), fill_value, dtype, requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._creation import tensor
+    return tensor(data, dtype=dtype or self._dtype, requires_grad=requires_grad)
+
+
+Tensor.new_tensor = _new_tensor
+
+
+# ----- operators ----------------------------------------------------------------------------------
+def _rsub(self, other):
+    return apply(E.Sub, other, self)
+
+
+def _rdiv(self, other):
+    return apply(E.Div, other, self)
+
+
+def _rfloordiv(self, other):
+    return apply(E.Div, other, self, rounding_mode="floor")
+
+
+def _rpow(self, other):
+    if not isinstance(other, Tensor):
+        other = Tensor._wrap(np.asarray(other, dtype=D.result_type(self, other).np))
+    return apply(E.Pow, other, self)
+
+
+def _rmatmul(self, other):
+    return F.matmul(other, self)
+
+
+def _rmod(self, other):
+    return apply(E.Remainder, other, self)
+
+
+def _bool_or_bitwise(logical, bitwise):
+    def fn(self, other):
+        if self._dtype is D.bool and (not isinstance(other, Tensor) or other._dtype is D.bool):
+            return logical(self, other)
+        return bitwise(self, other)
+    return fn
+
+
+Tensor.__add__ = Tensor.__radd__ = F.add
+Tensor.__sub__ = F.sub
+Tensor.__rsub__ = _rsub
+Tensor.__mul__ = Tensor.__rmul__ = F.mul
+Tensor.__truediv__ = F.div
+Tensor.__rtruediv__ = _rdiv
+Tensor.__floordiv__ = F.floor_divide
+Tensor.__rfloordiv__ = _rfloordiv
+Tensor.__mod__ = F.remainder
+Tensor.__rmod__ = _rmod
+Tensor.__pow__ = F.pow
+Tensor.__rpow__ = _rpow
+Tensor.__matmul__ = F.matmul
+Tensor.__rmatmul__ = _rmatmul
+Tensor.__neg__ = F.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = F.abs
+Tensor.__invert__ = lambda self: F.logical_not(self) if self._dtype is D.bool else F.bitwise_not(self)
+Tensor.__and__ = Tensor.__rand__ = _bool_or_bitwise(F.logical_and, F.bitwise_and)
+Tensor.__or__ = Tensor.__ror__ = _bool_or_bitwise(F.logical_or, F.bitwise_or)
+Tensor.__xor__ = Tensor.__rxor__ = _bool_or_bitwise(F.logical_xor, F.bitwise_xor)
+Tensor.__eq__ = F.eq
+Tensor.__ne__ = F.ne
+Tensor.__lt__ = F.lt
+Tensor.__le__ = F.le
+Tensor.__gt__ = F.gt
+Tensor.__ge__ = F.ge
+Tensor.__hash__ = object.__hash__
+
+
+# ----- in-place ops -------------------------------------------------------------------------------
+def _scalar_or_tensor(x):
+    return x
+
+
+def add_(self, other, *, alpha=1):
+    return apply_inplace(E.Add, self, other, alpha=alpha)
+
+
+def sub_(self, other, *, alpha=1):
+    return apply_inplace(E.Sub, self, other, alpha=alpha)
+
+
+def mul_(self, other):
+    return apply_inplace(E.Mul, self, other)
+
+
+def div_(self, other, *, rounding_mode=None):
+    return apply_inplace(E.Div, self, other, rounding_mode=rounding_mode)
+
+
+def pow_(self, exponent):
+    return apply_inplace(E.Pow, self, exponent)
+
+
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo = min._data if isinstance(min, Tensor) else min
+    hi = max._data if isinstance(max, Tensor) else max
+    return apply_inplace(E.Clamp, self, lo=lo, hi=hi)
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    try:
+        np.broadcast_shapes(src.shape, self.shape)
+        if np.broadcast_shapes(src.shape, self.shape) != tuple(self.shape):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match "
+                           f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton "
+                           "dimension") from None
+    return apply_inplace(E.Copy, self, src)
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        if not value.requires_grad:
+            value = value.item()
+    return apply_inplace(E.Fill, self, value)
+
+
+def zero_(self):
+    return apply_inplace(E.Fill, self, 0)
+
+
+def _random_fill(kind):
+    def fn(self, a=None, b=None, *, generator=None):
+        if kind == "uniform":
+            lo, hi = (0.0 if a is None else a), (1.0 if b is None else b)
+            if lo > hi:
+                raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                                   f"from={lo} > to={hi}")
+            return apply_inplace(RandomFill, self, kind=kind, a=float(lo), b=float(hi),
+                                 generator=generator)
+        if kind == "normal":
+            mean, std = (0.0 if a is None else a), (1.0 if b is None else b)
+            if std < 0:
+                raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            return apply_inplace(RandomFill, self, kind=kind, a=float(mean), b=float(std),
+                                 generator=generator)
+        if kind == "bernoulli":
+            p = 0.5 if a is None else a
+            if isinstance(p, Tensor):
+                from ._random import BernoulliP
+                return self.copy_(apply(BernoulliP, p.expand_as(self).contiguous(),
+                                        generator=generator))
+            if not 0 <= p <= 1:
+                raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+            return apply_inplace(RandomFill, self, kind=kind, a=float(p), generator=generator)
+        if kind == "exponential":
+            lambd = 1.0 if a is None else a
+            if lambd <= 0:
+                raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+            return apply_inplace(RandomFill, self, kind=kind, a=float(lambd), generator=generator)
+        if kind == "integers":
+            if a is None:
+                lo, hi = 0, 2 ** 24 + 1 if self._dtype.is_floating_point else np.iinfo(self._dtype.np).max
+            elif b is None:
+                lo, hi = 0, a
+            else:
+                lo, hi = a, b
+            return apply_inplace(RandomFill, self, kind=kind, a=int(lo), b=int(hi), generator=generator)
+        raise ValueError(kind)
+    return fn
+
+
+def masked_fill_(self, mask, value):
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply_inplace(M.MaskedFill, self, mask._data, value)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    return apply_inplace(M.IndexPut, self, values, key=key, accumulate=accumulate)
+
+
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    s = src if src is not None else value
+    return apply_inplace(M.Scatter, self, index._data, s, dim=dim % max(self.ndim, 1), reduce=reduce)
+
+
+def scatter_add_(self, dim, index, src):
+    return apply_inplace(M.Scatter, self, index._data, src, dim=dim % max(self.ndim, 1), reduce="add")
+
+
+def lerp_(self, end, weight):
+    return apply_inplace(E.Lerp, self, end, weight)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(E.Addcmul, self, tensor1, tensor2, value=value)
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(E.Addcdiv, self, tensor1, tensor2, value=value)
+
+
+def maximum_(self, other):
+    return apply_inplace(E.Maximum, self, other)
+
+
+Tensor.add_ = add_
+Tensor.sub_ = Tensor.subtract_ = sub_
+Tensor.mul_ = Tensor.multiply_ = mul_
+Tensor.div_ = Tensor.divide_ = div_
+Tensor.pow_ = pow_
+Tensor.clamp_ = Tensor.clip_ = clamp_
+Tensor.clamp_min_ = lambda self, min: clamp_(self, min=min)
+Tensor.clamp_max_ = lambda self, max: clamp_(self, max=max)
+Tensor.copy_ = copy_
+Tensor.fill_ = fill_
+Tensor.zero_ = zero_
+Tensor.uniform_ = _random_fill("uniform")
+Tensor.normal_ = _random_fill("normal")
+Tensor.bernoulli_ = _random_fill("bernoulli")
+Tensor.exponential_ = _random_fill("exponential")
+Tensor.random_ = _random_fill("integers")
+Tensor.masked_fill_ = masked_fill_
+Tensor.index_put_ = index_put_
+Tensor.scatter_ = scatter_
+Tensor.scatter_add_ = scatter_add_
+Tensor.lerp_ = lerp_
+Tensor.addcmul_ = addcmul_
+Tensor.addcdiv_ = addcdiv_
+Tensor.maximum_ = maximum_
+Tensor.tril_ = lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal)
+Tensor.triu_ = lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal)
+
+_INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt": E.Sqrt,
+                  "rsqrt": E.Rsqrt, "reciprocal": E.Reciprocal, "sin": E.Sin, "cos": E.Cos,
+                  "tanh": E.Tanh, "sigmoid": E.Sigmoid, "relu": E.Relu, "floor": E.Floor,
+                  "ceil": E.Ceil, "trunc": E.Trunc, "round": E.Round, "sign": E.Sign,
+                  "square": E.Square, "log1p": E.Log1p, "expm1": E.Expm1, "erf": E.Erf}
+for _n, _op in _INPLACE_UNARY.items():
+    setattr(Tensor, _n + "_", (lambda op: lambda self: apply_inplace(op, self))(_op))
+
+Tensor.__iadd__ = lambda self, other: add_(self, other)
+Tensor.__isub__ = lambda self, other: sub_(self, other)
+Tensor.__imul__ = lambda self, other: mul_(self, other)
+Tensor.__itruediv__ = lambda self, other: div_(self, other)
+
+
+# ----- indexing -----------------------------------------------------------------------------------
+def _norm_key(key):
+    """Convert tensors/lists in an index to numpy; report whether the index is advanced."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    adv = False
+    for k in key:
+        if isinstance(k, Tensor):
+            if k.ndim == 0 and k._dtype not in (D.bool,) and not k._dtype.is_floating_point:
+                out.append(int(k.item()))
+                continue
+            if k._dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(k._data)
+            adv = True
+        elif isinstance(k, (list, np.ndarray)):
+            a = np.asarray(k)
+            if a.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(a)
+            adv = True
+        elif isinstance(k, bool):
+            out.append(k)
+            adv = True
+        elif k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)):
+            if isinstance(k, slice) and k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            out.append(k)
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"Variables are valid indices (got {type(k).__name__})")
+    return tuple(out), adv
+
+
+def _check_bounds(shape, key):
+    dim = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim = len(shape) - sum(1 for x in key if x is not None and x is not Ellipsis)
+            dim = max(dim, 0) + sum(1 for x in key[:key.index(Ellipsis)] if x is not None)
+            continue
+        if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            if dim >= len(shape):
+                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            if not -shape[dim] <= k < shape[dim]:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size "
+                                 f"{shape[dim]}")
+        dim += 1
+    if dim > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+
+
+def __getitem__(self, key):
+    k, adv = _norm_key(key)
+    if adv:
+        try:
+            return apply(M.AdvIndex, self, key=k)
+        except IndexError as e:
+            raise IndexError(str(e)) from None
+    _check_bounds(self.shape, k)
+    return apply(M.Index, self, key=k)
+
+
+def __setitem__(self, key, value):
+    k, adv = _norm_key(key)
+    if not adv:
+        _check_bounds(self.shape, k)
+    if isinstance(value, (list, tuple)):
+        from ._creation import tensor
+        value = tensor(value, dtype=self._dtype)
+    apply_inplace(M.IndexPut, self, value, key=k)
+
+
+Tensor.__getitem__ = __getitem__
+Tensor.__setitem__ = __setitem__

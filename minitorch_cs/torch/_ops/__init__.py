@@ -1,0 +1,1 @@
+"""Primitive ops, one module per family (elementwise, reduce, movement, linalg, nn, random)."""

@@ -1,0 +1,689 @@
+"""Elementwise primitives: casts, unary math, binary math with torch's type promotion, comparisons.
+
+Backward rules are written for same-shaped operands; the engine sums gradients back over
+broadcast dimensions and casts them to each input's dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .. import _dtype as D
+from .._dispatch import Op
+
+# ----- promotion helpers -------------------------------------------------------------------------
+
+
+def _rtype(a, b):
+    """torch's result dtype (as numpy dtype) for ndarray/scalar operands ``a`` and ``b``."""
+    da = a.dtype if isinstance(a, np.ndarray) else None
+    db = b.dtype if isinstance(b, np.ndarray) else None
+    if da is not None and da == db:
+        return da
+    ops = []
+    for x, d in ((a, da), (b, db)):
+        if d is None:
+            ops.append(x)
+        else:
+            ops.append(_ArrView(x))
+    return D.result_type(*ops).np
+
+
+class _ArrView:
+    __slots__ = ("_data", "_dtype")
+
+    def __init__(self, arr):
+        self._data = arr
+        self._dtype = D._BY_NP[arr.dtype]
+
+
+def _prep(a, b):
+    """Cast array operands to the torch result dtype; Python scalars stay weak."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.dtype == b.dtype:
+            return a, b, a.dtype
+    rt = _rtype(a, b)
+    if isinstance(a, np.ndarray) and a.dtype != rt:
+        a = a.astype(rt)
+    if isinstance(b, np.ndarray) and b.dtype != rt:
+        b = b.astype(rt)
+    if not isinstance(a, np.ndarray):
+        a = np.asarray(a, dtype=rt) if not isinstance(b, np.ndarray) else a
+    return a, b, rt
+
+
+def _out_check(rt, out):
+    if out is not None and not np.can_cast(rt, out.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {D._BY_NP[np.dtype(rt)].name.capitalize()} can't be cast to "
+                           f"the desired output type {D._BY_NP[out.dtype].name.capitalize()}")
+
+
+def _binary(f, a, b, out):
+    a, b, rt = _prep(a, b)
+    if out is not None:
+        _out_check(rt, out)
+        return f(a, b, out=out, casting="unsafe")
+    r = f(a, b)
+    if not isinstance(r, np.ndarray):
+        r = np.asarray(r, dtype=rt)
+    elif r.dtype != rt and r.dtype != np.bool_:
+        r = r.astype(rt)
+    return r
+
+
+def _float_out(a):
+    """Result dtype for ops that always produce floats (int inputs -> default float)."""
+    if isinstance(a, np.ndarray) and a.dtype.kind in "biu":
+        return a.astype(D.get_default_dtype().np)
+    return a
+
+
+def _dt(ctx_arr, g):
+    return g
+
+
+# ----- casts and copies --------------------------------------------------------------------------
+class Cast(Op):
+    name = "to_copy"
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        return x.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g,)
+
+
+class Clone(Op):
+    name = "clone"
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        return np.array(x, copy=True)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g,)
+
+
+class Copy(Op):
+    """``dst.copy_(src)``: dst takes src's values (broadcast, cast); dst's old value gets no grad."""
+
+    name = "copy_"
+
+    @staticmethod
+    def forward(ctx, dst, src, out=None):
+        if isinstance(src, np.ndarray) and src.dtype != dst.dtype:
+            src = src.astype(dst.dtype)
+        if out is not None:
+            np.copyto(out, src, casting="unsafe")
+            return out
+        return np.array(np.broadcast_to(src, dst.shape), dtype=dst.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (None, g)
+
+
+class Fill(Op):
+    name = "fill_"
+
+    @staticmethod
+    def forward(ctx, dst, value, out=None):
+        if out is not None:
+            out[...] = value
+            return out
+        return np.full(dst.shape, value, dtype=dst.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (None, g.sum())
+
+
+# ----- unary math -------------------------------------------------------------------------------
+def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True):
+    """Declare a unary op from a numpy forward and a backward ``bwd(x, y, g)``."""
+
+    def forward(ctx, x, out=None):
+        if float_only:
+            x = _float_out(x)
+        if out is not None:
+            r = fwd(x, out=out)
+        else:
+            r = fwd(x)
+        if saves_output or saved:
+            ctx.x = x if saved else None
+            ctx.y = r if saves_output else None
+        return r
+
+    def backward(ctx, g):
+        return (bwd(ctx.x, ctx.y, g),)
+
+    cls = type(name.capitalize(), (Op,), {
+        "name": name, "saved": saved, "saves_output": saves_output,
+        "differentiable": differentiable,
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return cls
+
+
+def _zero_grad(x, y, g):
+    return np.zeros_like(g)
+
+
+def _relu(x, out=None):
+    return np.maximum(x, 0, out=out) if out is not None else np.maximum(x, 0)
+
+
+def _sigmoid(x, out=None):
+    return special.expit(x, out=out) if out is not None else special.expit(x)
+
+
+def _gelu_exact(x, out=None):
+    r = 0.5 * x * (1.0 + special.erf(x * np.asarray(0.7071067811865476, x.dtype)))
+    if out is not None:
+        out[...] = r
+        return out
+    return r.astype(x.dtype, copy=False)
+
+
+def _gelu_exact_bwd(x, y, g):
+    cdf = 0.5 * (1.0 + special.erf(x * np.asarray(0.7071067811865476, x.dtype)))
+    pdf = np.exp(-0.5 * x * x) * np.asarray(0.3989422804014327, x.dtype)
+    return g * (cdf + x * pdf)
+
+
+def _silu(x, out=None):
+    r = x * special.expit(x)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _silu_bwd(x, y, g):
+    s = special.expit(x)
+    return g * (s * (1 + x * (1 - s)))
+
+
+def _wrap1(f):
+    def fn(x, out=None):
+        return f(x, out=out) if out is not None else f(x)
+    return fn
+
+
+Neg = _unary("neg", _wrap1(np.negative), lambda x, y, g: -g, saved=(), float_only=False)
+Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * np.sign(x), float_only=False)
+Exp = _unary("exp", _wrap1(np.exp), lambda x, y, g: g * y, saved=(), saves_output=True)
+Exp2 = _unary("exp2", _wrap1(np.exp2), lambda x, y, g: g * y * np.log(2.0).astype(y.dtype),
+              saved=(), saves_output=True)
+Expm1 = _unary("expm1", _wrap1(np.expm1), lambda x, y, g: g * (y + 1), saved=(), saves_output=True)
+Log = _unary("log", _wrap1(np.log), lambda x, y, g: g / x)
+Log2 = _unary("log2", _wrap1(np.log2), lambda x, y, g: g / (x * np.log(2.0).astype(x.dtype)))
+Log10 = _unary("log10", _wrap1(np.log10), lambda x, y, g: g / (x * np.log(10.0).astype(x.dtype)))
+Log1p = _unary("log1p", _wrap1(np.log1p), lambda x, y, g: g / (1 + x))
+Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda x, y, g: g / (2 * y), saved=(), saves_output=True)
+Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
+               lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
+Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
+                    lambda x, y, g: -g * y * y, saved=(), saves_output=True)
+Square = _unary("square", _wrap1(np.square), lambda x, y, g: 2 * g * x, float_only=False)
+Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
+Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
+Tan = _unary("tan", _wrap1(np.tan), lambda x, y, g: g * (1 + y * y), saved=(), saves_output=True)
+Asin = _unary("asin", _wrap1(np.arcsin), lambda x, y, g: g / np.sqrt(1 - x * x))
+Acos = _unary("acos", _wrap1(np.arccos), lambda x, y, g: -g / np.sqrt(1 - x * x))
+Atan = _unary("atan", _wrap1(np.arctan), lambda x, y, g: g / (1 + x * x))
+Sinh = _unary("sinh", _wrap1(np.sinh), lambda x, y, g: g * np.cosh(x))
+Cosh = _unary("cosh", _wrap1(np.cosh), lambda x, y, g: g * np.sinh(x))
+Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True)
+Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True)
+Relu = _unary("relu", _relu, lambda x, y, g: g * (y > 0), saved=(), saves_output=True,
+              float_only=False)
+Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
+Silu = _unary("silu", _silu, _silu_bwd)
+Erf = _unary("erf", _wrap1(special.erf),
+             lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
+Sign = _unary("sign", _wrap1(np.sign), _zero_grad, saved=(), float_only=False)
+Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False)
+Ceil = _unary("ceil", _wrap1(np.ceil), _zero_grad, saved=(), float_only=False)
+Trunc = _unary("trunc", _wrap1(np.trunc), _zero_grad, saved=(), float_only=False)
+Round = _unary("round", _wrap1(np.round), _zero_grad, saved=(), float_only=False)
+LogicalNot = _unary("logical_not", _wrap1(np.logical_not), None, saved=(), float_only=False,
+                    differentiable=False)
+BitwiseNot = _unary("bitwise_not", _wrap1(np.invert), None, saved=(), float_only=False,
+                    differentiable=False)
+IsNan = _unary("isnan", _wrap1(np.isnan), None, saved=(), float_only=False, differentiable=False)
+IsInf = _unary("isinf", _wrap1(np.isinf), None, saved=(), float_only=False, differentiable=False)
+IsFinite = _unary("isfinite", _wrap1(np.isfinite), None, saved=(), float_only=False,
+                  differentiable=False)
+
+
+class GeluTanh(Op):
+    name = "gelu_tanh"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        c = np.asarray(0.7978845608028654, x.dtype)
+        inner = c * (x + 0.044715 * x ** 3)
+        t = np.tanh(inner)
+        ctx.x, ctx.t = x, t
+        r = 0.5 * x * (1 + t)
+        if out is not None:
+            out[...] = r
+            return out
+        return r.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t = ctx.x, ctx.t
+        c = 0.7978845608028654
+        dinner = c * (1 + 3 * 0.044715 * x * x)
+        return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner),)
+
+
+class LeakyRelu(Op):
+    name = "leaky_relu"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, negative_slope=0.01, out=None):
+        ctx.x, ctx.slope = x, negative_slope
+        r = np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.where(ctx.x > 0, g, g * np.asarray(ctx.slope, g.dtype)),)
+
+
+class Elu(Op):
+    name = "elu"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, alpha=1.0, out=None):
+        ctx.x, ctx.alpha = x, alpha
+        r = np.where(x > 0, x, np.asarray(alpha, x.dtype) * np.expm1(np.minimum(x, 0)))
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        return (np.where(x > 0, g, g * np.asarray(ctx.alpha, g.dtype) * np.exp(np.minimum(x, 0))),)
+
+
+class Softplus(Op):
+    name = "softplus"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, beta=1.0, threshold=20.0, out=None):
+        ctx.x, ctx.beta, ctx.threshold = x, beta, threshold
+        bx = x * beta
+        r = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        bx = ctx.x * ctx.beta
+        return (np.where(bx > ctx.threshold, g, g * special.expit(bx)),)
+
+
+class Clamp(Op):
+    """clamp(min, max) with scalar or array bounds; gradient passes where min <= x <= max."""
+
+    name = "clamp"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, lo=None, hi=None, out=None):
+        ctx.x, ctx.lo, ctx.hi = x, lo, hi
+        if isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray):
+            r = x
+            if lo is not None:
+                r = np.maximum(r, lo)
+            if hi is not None:
+                r = np.minimum(r, hi)
+            r = r.astype(_rtype(x, lo if isinstance(lo, np.ndarray) else hi), copy=False)
+        else:
+            rt = x.dtype
+            if x.dtype.kind in "biu" and isinstance(lo if lo is not None else hi, float):
+                rt = D.get_default_dtype().np
+                x = x.astype(rt)
+            if lo is not None and hi is not None and lo > hi:
+                r = np.full_like(x, hi)  # torch: min > max sets everything to max
+            else:
+                r = np.clip(x, lo, hi, out=out) if out is not None else np.clip(x, lo, hi)
+                return r
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, lo, hi = ctx.x, ctx.lo, ctx.hi
+        m = np.ones(x.shape, bool)
+        if lo is not None:
+            m &= x >= lo
+        if hi is not None:
+            m &= x <= hi
+        gx = g * m
+        glo = ghi = None
+        if isinstance(lo, np.ndarray) and len(ctx.needs_input_grad) > 1:
+            glo = g * (x < lo)
+        if isinstance(hi, np.ndarray) and len(ctx.needs_input_grad) > 2:
+            ghi = g * (x > hi)
+        return (gx, glo, ghi)
+
+
+# ----- binary math ------------------------------------------------------------------------------
+class Add(Op):
+    name = "add"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1, out=None):
+        if alpha != 1:
+            b = b * alpha
+        ctx.alpha = alpha
+        return _binary(np.add, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g if n[0] else None, (g if ctx.alpha == 1 else g * ctx.alpha) if n[1] else None)
+
+
+class Sub(Op):
+    name = "sub"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1, out=None):
+        if alpha != 1:
+            b = b * alpha
+        ctx.alpha = alpha
+        return _binary(np.subtract, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g if n[0] else None, (-g if ctx.alpha == 1 else g * -ctx.alpha) if n[1] else None)
+
+
+class Mul(Op):
+    name = "mul"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.multiply, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
+
+
+class Div(Op):
+    name = "div"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode=None, out=None):
+        ctx.a, ctx.b, ctx.mode = a, b, rounding_mode
+        if rounding_mode is None:
+            a, b, rt = _prep(a, b)
+            if np.dtype(rt).kind in "biu":
+                ft = D.get_default_dtype().np
+                a = a.astype(ft) if isinstance(a, np.ndarray) else a
+                b = b.astype(ft) if isinstance(b, np.ndarray) else b
+            if out is not None:
+                _out_check(_rtype(a, b), out)
+                return np.true_divide(a, b, out=out, casting="unsafe")
+            r = np.true_divide(a, b)
+            return r if isinstance(r, np.ndarray) else np.asarray(r, _rtype(a, b))
+        if rounding_mode == "floor":
+            return _binary(np.floor_divide, a, b, out)
+        if rounding_mode == "trunc":
+            a2, b2, rt = _prep(a, b)
+            r = np.trunc(np.true_divide(a2, b2))
+            r = r.astype(rt) if isinstance(r, np.ndarray) else np.asarray(r, rt)
+            if out is not None:
+                out[...] = r
+                return out
+            return r
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        if ctx.mode is not None:
+            return (np.zeros_like(g) if n[0] else None, np.zeros_like(g) if n[1] else None)
+        a, b = ctx.a, ctx.b
+        return (g / b if n[0] else None, -g * a / (b * b) if n[1] else None)
+
+
+class Pow(Op):
+    name = "pow"
+    saved = (0, 1)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        if isinstance(a, np.ndarray) and a.dtype.kind in "iu" and not isinstance(b, np.ndarray) \
+                and isinstance(b, int) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        r = _binary(np.power, a, b, out)
+        ctx.y = r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, y = ctx.a, ctx.b, ctx.y
+        n = ctx.needs_input_grad
+        ga = gb = None
+        if n[0]:
+            if not isinstance(b, np.ndarray) and b == 0:
+                ga = np.zeros_like(g)
+            elif not isinstance(b, np.ndarray) and b == 2:
+                ga = g * 2 * a
+            else:
+                ga = g * b * np.power(a, b - 1)
+        if len(n) > 1 and n[1]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                la = np.log(a)
+            gb = np.where((a == 0) & (b >= 0), 0, g * y * la)
+        return (ga, gb)
+
+
+class Maximum(Op):
+    name = "maximum"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.maximum, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        # Ties share the gradient evenly, as torch does for maximum/minimum.
+        a, b = ctx.a, ctx.b
+        w = (a > b) + 0.5 * (a == b)
+        return (g * w, g * (1 - w))
+
+
+class Minimum(Op):
+    name = "minimum"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.minimum, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.a, ctx.b
+        w = (a < b) + 0.5 * (a == b)
+        return (g * w, g * (1 - w))
+
+
+class Atan2(Op):
+    name = "atan2"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.arctan2, _float_out(a), _float_out(b), out)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.a, ctx.b
+        d = a * a + b * b
+        return (g * b / d, -g * a / d)
+
+
+class Remainder(Op):
+    name = "remainder"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.remainder, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g, -g * np.floor_divide(ctx.a, ctx.b))
+
+
+class Fmod(Op):
+    name = "fmod"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.fmod, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g, -g * np.trunc(ctx.a / ctx.b))
+
+
+def _nondiff_binary(name, f):
+    def forward(ctx, a, b, out=None):
+        if out is not None:
+            return f(a, b, out=out)
+        a2, b2, _ = _prep(a, b) if name not in _LOGICAL else (a, b, None)
+        r = f(a2, b2)
+        return r if isinstance(r, np.ndarray) else np.asarray(r)
+    return type(name.capitalize(), (Op,), {"name": name, "differentiable": False,
+                                            "forward": staticmethod(forward)})
+
+
+_LOGICAL = {"logical_and", "logical_or", "logical_xor"}
+Eq = _nondiff_binary("eq", np.equal)
+Ne = _nondiff_binary("ne", np.not_equal)
+Lt = _nondiff_binary("lt", np.less)
+Le = _nondiff_binary("le", np.less_equal)
+Gt = _nondiff_binary("gt", np.greater)
+Ge = _nondiff_binary("ge", np.greater_equal)
+LogicalAnd = _nondiff_binary("logical_and", np.logical_and)
+LogicalOr = _nondiff_binary("logical_or", np.logical_or)
+LogicalXor = _nondiff_binary("logical_xor", np.logical_xor)
+BitwiseAnd = _nondiff_binary("bitwise_and", np.bitwise_and)
+BitwiseOr = _nondiff_binary("bitwise_or", np.bitwise_or)
+BitwiseXor = _nondiff_binary("bitwise_xor", np.bitwise_xor)
+FloorDivide = _nondiff_binary("floor_divide", np.floor_divide)
+
+
+class Where(Op):
+    name = "where"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.cond = cond
+        _, _, rt = _prep(a, b)
+        return np.where(cond, a, b).astype(rt, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        c = ctx.cond
+        n = ctx.needs_input_grad
+        zero = np.zeros((), g.dtype)
+        return (None, np.where(c, g, zero) if n[1] else None, np.where(c, zero, g) if n[2] else None)
+
+
+class Lerp(Op):
+    name = "lerp"
+    saved = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, a, b, w, out=None):
+        ctx.a, ctx.b, ctx.w = a, b, w
+        r = a + w * (b - a)
+        if out is not None:
+            out[...] = r
+            return out
+        return r.astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, w = ctx.a, ctx.b, ctx.w
+        return (g * (1 - w), g * w, g * (b - a) if isinstance(w, np.ndarray) else None)
+
+
+class Addcmul(Op):
+    """a + value * t1 * t2 (one op so optimizer updates stay a single kernel)."""
+
+    name = "addcmul"
+    saved = (1, 2)
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1, out=None):
+        ctx.t1, ctx.t2, ctx.value = t1, t2, value
+        prod = t1 * t2
+        if value != 1:
+            prod *= value
+        return _binary(np.add, a, prod, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        v = ctx.value
+        return (g, g * ctx.t2 * v, g * ctx.t1 * v)
+
+
+class Addcdiv(Op):
+    name = "addcdiv"
+    saved = (1, 2)
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1, out=None):
+        ctx.t1, ctx.t2, ctx.value = t1, t2, value
+        q = t1 / t2
+        if value != 1:
+            q *= value
+        return _binary(np.add, a, q, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        v, t1, t2 = ctx.value, ctx.t1, ctx.t2
+        return (g, g * v / t2, -g * v * t1 / (t2 * t2))

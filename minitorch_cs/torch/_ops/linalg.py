@@ -1,0 +1,200 @@
+"""Linear-algebra primitives: matmul (with batch broadcasting), the fused linear/addmm, einsum."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import Op
+from .elementwise import _prep
+
+
+def _check_mm(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{a.ndim}D and {b.ndim}D")
+    ka = a.shape[-1]
+    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if ka != kb:
+        sa = "x".join(map(str, a.shape if a.ndim > 1 else (1,) + a.shape))
+        sb = "x".join(map(str, b.shape if b.ndim > 1 else b.shape + (1,)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+
+
+class Matmul(Op):
+    name = "matmul"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_mm(a, b)
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{_name(a.dtype)} != {_name(b.dtype)}")
+        ctx.a, ctx.b = a, b
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.a, ctx.b
+        n = ctx.needs_input_grad
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = np.expand_dims(g2, -2)
+        if b.ndim == 1:
+            g2 = np.expand_dims(g2, -1)
+        ga = gb = None
+        if n[0]:
+            ga = np.matmul(g2, np.swapaxes(b2, -1, -2))
+            if a.ndim == 1:
+                ga = ga.reshape(ga.shape[:-2] + ga.shape[-1:])
+                ga = ga.reshape(-1, a.shape[0]).sum(0) if ga.ndim > 1 else ga
+            elif ga.shape != a.shape:
+                ga = _sum_to(ga, a.shape)
+        if n[1]:
+            gb = np.matmul(np.swapaxes(a2, -1, -2), g2)
+            if b.ndim == 1:
+                gb = gb[..., 0]
+                gb = gb.reshape(-1, b.shape[0]).sum(0) if gb.ndim > 1 else gb
+            elif gb.shape != b.shape:
+                gb = _sum_to(gb, b.shape)
+        return (ga, gb)
+
+
+def _sum_to(g, shape):
+    nd = g.ndim - len(shape)
+    if nd:
+        g = g.sum(axis=tuple(range(nd)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return g.sum(axis=axes, keepdims=True) if axes else g
+
+
+def _name(dt):
+    from .. import _dtype as D
+    return D._BY_NP[dt].name.capitalize()
+
+
+class Linear(Op):
+    """y = x @ W^T + b in one op (the MLP hot path; BLAS reads W^T without a copy)."""
+
+    name = "linear"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, w, b=None):
+        if x.shape[-1] != w.shape[-1]:
+            sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
+                               f"{w.shape[1]}x{w.shape[0]})")
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(x.dtype)} "
+                               f"and {_name(w.dtype)}")
+        ctx.x, ctx.w = x, w
+        y = x @ w.T
+        if b is not None:
+            y += b
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.x, ctx.w
+        n = ctx.needs_input_grad
+        gx = g @ w if n[0] else None
+        gw = gb = None
+        if n[1] or (len(n) > 2 and n[2]):
+            g2 = g.reshape(-1, g.shape[-1])
+            if n[1]:
+                gw = g2.T @ x.reshape(-1, x.shape[-1])
+            if len(n) > 2 and n[2]:
+                gb = g2.sum(0)
+        return (gx, gw, gb)
+
+
+class Addmm(Op):
+    name = "addmm"
+    saved = (1, 2)
+
+    @staticmethod
+    def forward(ctx, c, a, b, beta=1, alpha=1):
+        _check_mm(a, b)
+        ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
+        r = a @ b
+        if alpha != 1:
+            r *= alpha
+        return r + (c if beta == 1 else beta * c)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        a, b, al = ctx.a, ctx.b, ctx.alpha
+        return (g * ctx.beta if n[0] else None, al * (g @ b.T) if n[1] else None,
+                al * (a.T @ g) if n[2] else None)
+
+
+class Einsum(Op):
+    name = "einsum"
+
+    @staticmethod
+    def forward(ctx, *xs, equation):
+        eq = equation.replace(" ", "")
+        if "->" in eq:
+            lhs, out = eq.split("->")
+        else:
+            lhs = eq
+            letters = [c for c in lhs.replace(",", "") if c.isalpha()]
+            out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        if "." in lhs:
+            raise NotImplementedError("einsum with '...' is not supported")
+        ctx.ins, ctx.out, ctx.xs = lhs.split(","), out, xs
+        return np.asarray(np.einsum(f"{lhs}->{out}", *xs, optimize=True))
+
+    @staticmethod
+    def backward(ctx, g):
+        grads = []
+        for i, sub in enumerate(ctx.ins):
+            if not ctx.needs_input_grad[i]:
+                grads.append(None)
+                continue
+            others = [s for j, s in enumerate(ctx.ins) if j != i]
+            ops = [x for j, x in enumerate(ctx.xs) if j != i]
+            shape = ctx.xs[i].shape
+            # letters of input i missing from the output and the other inputs were summed away
+            avail = set(ctx.out) | set("".join(others))
+            tgt = "".join(c for c in sub if c in avail)
+            r = np.einsum(",".join([ctx.out] + others) + "->" + _dedup(tgt), g, *ops, optimize=True)
+            # rebuild repeated/summed letters of sub
+            full = np.zeros(shape, g.dtype)
+            view = _diag_view(full, sub)
+            order = _dedup(tgt)
+            keep = [c for c in _dedup(sub)]
+            expand = [c for c in keep]
+            r_exp = r
+            for c in keep:
+                if c not in order:
+                    r_exp = np.expand_dims(r_exp, -1)
+                    order = order + c
+            perm = [order.index(c) for c in expand]
+            view[...] = np.transpose(r_exp, perm)
+            grads.append(full)
+        return tuple(grads)
+
+
+def _dedup(s):
+    out = ""
+    for c in s:
+        if c not in out:
+            out += c
+    return out
+
+
+def _diag_view(a, sub):
+    """A writable view of ``a`` indexed by unique letters (repeated letters take the diagonal)."""
+    letters = _dedup(sub)
+    if len(letters) == len(sub):
+        return a
+    strides, shape = [], []
+    for c in letters:
+        st = sum(a.strides[i] for i, ch in enumerate(sub) if ch == c)
+        strides.append(st)
+        shape.append(a.shape[sub.index(c)])
+    return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=True)

@@ -1,0 +1,401 @@
+"""Movement primitives: views that share storage (reshape, permute, expand, basic indexing) and
+copies that gather or scatter (advanced indexing, cat, stack, gather, scatter, index_select)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import Op
+
+
+# ----- views (forward returns a numpy view of the input) -----------------------------------------
+class View(Op):
+    name = "view"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.reshape(x, shape, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g.reshape(ctx.shape),)
+
+
+class ReshapeCopy(Op):
+    name = "reshape_copy"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.array(np.reshape(x, shape))
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g.reshape(ctx.shape),)
+
+
+class Permute(Op):
+    name = "permute"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.transpose(g, np.argsort(ctx.dims)),)
+
+
+class Expand(Op):
+    name = "expand"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g,)  # the engine sums over the broadcast dimensions
+
+
+class Index(Op):
+    """Basic indexing (ints, slices, None, Ellipsis): a view."""
+
+    name = "index"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.shape, ctx.key, ctx.dtype = x.shape, key, x.dtype
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        z[ctx.key] = g
+        return (z,)
+
+
+class Diagonal(Op):
+    name = "diagonal"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, offset=0, dim1=0, dim2=1):
+        ctx.shape, ctx.args = x.shape, (offset, dim1, dim2)
+        return np.diagonal(x, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        v = np.diagonal(z, *ctx.args)
+        v.setflags(write=True)
+        v[...] = g
+        return (z,)
+
+
+# ----- copies ------------------------------------------------------------------------------------
+class AdvIndex(Op):
+    """Advanced indexing (integer/bool arrays): a gather; repeated indices accumulate in backward."""
+
+    name = "index_adv"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.shape, ctx.key = x.shape, key
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        np.add.at(z, ctx.key, g)
+        return (z,)
+
+
+class IndexPut(Op):
+    """``x[key] = v`` as an op (also the in-place form behind ``__setitem__``)."""
+
+    name = "index_put"
+
+    @staticmethod
+    def forward(ctx, x, v, key, accumulate=False, out=None):
+        ctx.key, ctx.accumulate = key, accumulate
+        r = out if out is not None else np.array(x, copy=True)
+        if isinstance(v, np.ndarray) and v.dtype != r.dtype:
+            v = v.astype(r.dtype)
+        if accumulate:
+            np.add.at(r, key, v)
+        else:
+            r[key] = v
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gx = np.array(g, copy=True)
+            if not ctx.accumulate:
+                gx[ctx.key] = 0
+        gv = g[ctx.key] if ctx.needs_input_grad[1] else None
+        return (gx, gv)
+
+
+class Cat(Op):
+    name = "cat"
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.sizes = [x.shape[dim] for x in xs]
+        ctx.dim = dim
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        idx = np.cumsum(ctx.sizes)[:-1]
+        return tuple(np.split(g, idx, axis=ctx.dim))
+
+
+class Stack(Op):
+    name = "stack"
+
+    @staticmethod
+    def forward(ctx, *xs, dim=0):
+        ctx.dim = dim
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple(np.moveaxis(g, ctx.dim, 0))
+
+
+class Flip(Op):
+    name = "flip"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x, dims).copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.flip(g, ctx.dims),)
+
+
+class Roll(Op):
+    name = "roll"
+
+    @staticmethod
+    def forward(ctx, x, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        return np.roll(x, shifts, dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        neg = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
+        return (np.roll(g, neg, ctx.dims),)
+
+
+class Tile(Op):
+    name = "repeat"
+
+    @staticmethod
+    def forward(ctx, x, reps):
+        ctx.shape, ctx.reps = x.shape, reps
+        return np.tile(x, reps)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape = (1,) * (len(ctx.reps) - len(ctx.shape)) + tuple(ctx.shape)
+        inter = []
+        for r, s in zip(ctx.reps, shape):
+            inter += [r, s]
+        g = g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2)))
+        return (g.reshape(ctx.shape),)
+
+
+class RepeatInterleave(Op):
+    name = "repeat_interleave"
+
+    @staticmethod
+    def forward(ctx, x, repeats, dim):
+        ctx.shape, ctx.repeats, ctx.dim = x.shape, repeats, dim
+        return np.repeat(x, repeats, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        d = ctx.dim
+        n = ctx.shape[d]
+        idx = np.repeat(np.arange(n), ctx.repeats)
+        z = np.zeros(ctx.shape, g.dtype)
+        np.add.at(z, (slice(None),) * d + (idx,), g)
+        return (z,)
+
+
+class Gather(Op):
+    name = "gather"
+
+    @staticmethod
+    def forward(ctx, x, index, dim):
+        ctx.shape, ctx.index, ctx.dim = x.shape, index, dim
+        return np.take_along_axis(x, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        _scatter_add(z, ctx.dim, ctx.index, g)
+        return (z, None)
+
+
+def _scatter_index(dim, index):
+    idx = list(np.indices(index.shape, sparse=True))
+    idx[dim] = index
+    return tuple(idx)
+
+
+def _scatter_add(z, dim, index, src):
+    np.add.at(z, _scatter_index(dim, index), src[tuple(slice(0, s) for s in index.shape)])
+
+
+class Scatter(Op):
+    name = "scatter"
+
+    @staticmethod
+    def forward(ctx, x, index, src, dim, reduce=None, out=None):
+        ctx.index, ctx.dim, ctx.reduce = index, dim, reduce
+        r = out if out is not None else np.array(x, copy=True)
+        key = _scatter_index(dim, index)
+        if isinstance(src, np.ndarray):
+            src = src[tuple(slice(0, s) for s in index.shape)]
+        if reduce is None:
+            r[key] = src
+        elif reduce in ("add", "sum"):
+            np.add.at(r, key, src)
+        elif reduce in ("multiply", "prod"):
+            np.multiply.at(r, key, src)
+        else:
+            raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.reduce not in (None, "add", "sum"):
+            raise RuntimeError("the derivative of scatter with reduce='multiply' is not implemented")
+        key = _scatter_index(ctx.dim, ctx.index)
+        gx = np.array(g, copy=True)
+        if ctx.reduce is None:
+            gx[key] = 0
+        gsrc = None
+        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
+            gsrc = g[key]
+        return (gx, None, gsrc)
+
+
+class IndexSelect(Op):
+    name = "index_select"
+
+    @staticmethod
+    def forward(ctx, x, index, dim):
+        ctx.shape, ctx.index, ctx.dim = x.shape, index, dim
+        return np.take(x, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        np.add.at(z, (slice(None),) * ctx.dim + (ctx.index,), g)
+        return (z, None)
+
+
+class MaskedFill(Op):
+    name = "masked_fill"
+    saved = (1,)
+
+    @staticmethod
+    def forward(ctx, x, mask, value, out=None):
+        ctx.mask = mask
+        if out is not None:
+            np.copyto(out, value, where=np.broadcast_to(mask, out.shape), casting="unsafe")
+            return out
+        return np.where(mask, np.asarray(value, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        gv = None
+        if len(n) > 2 and n[2]:
+            gv = np.where(ctx.mask, g, 0).sum()
+        return (np.where(ctx.mask, 0, g), None, gv)
+
+
+class Tril(Op):
+    name = "tril"
+
+    @staticmethod
+    def forward(ctx, x, diagonal=0, out=None):
+        ctx.k = diagonal
+        r = np.tril(x, diagonal)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.tril(g, ctx.k),)
+
+
+class Triu(Op):
+    name = "triu"
+
+    @staticmethod
+    def forward(ctx, x, diagonal=0, out=None):
+        ctx.k = diagonal
+        r = np.triu(x, diagonal)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.triu(g, ctx.k),)
+
+
+class Pad(Op):
+    name = "constant_pad_nd"
+
+    @staticmethod
+    def forward(ctx, x, pad, mode="constant", value=0.0):
+        # pad is torch-ordered: (last_lo, last_hi, prev_lo, prev_hi, ...)
+        n = len(pad) // 2
+        widths = [(0, 0)] * (x.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+        ctx.widths, ctx.mode, ctx.shape = widths, mode, x.shape
+        crop = [(max(-lo, 0), max(-hi, 0)) for lo, hi in widths]
+        if any(c != (0, 0) for c in crop):
+            x = x[tuple(slice(lo, s - hi) for (lo, hi), s in zip(crop, x.shape))]
+        grow = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+        npmode = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+                  "circular": "wrap"}[mode]
+        if npmode == "constant":
+            return np.pad(x, grow, mode="constant", constant_values=value)
+        return np.pad(x, grow, mode=npmode)
+
+    @staticmethod
+    def backward(ctx, g):
+        widths, shape = ctx.widths, ctx.shape
+        if ctx.mode == "constant":
+            z = np.zeros(shape, g.dtype)
+            src = tuple(slice(max(lo, 0), g.shape[i] - max(hi, 0)) for i, (lo, hi) in enumerate(widths))
+            dst = tuple(slice(max(-lo, 0), shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(widths))
+            z[dst] = g[src]
+            return (z,)
+        # non-constant modes: scatter back through the index map numpy's pad builds
+        idx = np.arange(int(np.prod(shape))).reshape(shape)
+        npmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[ctx.mode]
+        pidx = np.pad(idx, [(max(lo, 0), max(hi, 0)) for lo, hi in widths], mode=npmode)
+        z = np.zeros(idx.size, g.dtype)
+        np.add.at(z, pidx.ravel(), g.ravel())
+        return (z.reshape(shape),)

@@ -1,0 +1,419 @@
+"""Neural-network primitives: softmax family, fused losses, normalization, embedding, conv, pooling.
+
+Fused where it matters for numerics (log_softmax + nll in cross_entropy) or measured speed (layer
+norm); everything else in ``nn.functional`` is composed from primitives.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import Op
+
+
+def _log_softmax(x, axis):
+    m = np.max(x, axis=axis, keepdims=True)
+    z = x - m
+    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+
+
+class Softmax(Op):
+    name = "softmax"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        z = x - np.max(x, axis=dim, keepdims=True)
+        e = np.exp(z)
+        e /= np.sum(e, axis=dim, keepdims=True)
+        ctx.y, ctx.dim = e, dim
+        return e
+
+    @staticmethod
+    def backward(ctx, g):
+        y = ctx.y
+        return (y * (g - np.sum(g * y, axis=ctx.dim, keepdims=True)),)
+
+
+class LogSoftmax(Op):
+    name = "log_softmax"
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        y = _log_softmax(x, dim)
+        ctx.y, ctx.dim = y, dim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g - np.exp(ctx.y) * np.sum(g, axis=ctx.dim, keepdims=True),)
+
+
+def _reduce(loss, weight_sum, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.asarray(loss.sum(), loss.dtype)
+    if reduction == "mean":
+        return np.asarray(loss.sum() / weight_sum, loss.dtype)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+class NllLoss(Op):
+    """nll_loss over log-probabilities (N, C, d1, ...) with class-index targets (N, d1, ...)."""
+
+    name = "nll_loss"
+
+    @staticmethod
+    def forward(ctx, logp, target, weight=None, ignore_index=-100, reduction="mean"):
+        loss, ctx.bw = _nll_forward(ctx, logp, target, weight, ignore_index, reduction)
+        return loss
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_nll_backward(ctx, g), None, None)
+
+
+def _check_target(logp, target):
+    if logp.ndim < 1 or target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    n_expected = (logp.shape[0],) + logp.shape[2:] if logp.ndim > 1 else ()
+    if target.shape != n_expected:
+        if logp.ndim > 1 and target.shape[:1] != logp.shape[:1]:
+            raise ValueError(f"Expected input batch_size ({logp.shape[0]}) to match target "
+                             f"batch_size ({target.shape[0] if target.ndim else 0}).")
+        raise RuntimeError(f"size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
+
+
+def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
+    _check_target(logp, target)
+    C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
+    valid = target != ignore_index
+    t = np.where(valid, target, 0)
+    if np.any((t < 0) | (t >= C)):
+        bad = int(t[(t < 0) | (t >= C)].flat[0])
+        raise IndexError(f"Target {bad} is out of bounds.")
+    if logp.ndim == 1:
+        picked = logp[t]
+    else:
+        picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
+    w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
+    w = w.astype(logp.dtype)
+    loss = -picked * w
+    wsum = w.sum()
+    ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
+    return _reduce(loss, wsum, reduction), None
+
+
+def _nll_backward(ctx, g):
+    red = ctx.reduction
+    if red == "mean":
+        coef = ctx.w * (g / ctx.wsum)
+    elif red == "sum":
+        coef = ctx.w * g
+    else:
+        coef = ctx.w * g
+    z = np.zeros(ctx.shape, coef.dtype)
+    if len(ctx.shape) == 1:
+        z[ctx.t] = -coef
+    else:
+        np.put_along_axis(z, np.expand_dims(ctx.t, 1), -np.expand_dims(coef, 1), axis=1)
+    return z
+
+
+class CrossEntropy(Op):
+    """cross_entropy with class-index targets: log_softmax + nll fused (with label smoothing)."""
+
+    name = "cross_entropy"
+
+    @staticmethod
+    def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean",
+                label_smoothing=0.0):
+        dim = 1 if x.ndim > 1 else 0
+        logp = _log_softmax(x, dim)
+        ctx.logp, ctx.dim, ctx.ls, ctx.weight = logp, dim, label_smoothing, weight
+        loss, _ = _nll_forward(ctx, logp, target, weight, ignore_index, reduction)
+        if label_smoothing > 0:
+            C = x.shape[dim]
+            valid = (target != ignore_index)
+            if weight is not None:
+                shape = [1] * x.ndim
+                shape[dim] = C
+                smooth = -(logp * weight.reshape(shape)).sum(dim)
+            else:
+                smooth = -logp.sum(dim)
+            smooth = smooth * valid
+            if reduction == "mean":
+                denom = ctx.wsum if weight is not None else valid.sum()
+                smooth_r = smooth.sum() / denom
+            elif reduction == "sum":
+                smooth_r = smooth.sum()
+            else:
+                smooth_r = smooth
+            ctx.smooth_denom = denom if reduction == "mean" else None
+            ctx.valid = valid
+            loss = (1 - label_smoothing) * loss + (label_smoothing / C) * smooth_r
+            loss = np.asarray(loss, x.dtype)
+        return loss
+
+    @staticmethod
+    def backward(ctx, g):
+        ls = ctx.ls
+        gl = _nll_backward(ctx, g)
+        if ls > 0:
+            C = ctx.shape[ctx.dim]
+            gl = gl * (1 - ls)
+            if ctx.reduction == "mean":
+                cs = (g / ctx.smooth_denom) * ctx.valid
+            else:
+                cs = g * ctx.valid
+            cs = np.expand_dims(cs * (ls / C), ctx.dim).astype(gl.dtype)
+            if ctx.weight is not None:
+                shape = [1] * len(ctx.shape)
+                shape[ctx.dim] = C
+                gl = gl - cs * ctx.weight.reshape(shape)
+            else:
+                gl = gl - cs
+        # d(-sum_c a_c logp_c)/dx = -a + softmax * sum_c a_c, where gl holds -a
+        p = np.exp(ctx.logp)
+        return (gl - p * np.sum(gl, axis=ctx.dim, keepdims=True), None, None)
+
+
+class CrossEntropyProbs(Op):
+    """cross_entropy with class-probability targets (same shape as the input)."""
+
+    name = "cross_entropy_probs"
+
+    @staticmethod
+    def forward(ctx, x, target, weight=None, reduction="mean", label_smoothing=0.0):
+        dim = 1 if x.ndim > 1 else 0
+        C = x.shape[dim]
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / C
+        logp = _log_softmax(x, dim)
+        shape = [1] * x.ndim
+        shape[dim] = C
+        wt = target * weight.reshape(shape) if weight is not None else target
+        loss = -(logp * wt).sum(dim)
+        n = loss.size if x.ndim > 1 else 1
+        ctx.logp, ctx.wt, ctx.dim, ctx.reduction, ctx.n, ctx.target = logp, wt, dim, reduction, n, target
+        if reduction == "mean":
+            return np.asarray(loss.sum() / n, x.dtype)
+        return _reduce(loss, 1, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.reduction == "mean":
+            g = g / ctx.n
+        g = np.expand_dims(g, ctx.dim) if ctx.reduction == "none" and ctx.logp.ndim > 1 else g
+        p = np.exp(ctx.logp)
+        gx = g * (p * ctx.wt.sum(ctx.dim, keepdims=True) - ctx.wt)
+        gt = None
+        if ctx.needs_input_grad[1]:
+            gt = -g * ctx.logp
+        return (gx, gt, None)
+
+
+class LayerNorm(Op):
+    name = "layer_norm"
+    saved = (1,)
+
+    @staticmethod
+    def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
+        axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
+        mu = x.mean(axis=axes, keepdims=True)
+        xc = x - mu
+        var = (xc * xc).mean(axis=axes, keepdims=True)
+        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+        xhat = xc * rstd
+        ctx.xhat, ctx.rstd, ctx.axes, ctx.w = xhat, rstd, axes, w
+        y = xhat * w if w is not None else xhat.copy()
+        if b is not None:
+            y += b
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        xhat, rstd, axes, w = ctx.xhat, ctx.rstd, ctx.axes, ctx.w
+        n = ctx.needs_input_grad
+        gw = gb = gx = None
+        lead = tuple(range(xhat.ndim - len(axes)))
+        if len(n) > 1 and n[1]:
+            gw = (g * xhat).sum(axis=lead)
+        if len(n) > 2 and n[2]:
+            gb = g.sum(axis=lead)
+        if n[0]:
+            gh = g * w if w is not None else g
+            m1 = gh.mean(axis=axes, keepdims=True)
+            m2 = (gh * xhat).mean(axis=axes, keepdims=True)
+            gx = (gh - m1 - xhat * m2) * rstd
+        return (gx, gw, gb)
+
+
+class BatchNormTrain(Op):
+    """batch_norm with batch statistics (training); running stats are updated by the caller."""
+
+    name = "batch_norm"
+
+    @staticmethod
+    def forward(ctx, x, w=None, b=None, eps=1e-5):
+        axes = (0,) + tuple(range(2, x.ndim))
+        shape = [1] * x.ndim
+        shape[1] = x.shape[1]
+        mu = x.mean(axis=axes, keepdims=True)
+        xc = x - mu
+        var = (xc * xc).mean(axis=axes, keepdims=True)
+        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+        xhat = xc * rstd
+        ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
+        y = xhat * w.reshape(shape) if w is not None else xhat.copy()
+        if b is not None:
+            y += b.reshape(shape)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        xhat, rstd, axes, w, shape = ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape
+        n = ctx.needs_input_grad
+        gw = (g * xhat).sum(axis=axes) if len(n) > 1 and n[1] else None
+        gb = g.sum(axis=axes) if len(n) > 2 and n[2] else None
+        gx = None
+        if n[0]:
+            gh = g * w.reshape(shape) if w is not None else g
+            m1 = gh.mean(axis=axes, keepdims=True)
+            m2 = (gh * xhat).mean(axis=axes, keepdims=True)
+            gx = (gh - m1 - xhat * m2) * rstd
+        return (gx, gw, gb)
+
+
+class Embedding(Op):
+    name = "embedding"
+
+    @staticmethod
+    def forward(ctx, w, idx, padding_idx=None):
+        if idx.dtype.kind not in "iu":
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                               f"scalar types: Long, Int; but got {idx.dtype} instead")
+        if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+            raise IndexError("index out of range in self")
+        ctx.shape, ctx.idx, ctx.pad = w.shape, idx, padding_idx
+        return w[idx]
+
+    @staticmethod
+    def backward(ctx, g):
+        z = np.zeros(ctx.shape, g.dtype)
+        np.add.at(z, ctx.idx.reshape(-1), g.reshape(-1, ctx.shape[1]))
+        if ctx.pad is not None:
+            z[ctx.pad] = 0
+        return (z, None)
+
+
+class OneHot(Op):
+    name = "one_hot"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, t, num_classes=-1):
+        if t.dtype.kind not in "iu":
+            raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+        if t.size and t.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        n = int(t.max()) + 1 if num_classes == -1 else num_classes
+        if t.size and t.max() >= n:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+        return (t[..., None] == np.arange(n)).astype(np.int64)
+
+
+# ----- convolution and pooling (kernels in _kernels.conv) -----------------------------------------
+def _conv():
+    from .._kernels import conv
+    return conv
+
+
+class Conv(Op):
+    name = "convolution"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, nd=2):
+        k = _conv()
+        f = k.conv2d_forward if nd == 2 else k.conv1d_forward
+        ctx.x, ctx.w, ctx.args, ctx.nd = x, w, (stride, padding, dilation, groups), nd
+        y = f(x, w, stride, padding, dilation, groups)
+        if b is not None:
+            y = y + b.reshape((-1,) + (1,) * nd)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        k = _conv()
+        n = ctx.needs_input_grad
+        if ctx.nd == 2:
+            bi, bw = k.conv2d_backward_input, k.conv2d_backward_weight
+        else:
+            bi, bw = k.conv1d_backward_input, k.conv1d_backward_weight
+        gx = bi(g, ctx.w, ctx.x.shape, *ctx.args) if n[0] else None
+        gw = bw(g, ctx.x, ctx.w.shape, *ctx.args) if n[1] else None
+        gb = None
+        if len(n) > 2 and n[2]:
+            axes = (0,) + tuple(range(2, g.ndim)) if g.ndim == ctx.nd + 2 else tuple(range(1, g.ndim))
+            gb = g.sum(axis=axes)
+        return (gx, gw, gb)
+
+
+class MaxPool2d(Op):
+    name = "max_pool2d"
+
+    @staticmethod
+    def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        y, idx = _conv().max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode)
+        ctx.idx, ctx.shape = idx, x.shape
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_conv().max_pool2d_backward(g, ctx.idx, ctx.shape),)
+
+
+class MaxPool2dWithIndices(Op):
+    name = "max_pool2d_with_indices"
+    n_outputs = 2
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        y, idx = _conv().max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode)
+        ctx.idx, ctx.shape = idx, x.shape
+        return y, idx
+
+    @staticmethod
+    def backward(ctx, grads):
+        return (_conv().max_pool2d_backward(grads[0], ctx.idx, ctx.shape),)
+
+
+class AvgPool2d(Op):
+    name = "avg_pool2d"
+
+    @staticmethod
+    def forward(ctx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+        ctx.shape = x.shape
+        ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return _conv().avg_pool2d_forward(x, *ctx.args)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_conv().avg_pool2d_backward(g, ctx.shape, *ctx.args),)
+
+
+class AdaptiveAvgPool2d(Op):
+    name = "adaptive_avg_pool2d"
+
+    @staticmethod
+    def forward(ctx, x, output_size):
+        ctx.shape, ctx.out = x.shape, output_size
+        return _conv().adaptive_avg_pool2d_forward(x, output_size)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_conv().adaptive_avg_pool2d_backward(g, ctx.shape, ctx.out),)

@@ -1,0 +1,339 @@
+"""Reduction primitives (sum, mean, prod, max/min, var, logsumexp, norm, cumsum, sort, topk)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import Op
+
+
+def _expand_back(g, shape, axis, keepdim):
+    """Reshape a reduced gradient so it broadcasts against the input of ``shape``."""
+    if axis is None:
+        return np.broadcast_to(g.reshape((1,) * len(shape)), shape)
+    if not keepdim:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, shape)
+
+
+def _acc_dtype(x, dtype):
+    if dtype is not None:
+        return dtype
+    if x.dtype.kind in "biu":
+        return np.int64
+    return None
+
+
+class Sum(Op):
+    name = "sum"
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, dtype=None):
+        ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        r = np.sum(x, axis=axis, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+        return np.asarray(r)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_expand_back(g, ctx.shape, ctx.axis, ctx.keepdim),)
+
+
+class Mean(Op):
+    name = "mean"
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, dtype=None):
+        if x.dtype.kind in "biu" and dtype is None:
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                               f"floating point or complex dtype. Got: {D._BY_NP[x.dtype].name.capitalize()}")
+        ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        ctx.n = n
+        r = np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=dtype))
+        return r.astype(dtype or x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (_expand_back(g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis, ctx.keepdim),)
+
+
+class Prod(Op):
+    name = "prod"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, dtype=None):
+        ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+        r = np.asarray(np.prod(x, axis=axis, keepdims=keepdim, dtype=_acc_dtype(x, dtype)))
+        ctx.y = r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, axis = ctx.x, ctx.axis
+        shape = x.shape
+        gb = _expand_back(g, shape, axis, ctx.keepdim)
+        # product of all other elements, robust to zeros: exclusive cumprods from both sides
+        ax = tuple(range(x.ndim)) if axis is None else axis
+        flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
+        lead = flat.shape[:flat.ndim - len(ax)]
+        flat = flat.reshape(lead + (-1,))
+        ones = np.ones(lead + (1,), x.dtype)
+        left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+        right = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
+        others = (left * right).reshape(np.moveaxis(x, ax, tuple(range(-len(ax), 0))).shape)
+        others = np.moveaxis(others, tuple(range(-len(ax), 0)), ax)
+        return (gb * others,)
+
+
+class Amax(Op):
+    """amax/amin and full max/min: the gradient is shared evenly among tied maxima."""
+
+    name = "amax"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, largest=True):
+        ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+        if x.size == 0 and (axis is None or any(x.shape[a] == 0 for a in axis)):
+            raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0. "
+                             "Specify the reduction dim with the 'dim' argument.")
+        f = np.max if largest else np.min
+        r = np.asarray(f(x, axis=axis, keepdims=keepdim))
+        ctx.y = r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        yb = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
+        mask = (x == yb)
+        cnt = mask.sum(axis=ctx.axis, keepdims=True)
+        return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * mask / cnt,)
+
+
+class MaxDim(Op):
+    """max/min along one dim returning (values, indices); gradient goes to the returned index."""
+
+    name = "max_dim"
+    n_outputs = 2
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim=False, largest=True):
+        if x.shape[dim] == 0 if x.ndim else False:
+            raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0.")
+        idx = np.argmax(x, axis=dim, keepdims=True) if largest else np.argmin(x, axis=dim, keepdims=True)
+        vals = np.take_along_axis(x, idx, axis=dim)
+        ctx.shape, ctx.dim, ctx.idx, ctx.keepdim = x.shape, dim, idx, keepdim
+        if not keepdim:
+            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        return vals, idx.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, grads):
+        g = grads[0]
+        if not ctx.keepdim:
+            g = np.expand_dims(g, ctx.dim)
+        z = np.zeros(ctx.shape, g.dtype)
+        np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
+        return (z,)
+
+
+class Argmax(Op):
+    name = "argmax"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, x, dim=None, keepdim=False, largest=True):
+        f = np.argmax if largest else np.argmin
+        if dim is None:
+            r = np.asarray(f(x))
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        return np.asarray(f(x, axis=dim, keepdims=keepdim)).astype(np.int64)
+
+
+class Var(Op):
+    name = "var"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, axis=None, correction=1, keepdim=False, std=False):
+        ctx.x, ctx.axis, ctx.correction, ctx.keepdim, ctx.std = x, axis, correction, keepdim, std
+        n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+        ctx.n = n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.asarray(np.var(x, axis=axis, ddof=correction, keepdims=keepdim))
+            if std:
+                r = np.sqrt(r)
+        ctx.y = r
+        return r.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        mean = np.mean(x, axis=ctx.axis, keepdims=True)
+        denom = max(ctx.n - ctx.correction, 0)
+        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        gx = gb * 2 * (x - mean) / denom
+        if ctx.std:
+            gx = gx / (2 * _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim))
+        return (gx,)
+
+
+class LogSumExp(Op):
+    name = "logsumexp"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, axis, keepdim=False):
+        m = np.max(x, axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        if not keepdim:
+            r = np.squeeze(r, axis)
+        ctx.x, ctx.axis, ctx.keepdim, ctx.y = x, axis, keepdim, r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
+        return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * np.exp(x - y),)
+
+
+class Norm(Op):
+    name = "norm"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, p=2.0, axis=None, keepdim=False):
+        ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
+        a = np.abs(x)
+        if p == float("inf"):
+            r = np.max(a, axis=axis, keepdims=keepdim)
+        elif p == float("-inf"):
+            r = np.min(a, axis=axis, keepdims=keepdim)
+        elif p == 0:
+            r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+        elif p == 1:
+            r = np.sum(a, axis=axis, keepdims=keepdim)
+        elif p == 2:
+            r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+        else:
+            r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+        r = np.asarray(r).astype(x.dtype, copy=False)
+        ctx.y = r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, p = ctx.x, ctx.p
+        y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
+        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        if p == 2:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gx = np.where(y == 0, 0, gb * x / y)
+        elif p == 1:
+            gx = gb * np.sign(x)
+        elif p in (float("inf"), float("-inf")):
+            mask = np.abs(x) == y
+            cnt = mask.sum(axis=ctx.axis, keepdims=True)
+            gx = gb * np.sign(x) * mask / cnt
+        elif p == 0:
+            gx = np.zeros_like(x)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gx = np.where(y == 0, 0, gb * np.sign(x) * np.abs(x) ** (p - 1) / y ** (p - 1))
+        return (gx,)
+
+
+class Cumsum(Op):
+    name = "cumsum"
+
+    @staticmethod
+    def forward(ctx, x, dim, dtype=None):
+        ctx.dim = dim
+        return np.cumsum(x, axis=dim, dtype=_acc_dtype(x, dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.flip(np.cumsum(np.flip(g, ctx.dim), axis=ctx.dim), ctx.dim),)
+
+
+class Cumprod(Op):
+    name = "cumprod"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x, dim, dtype=None):
+        ctx.x, ctx.dim = x, dim
+        ctx.y = np.cumprod(x, axis=dim, dtype=_acc_dtype(x, dtype))
+        return ctx.y
+
+    @staticmethod
+    def backward(ctx, g):
+        # valid for inputs without zeros (torch falls back to a slower exact path)
+        x, y, d = ctx.x, ctx.y, ctx.dim
+        r = np.flip(np.cumsum(np.flip(g * y, d), axis=d), d)
+        return (r / x,)
+
+
+class AllAny(Op):
+    name = "all_any"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, any=False):
+        f = np.any if any else np.all
+        return np.asarray(f(x, axis=axis, keepdims=keepdim))
+
+
+class Sort(Op):
+    name = "sort"
+    n_outputs = 2
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def forward(ctx, x, dim=-1, descending=False, stable=False):
+        if descending:
+            key = x.astype(np.int64) if x.dtype.kind in "bu" else x
+            idx = np.argsort(-key, axis=dim, kind="stable")
+        else:
+            idx = np.argsort(x, axis=dim, kind="stable")
+        ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, grads):
+        z = np.zeros(ctx.shape, grads[0].dtype)
+        np.put_along_axis(z, ctx.idx, grads[0], axis=ctx.dim)
+        return (z,)
+
+
+class TopK(Op):
+    name = "topk"
+    n_outputs = 2
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def forward(ctx, x, k, dim=-1, largest=True, sorted=True):
+        if k > x.shape[dim] or k < 0:
+            raise RuntimeError("selected index k out of range")
+        key = x.astype(np.int64) if x.dtype.kind in "bu" else x
+        key = -key if largest else key
+        idx = np.argsort(key, axis=dim, kind="stable")
+        idx = np.take(idx, np.arange(k), axis=dim)
+        ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, grads):
+        z = np.zeros(ctx.shape, grads[0].dtype)
+        np.put_along_axis(z, ctx.idx, grads[0], axis=ctx.dim)
+        return (z,)

@@ -1,0 +1,198 @@
+"""Random number generation: ``Generator``, the default generator, and the random primitives.
+
+Our bit stream is numpy's PCG64 seeded with the user's seed, not torch's Mersenne Twister: the same
+seed always gives the same values here, but not torch's values (SPEC.md, "RNG").
+Every random fill is a primitive op holding its generator, so graph capture and lazy-init recording
+see it like any other op.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+import numpy as np
+
+from ._dispatch import Op
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state", "fork_rng"]
+
+_DEFAULT_SEED = 67280421310721  # torch's default seed value, so initial_seed() reads the same
+
+
+class Generator:
+    """A random stream: ``Generator(device="cpu")``; ``manual_seed``, ``seed``, state get/set."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed) -> "Generator":
+        seed = int(seed)
+        if not -(2 ** 63) <= seed < 2 ** 64:
+            raise RuntimeError(f"Overflow when unpacking long: seed {seed} is out of range")
+        seed &= (1 << 64) - 1
+        self._seed = seed
+        self._np = np.random.Generator(np.random.PCG64(seed))
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self):
+        """The full state as a uint8 tensor (seed, PCG64 state and increment, little endian)."""
+        from ._tensor import Tensor
+        st = self._np.bit_generator.state
+        words = [self._seed, st["state"]["state"], st["state"]["inc"], st["has_uint32"],
+                 st["uinteger"]]
+        raw = b"".join(int(w).to_bytes(16, "little") for w in words)
+        return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
+
+    def set_state(self, new_state) -> "Generator":
+        arr = np.asarray(new_state._data if hasattr(new_state, "_data") else new_state, dtype=np.uint8)
+        if arr.size != 80:
+            raise RuntimeError(f"Expected either a generator state of 80 bytes, got {arr.size}")
+        raw = arr.tobytes()
+        words = [int.from_bytes(raw[i:i + 16], "little") for i in range(0, 80, 16)]
+        self._seed = words[0]
+        bg = np.random.PCG64()
+        bg.state = {"bit_generator": "PCG64", "state": {"state": words[1], "inc": words[2]},
+                    "has_uint32": words[3], "uinteger": words[4]}
+        self._np = np.random.Generator(bg)
+        return self
+
+    def __repr__(self) -> str:
+        return "<torch._C.Generator object>"
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator (returns it, like torch)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type="cpu"):
+    """Restore the default generator's state on exit."""
+    if not enabled:
+        yield
+        return
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)
+
+
+def _gen(generator):
+    return (generator or default_generator)._np
+
+
+def _draw(kind, shape, dtype, generator, a=0.0, b=1.0):
+    """Draw samples as float64/int64 via numpy then cast, so every dtype sees the same stream."""
+    g = _gen(generator)
+    if kind == "uniform":
+        if dtype in (np.float32, np.float64):
+            r = g.random(shape, dtype=dtype)
+        else:
+            r = g.random(shape, dtype=np.float32)
+        if a != 0.0 or b != 1.0:
+            r = r * (b - a) + a
+    elif kind == "normal":
+        if dtype in (np.float32, np.float64):
+            r = g.standard_normal(shape, dtype=dtype)
+        else:
+            r = g.standard_normal(shape, dtype=np.float32)
+        if b != 1.0:
+            r *= b
+        if a != 0.0:
+            r += a
+    elif kind == "exponential":
+        r = g.standard_exponential(shape, dtype=np.float32 if dtype != np.float64 else np.float64)
+        r /= a
+    elif kind == "bernoulli":
+        r = g.random(shape, dtype=np.float32 if dtype != np.float64 else np.float64) < a
+    elif kind == "integers":
+        r = g.integers(a, b, size=shape, dtype=np.int64)
+    else:
+        raise ValueError(kind)
+    return np.asarray(r).astype(dtype, copy=False)
+
+
+class RandomFill(Op):
+    """In-place random fill (``uniform_``, ``normal_``, ``bernoulli_``, ``random_``, ``exponential_``)."""
+
+    name = "random_fill"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, dst, kind, a=0.0, b=1.0, generator=None, out=None):
+        r = _draw(kind, dst.shape, dst.dtype, generator, a, b)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+
+class RandomNew(Op):
+    """A fresh random tensor (``rand``, ``randn``, ``randint``, ``randperm``)."""
+
+    name = "random_new"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, shape, dtype, kind, a=0.0, b=1.0, generator=None):
+        if kind == "perm":
+            return _gen(generator).permutation(int(a)).astype(dtype)
+        return _draw(kind, shape, dtype, generator, a, b)
+
+
+class BernoulliP(Op):
+    """``torch.bernoulli(p)``: one draw per element with probability ``p``."""
+
+    name = "bernoulli"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, p, generator=None):
+        g = _gen(generator)
+        return (g.random(p.shape, dtype=np.float64 if p.dtype == np.float64 else np.float32)
+                < p).astype(p.dtype)
+
+
+class Multinomial(Op):
+    name = "multinomial"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, probs, num_samples, replacement=False, generator=None):
+        g = _gen(generator)
+        p2 = np.atleast_2d(probs).astype(np.float64)
+        out = np.empty((p2.shape[0], num_samples), np.int64)
+        for i, row in enumerate(p2):  # one row per distribution; rows are few
+            out[i] = g.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
+        return out if probs.ndim == 2 else out[0]

@@ -1,0 +1,495 @@
+"""``torch.Tensor``: an ndarray plus autograd state. Math methods are attached by ``_methods``."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtype as D
+from ._autograd import AccumulateGrad, GradState, run_backward
+from ._device import CPU, META, device
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
+
+    ``_data`` is the ndarray (views share memory with their base); ``_vc`` is the version counter
+    shared by a tensor and all its views; ``grad_fn``/``_output_nr`` name the graph node that made it.
+    """
+
+    __slots__ = ("_data", "_dtype", "_rg", "grad_fn", "_output_nr", "grad", "_acc", "_hooks",
+                 "_retains", "_vc", "_base", "_view_fn", "_meta", "__dict__", "__weakref__")
+
+    # -- construction ---------------------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        # Legacy constructor: torch.Tensor(data) or torch.Tensor(*sizes) -> float tensor.
+        dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+        if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
+            src = args[0]
+            arr = np.array(src._data if isinstance(src, Tensor) else src, dtype=dt.np)
+        else:
+            shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], builtins.int) \
+                else tuple(args)
+            arr = np.zeros(shape, dtype=dt.np)
+        self._init(arr, requires_grad)
+
+    def _init(self, arr, requires_grad=False):
+        self._data = arr
+        self._dtype = D._BY_NP[arr.dtype]
+        self._rg = False
+        self.grad_fn = None
+        self._output_nr = 0
+        self.grad = None
+        self._acc = None
+        self._hooks = None
+        self._retains = False
+        self._vc = [0]
+        self._base = None
+        self._view_fn = None
+        self._meta = False
+        if requires_grad:
+            self.requires_grad = True
+
+    @classmethod
+    def _wrap(cls, arr: np.ndarray, requires_grad=False) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._init(arr, requires_grad)
+        return t
+
+    # -- basic properties -----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return META if self._meta else CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return self._meta
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def numel(self) -> int:
+        return builtins.int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    def stride(self, dim=None):
+        st = tuple(s // self._dtype.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    # -- autograd state -------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        value = builtins.bool(value)
+        if self.grad_fn is not None and not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+                               "to use a computed variable in a subgraph that doesn't require "
+                               "differentiation use var_no_grad = var.detach().")
+        if value and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = value
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def data(self):
+        # Like torch: same storage, but autograd does not see it (own version counter).
+        t = Tensor._wrap(self._data)
+        t._meta = self._meta
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._dtype = value._dtype
+        self._meta = value._meta
+        self._vc = value._vc
+
+    def _edge(self):
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        acc = self._acc
+        if acc is None:
+            acc = self._acc = AccumulateGrad(self)
+            if self._hooks:
+                acc.pre_hooks = {0: list(self._hooks)}
+        return (acc, 0)
+
+    def detach(self) -> "Tensor":
+        t = Tensor._wrap(self._data)
+        t._vc = self._vc
+        t._meta = self._meta
+        return t
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+    def retain_grad(self) -> None:
+        if self.grad_fn is None:
+            return
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._retains:
+            return
+        self._retains = True
+        import weakref
+        ref = weakref.ref(self)
+
+        def keep(g):
+            t = ref()
+            if t is not None:
+                t.grad = g.clone() if t.grad is None else t.grad + g
+        self._register_node_hook(keep)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains
+
+    def _register_node_hook(self, fn):
+        node = self.grad_fn
+        if node.pre_hooks is None:
+            node.pre_hooks = {}
+        node.pre_hooks.setdefault(self._output_nr, []).append(fn)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when the gradient for this tensor is computed; it may return a new grad."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            self._register_node_hook(hook)
+            lst = self.grad_fn.pre_hooks[self._output_nr]
+        else:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            lst = self._hooks
+            if self._acc is not None:
+                if self._acc.pre_hooks is None:
+                    self._acc.pre_hooks = {0: []}
+                self._acc.pre_hooks[0].append(hook)
+        return _RemovableHandle(lambda: _remove_hook(self, hook, lst))
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        acc = self._edge()[0]
+        if acc.post_acc_hooks is None:
+            acc.post_acc_hooks = []
+        acc.post_acc_hooks.append(hook)
+        return _RemovableHandle(lambda: acc.post_acc_hooks.remove(hook))
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see torch.Tensor.backward)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- conversion -----------------------------------------------------------------------------
+    def _check_readable(self, what):
+        if self._meta:
+            raise NotImplementedError(f"Cannot copy out of meta tensor; no data! ({what})")
+
+    def item(self):
+        self._check_readable("item")
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        v = self._data.reshape(()).item() if self._dtype is not D.bfloat16 else \
+            builtins.float(self._data.reshape(()))
+        return v
+
+    def tolist(self):
+        self._check_readable("tolist")
+        if self._dtype in (D.bfloat16,):
+            return self._data.astype(np.float32).tolist()
+        return self._data.tolist()
+
+    def numpy(self, *, force=False) -> np.ndarray:
+        self._check_readable("numpy")
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        self._check_readable("__array__")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        self._check_readable("bool")
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return builtins.bool(self._data.reshape(()))
+
+    def __int__(self) -> int:
+        return builtins.int(self.item())
+
+    def __float__(self) -> float:
+        return builtins.float(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return builtins.int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from ._format import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec) -> str:
+        if self._data.ndim == 0 and not self._meta:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self).__new__(type(self))
+        Tensor._init(new, np.array(self._data, copy=True), False)
+        new._meta = self._meta
+        new._rg = self._rg
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        for k, v in self.__dict__.items():
+            import copy
+            new.__dict__[k] = copy.deepcopy(v, memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (np.array(self._data), self._rg, type(self)))
+
+    def __setstate__(self, state):
+        pass
+
+    # -- dtype / device movement ----------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``, ``non_blocking=``."""
+        dt = kwargs.pop("dtype", None)
+        dev = kwargs.pop("device", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dt, dev = a._dtype, a.device
+            elif isinstance(a, (D.dtype, type)) or (isinstance(a, str) and a.startswith("torch.")):
+                dt = a
+            elif isinstance(a, (str, device)):
+                dev = a
+            elif a is None:
+                continue
+            else:
+                raise TypeError(f"to() received an invalid argument {a!r}")
+        out = self
+        if dev is not None:
+            dev = device(dev)
+            if dev.type == "cuda":
+                _no_cuda()
+            if dev.type == "meta" and not self._meta:
+                out = _to_meta(self)
+            elif dev.type == "cpu" and self._meta:
+                raise NotImplementedError("Cannot copy out of meta tensor; no data! Use "
+                                          "torch.empty_like(t, device='cpu') to allocate instead.")
+        if dt is not None and D.to_dtype(dt) is not out._dtype:
+            out = out._cast(D.to_dtype(dt))
+        elif copy and out is self:
+            out = self.clone()
+        return out
+
+    def _cast(self, dt):
+        from ._dispatch import apply
+        from ._ops.elementwise import Cast
+        return apply(Cast, self, dtype=dt.np)
+
+    def type_as(self, other):
+        return self.to(other._dtype)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+        return self.to(dtype)
+
+    def type_name(self):
+        return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *a, **k):
+        _no_cuda()
+
+    def float(self):
+        return self.to(D.float32)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def bfloat16(self):
+        return self.to(D.bfloat16)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def short(self):
+        return self.to(D.int16)
+
+    def bool(self):
+        return self.to(D.bool)
+
+    def byte(self):
+        return self.to(D.uint8)
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else self.clone()
+
+    def pin_memory(self):
+        return self
+
+    def share_memory_(self):
+        return self
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+               "bool": "BoolTensor"}
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints that prints as ``torch.Size([...])``."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+
+class _RemovableHandle:
+    def __init__(self, fn):
+        self._fn = fn
+
+    def remove(self):
+        if self._fn is not None:
+            self._fn()
+            self._fn = None
+
+
+def _remove_hook(t, hook, lst):
+    if hook in lst:
+        lst.remove(hook)
+    if t._acc is not None and t._acc.pre_hooks:
+        hooks = t._acc.pre_hooks.get(0, [])
+        if hook in hooks:
+            hooks.remove(hook)
+
+
+def _no_cuda():
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n if ndim else 0
+
+
+def _to_meta(t):
+    out = Tensor._wrap(_meta_array(t._data.shape, t._data.dtype))
+    out._meta = True
+    return out
+
+
+def _meta_array(shape, npdtype):
+    return np.broadcast_to(np.zeros((), dtype=npdtype), tuple(shape))
+
+
+def _rebuild(arr, rg, cls):
+    t = cls.__new__(cls)
+    Tensor._init(t, arr, False)
+    t._rg = rg
+    return t

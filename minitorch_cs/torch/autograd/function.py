@@ -1,0 +1,92 @@
+"""``torch.autograd.Function``: user-defined ops with a hand-written backward."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dispatch
+from .._autograd import GradState, Node
+from .._tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom Function's forward/backward share."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+        self._non_diff = set()
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+
+class _CustomOp(_dispatch.Op):
+    name = "custom_function"
+
+    @staticmethod
+    def backward(node, g):
+        grads = node.fn_cls.backward(node.fctx, *[Tensor._wrap(x) for x in
+                                                 (g if isinstance(g, list) else [g])])
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        out = []
+        for a, gr in zip(node.args, grads):
+            out.append(gr._data if isinstance(gr, Tensor) and isinstance(a, Tensor) else None)
+        return tuple(out)
+
+
+class Function:
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``; call
+    ``MyFn.apply(*args)``."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        prev = GradState.enabled
+        GradState.enabled = False
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            GradState.enabled = prev
+        if not (prev and any(ctx.needs_input_grad)):
+            return out
+        outs = out if isinstance(out, tuple) else (out,)
+        node = Node(_CustomOp, len(outs))
+        node.fn_cls, node.fctx, node.args = cls, ctx, args
+        node.next = [a._edge() if isinstance(a, Tensor) and a._rg else None for a in args]
+        node.in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                        for a in args]
+        node.needs_input_grad = [e is not None for e in node.next]
+        node.saved_versions = []
+        node.out_meta = [(o._data.shape, o._data.dtype) for o in outs]
+        res = []
+        for i, o in enumerate(outs):
+            if id(o) in ctx._non_diff or not o._dtype.is_floating_point:
+                res.append(o)
+                continue
+            t = Tensor._wrap(o._data)
+            t._rg, t.grad_fn, t._output_nr = True, node, i
+            res.append(t)
+        return tuple(res) if isinstance(out, tuple) else res[0]
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
