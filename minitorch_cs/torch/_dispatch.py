@@ -10,7 +10,8 @@ import numpy as np
 
 from ._autograd import GradState, Node
 
-__all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "OPS", "Ctx"]
+__all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "redispatch", "OPS",
+           "Ctx"]
 
 OPS: dict[str, type] = {}
 _modes: list = []
@@ -82,6 +83,16 @@ def apply_inplace(op, target, *args, **attrs):
     if _modes:
         return _modes[-1].dispatch(op, (target,) + args, attrs, target)
     return eager_inplace(op, target, args, attrs)
+
+
+def redispatch(mode, op, args, attrs, target):
+    """Continue an op call below ``mode``: the next mode down the stack, or eager execution."""
+    i = _modes.index(mode)
+    if i > 0:
+        return _modes[i - 1].dispatch(op, args, attrs, target)
+    if target is None:
+        return eager(op, args, attrs)
+    return eager_inplace(op, target, args[1:], attrs)
 
 
 def _needs_grad(op, args):

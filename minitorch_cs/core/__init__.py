@@ -1,0 +1,1 @@
+"""Runtime core: devices, compile/trace, graph capture, lazy initialization."""
