@@ -1,0 +1,43 @@
+"""Shared fixtures: hypothesis profiles, a fresh backend per test, and the reference-stack path."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", deadline=None, max_examples=30,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, max_examples=30, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runtime():
+    """Every test starts with no backend, default flags and the default seed."""
+    import minitorch_cs
+    from minitorch_cs import backend as _b
+    from minitorch_cs import torch
+    _b._reset_for_tests()
+    minitorch_cs.backends.reset()
+    torch.manual_seed(0)
+    yield
+    _b._reset_for_tests()
+    minitorch_cs.backends.reset()
+
+
+@pytest.fixture
+def cpu_backend(tmp_path):
+    """A CPU backend whose artifacts go to a temporary directory."""
+    import minitorch_cs as cstorch
+    return cstorch.backend("CPU", artifact_dir=tmp_path / "artifacts")
+
+
+@pytest.fixture
+def reference_python():
+    """Path of a Python with cerebras-pytorch 2.10 installed (skips when unset)."""
+    path = os.environ.get("MINITORCH_CS_REFERENCE_PYTHON")
+    if not path:
+        pytest.skip("MINITORCH_CS_REFERENCE_PYTHON is not set")
+    return path
