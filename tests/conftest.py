@@ -16,9 +16,11 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 @pytest.fixture(autouse=True)
 def _fresh_runtime():
     """Every test starts with no backend, default flags and the default seed."""
+    import importlib
+
     import minitorch_cs
-    from minitorch_cs import backend as _b
     from minitorch_cs import torch
+    _b = importlib.import_module("minitorch_cs.backend")
     _b._reset_for_tests()
     minitorch_cs.backends.reset()
     torch.manual_seed(0)
