@@ -111,6 +111,8 @@ class BaseBackendImpl:
 
     # -- step closures ---------------------------------------------------------------------------
     def add_step_closure(self, closure, args, kwargs, repeat=False):
+        from ..utils.step_closures import snapshot
+        args, kwargs = snapshot(args, kwargs)
         self.step_closures.append((closure, args, kwargs, repeat))
 
     def run_step_closures(self):
@@ -131,6 +133,13 @@ class BaseBackendImpl:
     def forward(self, model, *args, **kwargs):
         return model(*args, **kwargs)
 
+    def run_traced(self, step_fn, args, kwargs):
+        """Run a ``@trace`` function (base behaviour: run the body every call, inside an executor)."""
+        if not self.executors:
+            from ..utils.data.data_executor import _NO_EXECUTOR
+            raise RuntimeError(_NO_EXECUTOR)
+        return step_fn(*args, **kwargs)
+
     def set_step_model(self, model):
         if self._step_model is not None and self._step_model is not model:
             raise RuntimeError(
@@ -143,9 +152,11 @@ class BaseBackendImpl:
         self.run_step_closures()
 
     def on_batch_start(self, batch):
+        """Move the batch to the device: a copy, so in-place changes never reach the loader."""
+        from ..utils.nest import map_tensors
         self._is_tracing = True
         self._step_model = None
-        return batch
+        return map_tensors(lambda t: t.detach().clone(), batch)
 
     def on_batch_end(self):
         self._is_tracing = False
