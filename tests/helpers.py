@@ -1,0 +1,146 @@
+"""Test helpers: value comparison with array-api-tests style messages, and a gradient check.
+
+``assert_close`` reports ``got X, but should be Y [call]``; ``gradcheck`` compares the analytic
+gradient (backward seeded with a *random cotangent*) with float64 central differences along a
+*random projection* (HIPS/autograd ``check_grads``), one scalar per input (STYLE §2.17).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["to_numpy", "assert_close", "gradcheck", "GradcheckError", "describe"]
+
+
+def to_numpy(x):
+    """An ndarray from one of our tensors, a torch tensor, an ndarray or a Python scalar."""
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        x = x.detach()
+        if str(getattr(x, "dtype", "")) == "torch.bfloat16":
+            x = x.float()
+        return np.asarray(x.numpy())
+    return np.asarray(x)
+
+
+def describe(name, *arrays, **kw):
+    """``name(shape, shape, k=v)`` for failure messages."""
+    parts = [f"{tuple(np.shape(a))}" for a in arrays]
+    parts += [f"{k}={v!r}" for k, v in kw.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def assert_close(got, expected, *, rtol=1e-7, atol=1e-10, call="", check_dtype=None,
+                 equal_nan=True):
+    """Assert ``got`` equals ``expected`` in shape and (to tolerance) value.
+
+    ``check_dtype`` (a numpy dtype or a name) also checks ``got``'s dtype. Messages read
+    ``got out.shape=(2,), but should be (3,) [call]`` or ``got out[1, 0]=0.5, but should be 0.25
+    (|diff|=0.25, ...) [call]``.
+    """
+    __tracebackhide__ = True
+    g, e = to_numpy(got), to_numpy(expected)
+    if check_dtype is not None:
+        want = np.dtype(check_dtype)
+        assert g.dtype == want, f"got out.dtype={g.dtype}, but should be {want} [{call}]"
+    assert g.shape == e.shape, f"got out.shape={g.shape}, but should be {e.shape} [{call}]"
+    if g.size == 0:
+        return
+    if g.dtype.kind in "biu" and e.dtype.kind in "biu":
+        bad = g != e
+    else:
+        g64, e64 = g.astype(np.float64), e.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            close = np.isclose(g64, e64, rtol=rtol, atol=atol, equal_nan=equal_nan)
+        bad = ~close
+    if np.any(bad):
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f"out[{', '.join(map(str, idx))}]" if idx else "out"
+        gv, ev = g[idx], e[idx]
+        n = int(np.sum(bad))
+        extra = ""
+        if g.dtype.kind == "f" or e.dtype.kind == "f":
+            d = np.abs(g.astype(np.float64) - e.astype(np.float64))
+            extra = f" (|diff|={float(np.nanmax(np.where(bad, d, 0))):.3g} max, "
+            extra += f"rtol={rtol}, atol={atol}; {n} of {g.size} elements differ)"
+        else:
+            extra = f" ({n} of {g.size} elements differ)"
+        raise AssertionError(f"got {where}={gv!r}, but should be {ev!r}{extra} [{call}]")
+
+
+class GradcheckError(AssertionError):
+    pass
+
+
+def _outputs(out):
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    return [o for o in outs if hasattr(o, "requires_grad") and o.dtype.is_floating_point]
+
+
+def _dot(us, outs):
+    return float(sum(np.sum(u * to_numpy(o)) for u, o in zip(us, outs)))
+
+
+def gradcheck(fn, *inputs, name=None, T=None, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0):
+    """Check the gradients of ``fn(*tensors)`` w.r.t. every input against central differences.
+
+    ``inputs`` are float64 ndarrays (their strides are kept, so non-contiguous arrays give
+    non-contiguous leaves). ``fn`` returns a tensor or a tuple of tensors; its floating outputs
+    are seeded with random cotangents ``u``. For each input ``x_i`` and a random direction
+    ``v_i``, the analytic ``<v_i, dL/dx_i>`` must match
+    ``(<u, f(x_i + eps v_i)> - <u, f(x_i - eps v_i)>) / (2 eps)``, where
+    ``atol`` is scaled by the magnitude of ``<|u|, |f|>`` (round-off of the difference).
+    On failure the message names the op, shapes, and analytic vs numeric values (per element for
+    small inputs).
+    """
+    __tracebackhide__ = True
+    if T is None:
+        from minitorch_cs import torch as T
+    name = name or getattr(fn, "__name__", "fn")
+    rng = np.random.default_rng(seed)
+    xs = [np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) or x.dtype != np.float64
+          else x for x in inputs]
+    leaves = [T.from_numpy(x).requires_grad_(True) for x in xs]
+    outs = _outputs(fn(*leaves))
+    if not outs:
+        raise GradcheckError(f"{name}: no floating-point output to check")
+    us = [rng.standard_normal(tuple(o.shape)) for o in outs]
+    req = [o for o in outs if o.requires_grad]
+    if not req:
+        raise GradcheckError(f"{name}{tuple(x.shape for x in xs)}: output does not require grad")
+    T.autograd.backward(req, [T.from_numpy(u.astype(to_numpy(o).dtype))
+                              for u, o in zip(us, outs) if o.requires_grad])
+    shapes = [tuple(x.shape) for x in xs]
+
+    def f_at(i, x_i):
+        args = [T.from_numpy(np.asarray(x_i) if j == i else xs[j]) for j in range(len(xs))]
+        with T.no_grad():
+            return _outputs(fn(*args))
+
+    for i, (x, leaf) in enumerate(zip(xs, leaves)):
+        g = leaf.grad
+        g = np.zeros(x.shape) if g is None else to_numpy(g)
+        if g.shape != x.shape:
+            raise GradcheckError(f"{name}{shapes}: grad of input {i} has shape {g.shape}, but "
+                                 f"should be {x.shape}")
+        if x.size == 0:
+            continue
+        v = rng.standard_normal(x.shape)
+        analytic = float(np.sum(v * g))
+        fp, fm = f_at(i, x + eps * v), f_at(i, x - eps * v)
+        numeric = (_dot(us, fp) - _dot(us, fm)) / (2 * eps)
+        scale = sum(float(np.sum(np.abs(u * to_numpy(o)))) for u, o in zip(us, fp)) + 1.0
+        tol = atol * scale + rtol * max(abs(analytic), abs(numeric))
+        if not np.isfinite(analytic) or abs(analytic - numeric) > tol:
+            detail = ""
+            if x.size <= 64:  # per-element gradients make small failures easy to read
+                num = np.zeros(x.size)
+                for j in range(x.size):
+                    e = np.zeros(x.size)
+                    e[j] = eps
+                    e = e.reshape(x.shape)
+                    num[j] = (_dot(us, f_at(i, x + e)) - _dot(us, f_at(i, x - e))) / (2 * eps)
+                detail = (f"\n  analytic grad: {np.array2string(g.ravel(), precision=6)}"
+                          f"\n  numeric grad:  {np.array2string(num, precision=6)}")
+            raise GradcheckError(
+                f"gradcheck failed for {name} w.r.t. input {i} (input shapes {shapes}, output "
+                f"shapes {[tuple(o.shape) for o in outs]}): analytic <v, grad> = {analytic:.10g}, "
+                f"numeric = {numeric:.10g} (tol {tol:.3g}){detail}")
