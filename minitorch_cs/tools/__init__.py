@@ -1,0 +1,1 @@
+"""Command-line tools (porting scripts from the real stack)."""
