@@ -242,6 +242,49 @@ def _toposort(roots):
     return deps
 
 
+class Tracer:
+    """Receives the engine's array-level events while a graph capture is active (CSX tracing).
+
+    ``fn(func, inputs, kwargs, output)`` records ``output = func(*inputs, **kwargs)``;
+    ``bwd(node, grads, in_grads)`` records a node's backward rule; ``set_grad``/``add_grad``
+    record how a leaf's ``.grad`` was produced.
+    """
+
+    def fn(self, func, inputs, kwargs, output):
+        raise NotImplementedError
+
+    def bwd(self, node, grads, in_grads):
+        raise NotImplementedError
+
+    def set_grad(self, var, g):
+        raise NotImplementedError
+
+    def add_grad(self, var, g):
+        raise NotImplementedError
+
+
+TRACER: list = [None]
+
+
+def _rec(func, inputs, kwargs, output):
+    tr = TRACER[0]
+    if tr is not None:
+        tr.fn(func, inputs, kwargs, output)
+    return output
+
+
+def _add(a, b):
+    return _rec(np.add, (a, b), {}, a + b)
+
+
+def _astype(g, dt):
+    return g.astype(dt)
+
+
+def _copy_as(g, dt):
+    return np.array(g, dtype=dt, copy=True)
+
+
 def run_backward(roots, root_grads, retain_graph=False, capture=None):
     """Propagate ``root_grads`` (ndarrays) from ``roots`` (edges) through the graph.
 
@@ -252,9 +295,10 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
 
     deps = _toposort([e[0] for e in roots])
     buffers = {}
+    tr = TRACER[0]
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * node.n_outputs)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
     ready = [e[0] for e in roots if deps.get(e[0], 0) == 0]
     ready = list(dict.fromkeys(ready))
     stored = set()
@@ -275,7 +319,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             for nr in range(node.n_outputs):
                 if (node, nr) in capture and grads[nr] is not None:
                     capture[(node, nr)] = grads[nr] if capture[(node, nr)] is None else \
-                        capture[(node, nr)] + grads[nr]
+                        _add(capture[(node, nr)], grads[nr])
         if type(node) is AccumulateGrad:
             if capture is None and grads[0] is not None:
                 _accumulate(node, grads[0], stored)
@@ -287,6 +331,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 grads = [g if g is not None else np.zeros(shape, dt)
                          for g, (shape, dt) in zip(grads, node.out_meta)]
             in_grads = node.apply_backward(grads)
+            if tr is not None:
+                tr.bwd(node, grads, in_grads)
             if not retain_graph:
                 node.release()
         for e, g, meta in zip(node.next, in_grads, node.in_meta):
@@ -296,12 +342,12 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             if g is not None:
                 shape, dt = meta
                 if g.shape != shape:
-                    g = _unbroadcast(g, shape)
+                    g = _rec(_unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
-                    g = g.astype(dt)
+                    g = _rec(_astype, (g, dt), {}, g.astype(dt))
                 buf = buffers.setdefault(m, [None] * m.n_outputs)
                 nr = e[1]
-                buf[nr] = g if buf[nr] is None else buf[nr] + g
+                buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
             deps[m] -= 1
             if deps[m] == 0:
                 ready.append(m)
@@ -311,11 +357,14 @@ def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set) -> None:
     from ._tensor import Tensor
 
     var = acc.variable
+    tr = TRACER[0]
     if var.grad is None:
         if not g.flags.writeable or g.base is not None or id(g) in stored or g.dtype != var._data.dtype:
-            g = np.array(g, dtype=var._data.dtype, copy=True)
+            g = _rec(_copy_as, (g, var._data.dtype), {}, np.array(g, dtype=var._data.dtype, copy=True))
         stored.add(id(g))
         var.grad = Tensor._wrap(g)
+        if tr is not None:
+            tr.set_grad(var, g)
     else:
         gd = var.grad._data
         if gd.shape != g.shape:
@@ -323,6 +372,8 @@ def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set) -> None:
                                f"of shape {list(g.shape)}")
         gd += g
         var.grad._vc[0] += 1
+        if tr is not None:
+            tr.add_grad(var, g)
     if acc.post_acc_hooks:
         for h in acc.post_acc_hooks:
             h(var)
