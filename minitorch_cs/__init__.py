@@ -11,14 +11,14 @@ from .core.creation import (from_numpy, full, full_like, make_constant, ones, on
                             to_numpy, zeros, zeros_like)
 from .utils.data import current_executor
 from .utils.step_closures import checkpoint_closure, step_closure
-from . import utils  # noqa: E402
+from . import distributed, utils  # noqa: E402
 
 __version__ = "2.10.0"  # the cerebras.pytorch release whose behaviour we mirror
 
 __all__ = ["backends", "backend", "current_backend", "current_torch_device", "use_cs", "compile",
            "trace", "step_closure", "checkpoint_closure", "current_executor", "full", "full_like",
            "ones", "ones_like", "zeros", "zeros_like", "from_numpy", "to_numpy", "tensor",
-           "make_constant", "utils"]
+           "make_constant", "utils", "distributed"]
 
 _REMOVED = {
     "summarize_scalar": "cstorch.summarize_scalar is now removed. Please create a SummaryWriter and "

@@ -36,6 +36,10 @@ def _body(arr, fmt, indent, summarize):
 
 def tensor_repr(t) -> str:
     suffix = []
+    from ._tensor import READ_GUARD
+    if READ_GUARD[0] is not None:
+        return (f"tensor(<value available after the step; read it in a step closure>, "
+                f"size={tuple(t.shape)}, dtype={t._dtype!r}, device='lazy')")
     if t._meta:
         body = "..."
         suffix.append(f"size={tuple(t.shape)}")

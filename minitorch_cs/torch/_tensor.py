@@ -11,6 +11,9 @@ from ._device import CPU, META, device
 
 __all__ = ["Tensor"]
 
+# Set while a traced step is being captured for the emulated wafer: reading a value raises there.
+READ_GUARD: list = [None]
+
 
 class Tensor:
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
@@ -241,6 +244,8 @@ class Tensor:
 
     # -- conversion -----------------------------------------------------------------------------
     def _check_readable(self, what):
+        if READ_GUARD[0] is not None:
+            READ_GUARD[0](what)
         if self._meta:
             raise NotImplementedError(f"Cannot copy out of meta tensor; no data! ({what})")
 

@@ -4,8 +4,9 @@ Iterating an executor: make the artifact dir, push the executor, enter the run c
 ``on_run_start`` drains closures queued before the loop; then step 0), then per step yield the
 batch (``on_batch_start``) and, when the loop body returns, ``on_batch_end`` (which drains the
 step-closure queue). The loader is re-iterated from the start when exhausted (epochs wrap) until
-``num_steps`` batches were produced; on CSX only the first batch is ever read (real data streams
-from worker nodes, so the user node re-yields it).
+``num_steps`` batches were produced. The real CSX backend reads only the first batch on the user
+node (the real data streams from worker nodes); the emulated one reads every batch, which is what
+its workers would have streamed, and replays the step on it (SPEC.md, CSX).
 """
 from __future__ import annotations
 
@@ -157,7 +158,7 @@ class DataExecutor:
         return self._artifact_dir
 
     def _batches(self):
-        """Batches forever: epochs wrap on CPU; CSX re-yields the first batch."""
+        """Batches forever: the loader is re-iterated from the start when exhausted."""
         while True:
             it = iter(self.dataloader)
             try:
@@ -169,9 +170,6 @@ class DataExecutor:
                     "Please make sure that the dataloader is able to generate at least one "
                     "batch.") from None
             yield first
-            if self.backend.is_csx:
-                while True:
-                    yield first
             yield from it
 
     def __iter__(self):
