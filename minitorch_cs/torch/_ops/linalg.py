@@ -3,8 +3,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._dispatch import Op
 from .elementwise import _prep
+
+_HALF = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+
+
+def _matmul(a, b):
+    """``np.matmul``; half-precision operands multiply in float32 and the result is rounded back.
+
+    That is torch's CPU rule (float32 accumulation); numpy's float16 matmul has no BLAS path and
+    ml_dtypes' bfloat16 matmul returns float32.
+    """
+    if a.dtype in _HALF and b.dtype == a.dtype:
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    return np.matmul(a, b)
 
 
 def _check_mm(a, b):
@@ -30,7 +44,7 @@ class Matmul(Op):
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_name(a.dtype)} != {_name(b.dtype)}")
         ctx.a, ctx.b = a, b
-        return np.matmul(a, b)
+        return _matmul(a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -90,7 +104,7 @@ class Linear(Op):
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(x.dtype)} "
                                f"and {_name(w.dtype)}")
         ctx.x, ctx.w = x, w
-        y = x @ w.T
+        y = _matmul(x, w.T)
         if b is not None:
             y += b
         return y
@@ -118,7 +132,7 @@ class Addmm(Op):
     def forward(ctx, c, a, b, beta=1, alpha=1):
         _check_mm(a, b)
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
-        r = a @ b
+        r = _matmul(a, b)
         if alpha != 1:
             r *= alpha
         return r + (c if beta == 1 else beta * c)

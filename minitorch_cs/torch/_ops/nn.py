@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from .linalg import _HALF
 
 
 def _log_softmax(x, axis):
@@ -339,10 +340,13 @@ class Conv(Op):
         k = _conv()
         f = k.conv2d_forward if nd == 2 else k.conv1d_forward
         ctx.x, ctx.w, ctx.args, ctx.nd = x, w, (stride, padding, dilation, groups), nd
+        half = x.dtype if x.dtype in _HALF else None
+        if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
+            x, w = x.astype(np.float32), w.astype(np.float32)
         y = f(x, w, stride, padding, dilation, groups)
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
-        return y
+        return y if half is None else y.astype(half)
 
     @staticmethod
     def backward(ctx, g):
