@@ -177,7 +177,7 @@ def _write_dataset(f, key, kind, val, md):
     else:
         d = f.create_dataset(key, data=h5py.Empty("f"), track_order=True)
         d.attrs.update(md)
-        d.attrs["__BYTES__"] = np.void(val)
+        d.attrs["__BYTES__"] = np.frombuffer(val, dtype="V1")  # opaque 1-byte array, as real
 
 
 def _progress(total):

@@ -179,6 +179,9 @@ class _AttrRef:
         self.module = module
         self.name = name
 
+    def __call__(self, *args, **kwargs):  # pickle requires the reduce callable to be callable
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
 
 _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
