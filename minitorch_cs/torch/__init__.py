@@ -26,6 +26,7 @@ from ._random import (Generator, default_generator, fork_rng, get_rng_state, ini
 from ._tensor import Size, Tensor
 from . import _methods  # noqa: F401  (attaches Tensor methods)
 from . import autograd
+from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)
 from .autograd import Function  # noqa: F401
 
 pi = _math.pi
