@@ -1,0 +1,39 @@
+"""``torch.nn.modules``: the Module base class and every layer, container and loss."""
+from __future__ import annotations
+
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
+                         Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import Dropout, Dropout1d, Dropout2d
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
+                   GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
+                   MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss,
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
+from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
+                      MaxPool2d)
+from .sparse import Embedding
+
+__all__ = [
+    "Module", "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d",
+    "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "ReLU", "ReLU6",
+    "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus", "Hardtanh",
+    "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink",
+    "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d",
+    "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "Embedding", "Flatten", "Unflatten",
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "L1Loss", "MSELoss",
+    "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
+    "HuberLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss",
+    "PairwiseDistance", "CosineSimilarity", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d",
+    "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+    "CircularPad1d", "CircularPad2d",
+]
