@@ -28,6 +28,7 @@ from . import _methods  # noqa: F401  (attaches Tensor methods)
 from . import autograd
 from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)
 from .autograd import Function  # noqa: F401
+from . import utils  # noqa: F401  (torch.utils.data, torch.utils.hooks)
 
 pi = _math.pi
 e = _math.e
