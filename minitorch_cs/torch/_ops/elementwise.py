@@ -158,7 +158,8 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         return r
 
     def backward(ctx, g):
-        return (bwd(ctx.x, ctx.y, g),)
+        # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
+        return (bwd(getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
 
     cls = type(name.capitalize(), (Op,), {
         "name": name, "saved": saved, "saves_output": saves_output,
