@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from . import _autocast
 from . import _dtype as D
 from ._dispatch import apply, apply_inplace
 from ._ops import elementwise as E
@@ -31,7 +32,9 @@ def _t(x):
 
 
 def _dims(dim, ndim):
-    """Normalise ``dim`` (int, tuple, list or None) to a sorted tuple of non-negative axes or None."""
+    """Normalise ``dim`` (int, tuple, list or None) to a sorted tuple of non-negative axes or None.
+
+    A 0-d tensor accepts dim 0 / -1 (like torch) and has no axis to reduce: that gives None."""
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
@@ -40,8 +43,18 @@ def _dims(dim, ndim):
         out = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
         if len(set(out)) != len(out):
             raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
-        return out
-    return (_wrap_dim(dim, ndim),)
+        return out if ndim else None
+    d = _wrap_dim(dim, ndim)
+    return (d,) if ndim else None
+
+
+def _on_0d(fn, input, dim, *args, **kwargs):
+    """Run a dim-wise op on a 0-d tensor as on one element (torch's rule); results stay 0-d."""
+    _wrap_dim(dim, 0)
+    out = fn(input.reshape(1), 0, *args, **kwargs)
+    if isinstance(out, tuple):
+        return type(out)(*(o.reshape(()) for o in out))
+    return out.reshape(())
 
 
 def _check_tensor(x, fn):
@@ -286,6 +299,8 @@ def _minmax(input, dim, keepdim, other, largest):
         return maximum(input, dim) if largest else minimum(input, dim)
     if dim is None:
         return apply(R.Amax, input, axis=None, keepdim=False, largest=largest)
+    if input.ndim == 0:
+        return _on_0d(_minmax, input, dim, False, other, largest)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
     from ._return_types import MinMax
     return MinMax(res)
@@ -374,17 +389,23 @@ def count_nonzero(input, dim=None):
 
 
 def cumsum(input, dim, *, dtype=None):
+    if input.ndim == 0:
+        return _on_0d(cumsum, input, dim, dtype=dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def cumprod(input, dim, *, dtype=None):
+    if input.ndim == 0:
+        return _on_0d(cumprod, input, dim, dtype=dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
     from ._return_types import Sorted
+    if input.ndim == 0:
+        return _on_0d(sort, input, dim, descending, stable)
     return Sorted(apply(R.Sort, input, dim=_wrap_dim(dim, input.ndim), descending=descending))
 
 
@@ -394,6 +415,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     from ._return_types import TopK
+    if input.ndim == 0:
+        return _on_0d(lambda x, d: topk(x, k, d, largest, sorted), input, dim)
     return TopK(apply(R.TopK, input, k=int(k), dim=_wrap_dim(dim, input.ndim), largest=largest))
 
 
@@ -424,6 +447,8 @@ def bincount(input, weights=None, minlength=0):
 
 # ----- linear algebra -----------------------------------------------------------------------------
 def matmul(input, other, *, out=None):
+    if _autocast.dtype is not None:
+        input, other = _autocast.cast_inputs(input, other)
     return apply(L.Matmul, input, other)
 
 

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .. import _autocast
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
@@ -54,6 +55,8 @@ def _reduce(loss, reduction):
 # ----- linear and activations ---------------------------------------------------------------------
 def linear(input, weight, bias=None):
     """y = input @ weight^T + bias."""
+    if _autocast.dtype is not None:
+        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     if bias is None:
         return apply(LA.Linear, input, weight)
     return apply(LA.Linear, input, weight, bias)
@@ -231,12 +234,16 @@ def _pair(v, n=2):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _autocast.dtype is not None:
+        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if _autocast.dtype is not None:
+        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=1)
