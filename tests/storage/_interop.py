@@ -114,6 +114,8 @@ def _num(v):
         return v
     if isinstance(v, list):
         return [_num(x) for x in v]
+    if isinstance(v, bytes):
+        return "b:" + v.hex()
     return v
 
 
