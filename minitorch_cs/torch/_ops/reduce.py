@@ -179,7 +179,10 @@ class Var(Op):
         gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
         gx = gb * 2 * (x - mean) / denom
         if ctx.std:
-            gx = gx / (2 * _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim))
+            # torch masks the 0/0 where std == 0 to a zero gradient
+            y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gx = np.where(y == 0, 0, gx / (2 * y))
         return (gx,)
 
 
