@@ -50,6 +50,8 @@ class Matmul(Op):
     def backward(ctx, g):
         a, b = ctx.a, ctx.b
         n = ctx.needs_input_grad
+        if a.ndim == 1 and b.ndim == 1:  # dot product: g is 0-d
+            return (g * b if n[0] else None, g * a if n[1] else None)
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
         g2 = g
