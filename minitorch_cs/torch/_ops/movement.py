@@ -241,6 +241,9 @@ class Gather(Op):
     @staticmethod
     def forward(ctx, x, index, dim):
         ctx.shape, ctx.index, ctx.dim = x.shape, index, dim
+        # torch allows index.size(d) <= x.size(d) for d != dim: read that leading block only
+        # (take_along_axis would broadcast the index instead)
+        x = x[tuple(slice(None) if d == dim else slice(0, s) for d, s in enumerate(index.shape))]
         return np.take_along_axis(x, index, axis=dim)
 
     @staticmethod
