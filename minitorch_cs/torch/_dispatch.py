@@ -188,6 +188,9 @@ def eager_inplace(op, target, args, attrs):
     if GradState.enabled and op.differentiable and any(
             isinstance(a, Tensor) and a._rg for a in full):
         return _inplace_with_grad(op, target, full, attrs)
+    if target._meta:  # a meta tensor has no data: in-place ops (e.g. nn.init) are no-ops, as in torch
+        target._vc[0] += 1
+        return target
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     dst = target._data
     out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
