@@ -129,11 +129,14 @@ def save(state_dict, ckpt_path) -> None:
         with h5py.File(tmp, "w-") as f:
             f.attrs.update({"__spec__": spec_text, "__version__": CURRENT_CKPT_FORMAT_VERSION,
                             "__cstorch_version__": _CSTORCH_VERSION})
+            f.flush()
             for key, kind, val in writes:
                 _write_dataset(f, key, kind, val, metadata[key])
+                # flushed after every dataset, so that a killed save leaves a readable file that
+                # loads as "partially written" (like the real stack's, which reopens the file per write)
+                f.flush()
                 if progress is not None:
                     progress.update(1)
-            f.flush()
             f.attrs.update(root_metadata)
             f.attrs["__SUCCESS__"] = True
         _fsync(tmp)
