@@ -198,6 +198,8 @@ class CrossEntropyProbs(Op):
         loss = -(logp * wt).sum(dim)
         n = loss.size if x.ndim > 1 else 1
         ctx.logp, ctx.wt, ctx.dim, ctx.reduction, ctx.n, ctx.target = logp, wt, dim, reduction, n, target
+        # d(smoothed, weighted target)/d(target), for the target's gradient
+        ctx.dt = (1 - label_smoothing) * (weight.reshape(shape) if weight is not None else 1)
         if reduction == "mean":
             return np.asarray(loss.sum() / n, x.dtype)
         return _reduce(loss, 1, reduction)
@@ -211,7 +213,7 @@ class CrossEntropyProbs(Op):
         gx = g * (p * ctx.wt.sum(ctx.dim, keepdims=True) - ctx.wt)
         gt = None
         if ctx.needs_input_grad[1]:
-            gt = -g * ctx.logp
+            gt = -g * ctx.logp * ctx.dt
         return (gx, gt, None)
 
 
