@@ -58,12 +58,30 @@ def _out_check(rt, out):
                            f"the desired output type {D._BY_NP[out.dtype].name.capitalize()}")
 
 
+def _size_mismatch(sa, sb):
+    """torch's broadcast error: the right-most dimension where the sizes disagree."""
+    n = max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        x = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        y = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                                f"at non-singleton dimension {i}")
+    return None
+
+
 def _binary(f, a, b, out):
     a, b, rt = _prep(a, b)
     if out is not None:
         _out_check(rt, out)
         return f(a, b, out=out, casting="unsafe")
-    r = f(a, b)
+    try:
+        r = f(a, b)
+    except ValueError:
+        err = _size_mismatch(np.shape(a), np.shape(b))
+        if err is None:
+            raise
+        raise err from None
     if not isinstance(r, np.ndarray):
         r = np.asarray(r, dtype=rt)
     elif r.dtype != rt and r.dtype != np.bool_:
