@@ -1,0 +1,96 @@
+"""``cstorch.optim.SGD`` (mirrors ``cerebras/pytorch/optim/SGD.py``).
+
+Differs from ``torch.optim.SGD`` on purpose, like cstorch: the momentum buffer is preinitialized to
+zeros, so dampening already applies on the first step (torch seeds the buffer with the gradient).
+"""
+from __future__ import annotations
+
+from .. import torch
+from ..core.creation import zeros_like
+from ._functional import is_zero, run_closure, scale_sub_
+from .optimizer import Optimizer
+
+__all__ = ["SGD", "sgd_update"]
+
+
+def sgd_update(param, grad, momentum_buffer, *, lr, momentum=0.0, dampening=0.0,
+               weight_decay=0.0, nesterov=False, maximize=False) -> None:
+    """One SGD step for one parameter, in place (``momentum_buffer`` may be None if momentum=0).
+
+    ``g ← ±grad + wd·p``; with momentum ``buf ← m·buf + (1−dampening)·g`` and
+    ``g ← g + m·buf`` (nesterov) or ``g ← buf``; then ``p ← p − lr·g``.
+    ``lr`` and ``weight_decay`` may be Python numbers or 0-d tensors (scheduled values).
+    """
+    if maximize:
+        grad = -grad
+    if not is_zero(weight_decay):
+        grad = grad + param * weight_decay
+    if momentum != 0:
+        momentum_buffer.mul_(momentum).add_(grad, alpha=1.0 - dampening)
+        if nesterov:
+            grad = grad.add(momentum_buffer, alpha=momentum)
+        else:
+            grad = momentum_buffer
+    scale_sub_(param, grad, lr)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional (Nesterov) momentum and L2 weight decay.
+
+    Args:
+        params: parameters or parameter groups.
+        lr: learning rate (required).
+        momentum: momentum factor.
+        dampening: dampening of the momentum.
+        weight_decay: L2 penalty added to the gradient.
+        nesterov: Nesterov momentum (needs ``momentum > 0`` and ``dampening == 0``).
+        maximize: ascend instead of descend.
+
+    Raises:
+        ValueError: negative lr, momentum or weight_decay; invalid nesterov settings.
+
+    Example:
+        >>> import minitorch_cs as cstorch, minitorch_cs.torch as torch
+        >>> from minitorch_cs.optim import SGD
+        >>> _ = cstorch.backend("CPU")
+        >>> p = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> opt = SGD([p], lr=0.5, momentum=0.9)
+        >>> p.grad = torch.tensor([1.0, 1.0])
+        >>> opt.step()
+        >>> p
+        tensor([0.5000, 1.5000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, maximize: bool = False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError(f"Nesterov momentum requires a `momentum` and zero `dampening`. "
+                             f"`momentum` was {momentum} and `dampening` was {dampening}.")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def preinitialize(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if group["momentum"] != 0:
+                    self.state[p]["momentum_buffer"] = zeros_like(p)
+
+    def step(self, closure=None):
+        loss = run_closure(closure)
+        with torch.no_grad():
+            for group in self.param_groups:
+                kw = dict(lr=group["lr"], momentum=group["momentum"],
+                          dampening=group["dampening"], weight_decay=group["weight_decay"],
+                          nesterov=group["nesterov"], maximize=group["maximize"])
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    sgd_update(p, p.grad, self.state[p].get("momentum_buffer"), **kw)
+        return loss
