@@ -63,6 +63,14 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
+    for k, x in ((1, input1), (2, input2)):
+        if x.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{x.shape[-1]} but expected {weight.shape[k]}")
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        d = next(i for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])) if a != b)
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                           f"{input1.shape[d]} and {input2.shape[d]}")
     y = T.einsum("bi,oij,bj->bo", input1.reshape(-1, input1.shape[-1]), weight,
                  input2.reshape(-1, input2.shape[-1]))
     y = y.reshape(tuple(input1.shape[:-1]) + (weight.shape[0],))
@@ -337,7 +345,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         n = input.numel() // C
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{list(input.shape)}")
+                             f"{input.shape}")
         args = [input, weight, bias]
         while args and args[-1] is None:
             args.pop()
@@ -409,6 +417,14 @@ def pad(input, pad, mode="constant", value=None):
                            "dimension")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "reflect":  # reflection needs padding < size (torch checks the last dims first)
+        for i in range(len(pad) // 2):
+            d = input.ndim - 1 - i
+            if pad[2 * i] >= input.shape[d] or pad[2 * i + 1] >= input.shape[d]:
+                raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                                   "corresponding input dimension, but got: padding "
+                                   f"({pad[2 * i]}, {pad[2 * i + 1]}) at dimension {d} of input "
+                                   f"{list(input.shape)}")
     return apply(M.Pad, input, pad=tuple(int(p) for p in pad), mode=mode,
                  value=0.0 if value is None else value)
 
@@ -426,8 +442,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     """Cross entropy over logits; targets are class indices or class probabilities."""
     reduction = _check_reduction(reduction, size_average, reduce)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 1.0:  # torch checks only the upper bound, with a RuntimeError
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     w = weight._data if weight is not None else None
     t = _class_target(target)
     if t is None:
@@ -444,7 +460,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _check_reduction(reduction, size_average, reduce)
     t = _class_target(target)
     if t is None:
-        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name.capitalize()}")
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target._dtype.name.capitalize().rstrip('0123456789')}")
     return apply(N.NllLoss, input, t, weight=weight._data if weight is not None else None,
                  ignore_index=ignore_index, reduction=reduction)
 
