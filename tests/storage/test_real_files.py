@@ -39,7 +39,8 @@ def test_all_files_are_covered():
     assert listed == {"simple.mdl", "tensors_float.mdl", "tensors_half.mdl", "tensors_int.mdl",
                       "tensors_misc.mdl", "numpy_arrays.mdl", "py_leaves.mdl",
                       "containers_seq.mdl", "containers_map.mdl", "misc.mdl", "toplevel_int.mdl",
-                      "optim_sgd.mdl", "sched_linear.mdl", "optim_adamw.mdl", "partial.mdl"}
+                      "optim_sgd.mdl", "sched_linear.mdl", "optim_adamw.mdl", "partial.mdl",
+                      "lz4_compressed.mdl"}
 
 
 def test_simple(mode):
@@ -225,3 +226,19 @@ def test_tensor_types_by_mode(mode):
         assert type(sd["w"]) is torch.Tensor
     else:
         assert type(sd["w"]) is DeferredTensor
+
+
+def test_lz4_compressed(mode):
+    # really compressed LZ4 chunks (matches, literal runs, partial edge chunks), read without hdf5plugin
+    sd = _load("lz4_compressed.mdl", mode)
+    check_tensor(sd["zeros"], torch.float32, [0.0] * 300000)
+    check_tensor(sd["pattern"], torch.int64, list(range(100)) * 70)
+    check_tensor(sd["bytes"], torch.uint8, [(i * 7) % 251 for i in range(5000)])
+    check_tensor(sd["ramp"], torch.float64, np.arange(4000.0).reshape(40, 100).tolist())
+    check_tensor(sd["bf16"], torch.bfloat16, [[1.5] * 7] * 3000)
+    check_tensor(sd["mask"], torch.bool, [i % 5 == 0 for i in range(9000)])
+    rnd = np.random.default_rng(0).standard_normal((50, 70)).astype(np.float32)
+    check_tensor(sd["random"], torch.float32, rnd.tolist())
+    assert float(sd["random"].numpy().astype(np.float64).sum()) == -77.54379600880202
+    assert type(sd["np_zeros"]) is np.ndarray and sd["np_zeros"].dtype == np.float32
+    assert sd["np_zeros"].tolist() == [0.0] * 4096
