@@ -572,7 +572,11 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim)
     shp = tuple(input.shape)
-    sizes = _infer_shape(tuple(sizes), shp[d])
+    try:
+        sizes = _infer_shape(tuple(sizes), shp[d])
+    except RuntimeError:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
+                           f"of dim {d} ({shp[d]}) in the input tensor") from None
     return reshape(input, shp[:d] + sizes + shp[d + 1:])
 
 
