@@ -295,8 +295,11 @@ class Embedding(Op):
     @staticmethod
     def forward(ctx, w, idx, padding_idx=None):
         if idx.dtype.kind not in "iu":
+            from .._tensor import _TYPE_NAMES
+            name = _TYPE_NAMES.get(np.dtype(idx.dtype).name, str(idx.dtype))
             raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
-                               f"scalar types: Long, Int; but got {idx.dtype} instead")
+                               f"scalar types: Long, Int; but got torch.{name} instead (while "
+                               "checking arguments for embedding)")
         if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
             raise IndexError("index out of range in self")
         ctx.shape, ctx.idx, ctx.pad = w.shape, idx, padding_idx
