@@ -449,10 +449,21 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if t is None:
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+        # probability targets: torch composes ops, so input, target and weight promote together
+        rt = D.result_type(input, target, *([weight] if weight is not None else []))
+        input, target = input.to(rt), target.to(rt)
+        w = w.astype(rt.np, copy=False) if w is not None else None
         return apply(N.CrossEntropyProbs, input, target, weight=w, reduction=reduction,
                      label_smoothing=label_smoothing)
+    _check_weight_dtype(input, weight)
     return apply(N.CrossEntropy, input, t, weight=w, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
+
+
+def _check_weight_dtype(input, weight):
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {input.type_name()[6:-6]} but found "
+                           f"{weight.type_name()[6:-6]}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -462,6 +473,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if t is None:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{target._dtype.name.capitalize().rstrip('0123456789')}")
+    _check_weight_dtype(input, weight)
     return apply(N.NllLoss, input, t, weight=weight._data if weight is not None else None,
                  ignore_index=ignore_index, reduction=reduction)
 
