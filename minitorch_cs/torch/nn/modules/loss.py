@@ -6,6 +6,8 @@ registered as buffers (so they appear in ``state_dict``).
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import functional as F
 from .module import Module
 
@@ -19,11 +21,10 @@ def _legacy_reduction(size_average, reduce) -> str:
     """torch's ``_Reduction.legacy_get_string``."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        return "mean"
-    if reduce:
-        return "sum"
-    return "none"
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' "
+                  "instead.", stacklevel=3)
+    return ret
 
 
 class _Loss(Module):
