@@ -27,8 +27,9 @@ def radam_update(param, grad, exp_avg, exp_avg_sq, step, *, lr, beta1, beta2, ep
     rho_inf = 2 / (1 - b2) - 1
     rho_t = rho_inf - 2 * step * beta2t / bias_correction2
     rectify = rho_t > 5.0
-    ratio = (rho_t - 4.0) * (rho_t - 2.0) * rho_inf / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t)
-    # where() before sqrt: the unused branch (ρ_t ≤ 5) may be negative
+    # the unused branch (ρ_t ≤ 5) may divide by zero or be negative: select before / and sqrt
+    den = torch.where(rectify, (rho_inf - 4.0) * (rho_inf - 2.0) * rho_t, 1.0)
+    ratio = (rho_t - 4.0) * (rho_t - 2.0) * rho_inf / den
     rect = torch.sqrt(torch.where(rectify, ratio, 1.0))
     adaptive_lr = torch.where(rectify, torch.sqrt(bias_correction2) / exp_avg_sq.sqrt().add_(eps),
                               1.0)
