@@ -365,6 +365,10 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro" and isinstance(dim, (list, tuple)) and len(dim) > 2:
+        # torch hands this case to linalg.matrix_norm, which rejects it
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dim))
     if p == "fro" or p is None:
         p = 2.0
     if p == "nuc":
