@@ -248,14 +248,16 @@ class Optimizer(ABC):
             # Differs from cstorch: the real optimizer preinitializes only at construction, so a
             # group added later has no state and its first step fails (SPEC, optim).
             _normalize_tags(param_group)
-            kept = {p: self.state[p] for g in self.param_groups[:-1] for p in g["params"]
+            kept = {p: dict(self.state[p]) for g in self.param_groups[:-1] for p in g["params"]
                     if p in self.state}
             with self.backend.device:
                 self.preinitialize()
                 if self.enable_global_step:
                     for p in param_group["params"]:
                         self.state[p]["step"] = scalar(0.0, p)
-            self.state.update(kept)
+            for p, st in kept.items():
+                self.state[p].clear()
+                self.state[p].update(st)
 
     # -- state dicts ---------------------------------------------------------------------------
     def state_dict(self) -> dict:
