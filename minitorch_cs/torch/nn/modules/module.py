@@ -516,7 +516,7 @@ class Module:
                                           f"in forward: {e}", stacklevel=2)
             raise
 
-    __call__ = _call_impl
+    __call__ = _wrapped_call_impl = _call_impl
 
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
