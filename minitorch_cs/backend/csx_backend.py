@@ -214,7 +214,7 @@ class CsxBackendImpl(BaseBackendImpl):
 
 
 def _state_signature(opt):
-    return sorted((i, tuple(sorted(st))) for i, st in enumerate(opt.state.values()))
+    return {id(p): sorted(st) for p, st in opt.state.items() if st}
 
 
 def _dtype_name(a):
