@@ -399,6 +399,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     if max_norm is not None:
         raise NotImplementedError("embedding max_norm is not supported")
+    if scale_grad_by_freq:  # would silently give unscaled gradients otherwise
+        raise NotImplementedError("embedding scale_grad_by_freq is not supported")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     return apply(N.Embedding, weight, input._data if isinstance(input, Tensor) else np.asarray(input),
