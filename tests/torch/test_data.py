@@ -312,3 +312,5 @@ def test_loader_iterable_and_attribute_errors():
                                          "is initialized"):
         dl.batch_size = 2
     assert get_worker_info() is None
+    with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):
+        iter(DataLoader(Squares(3), timeout=1.0))

@@ -183,6 +183,8 @@ class _SingleProcessDataLoaderIter:
     """One pass over a DataLoader: fetch indices from the sampler, samples from the dataset."""
 
     def __init__(self, loader: DataLoader) -> None:
+        if loader.timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._dataset = loader.dataset
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
