@@ -314,3 +314,5 @@ def test_loader_iterable_and_attribute_errors():
     assert get_worker_info() is None
     with pytest.raises(AssertionError, match="_SingleProcessDataLoaderIter requires timeout == 0"):
         iter(DataLoader(Squares(3), timeout=1.0))
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no accelerator"):
+        assert [b.tolist() for b in DataLoader(Squares(2), pin_memory=True)] == [[0], [1]]

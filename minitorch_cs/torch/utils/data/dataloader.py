@@ -185,6 +185,9 @@ class _SingleProcessDataLoaderIter:
     def __init__(self, loader: DataLoader) -> None:
         if loader.timeout != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        if loader.pin_memory:  # there is no accelerator here, as on a CPU-only torch
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                          "device pinned memory won't be used.", stacklevel=2)
         self._dataset = loader.dataset
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
