@@ -61,10 +61,11 @@ def push_mode(mode) -> None:
 
 
 def pop_mode(mode=None):
-    m = _modes.pop()
-    if mode is not None and m is not mode:
-        raise RuntimeError("dispatch modes popped out of order")
-    return m
+    """Remove ``mode`` (or the top mode) from the stack; modes may leave out of order."""
+    if mode is None:
+        return _modes.pop()
+    _modes.remove(mode)
+    return mode
 
 
 def current_mode():
@@ -217,7 +218,7 @@ def _inplace_with_grad(op, target, full, attrs):
                                "in-place operation.")
         return _inplace_on_view(op, target, full, attrs)
     node = _make_node(op, full)
-    arrays = [a._data if isinstance(a, Tensor) else a for a in full]
+    arrays = _inplace_arrays(op, full, node)
     out = op.forward(node, *arrays, **attrs)
     _copy_into(target._data, out)
     target._vc[0] += 1
@@ -227,6 +228,18 @@ def _inplace_with_grad(op, target, full, attrs):
     if op.saves_output:
         node.saved_versions.append((target, target._vc[0]))
     return target
+
+
+def _inplace_arrays(op, full, node):
+    """Input arrays of an in-place op that records ``node``. When backward reads input 0, that is
+    the target the op overwrites: the node keeps a private copy of its old value (torch saves
+    ``original_self`` the same way), which needs no version check."""
+    arrays = [a._data if isinstance(a, Tensor) else a for a in full]
+    if 0 in op.saved:
+        arrays[0] = arrays[0].copy()
+        node.saved_versions = [(full[i], full[i]._vc[0]) for i in op.saved
+                               if 0 < i < len(full) and isinstance(full[i], Tensor)]
+    return arrays
 
 
 class _CopySlices(Op):
@@ -260,7 +273,7 @@ def _inplace_on_view(op, target, full, attrs):
         raise RuntimeError("in-place modification of this view of a tensor that requires grad is not "
                            "supported; use an out-of-place op")
     inner = _make_node(op, full)
-    arrays = [a._data if isinstance(a, Tensor) else a for a in full]
+    arrays = _inplace_arrays(op, full, inner)
     out = op.forward(inner, *arrays, **attrs)
     node = Node(_CopySlices)
     node.inner = inner
@@ -271,6 +284,8 @@ def _inplace_on_view(op, target, full, attrs):
     node.saved_versions = inner.saved_versions
     _copy_into(target._data, out)
     target._vc[0] += 1
+    if op.saves_output:
+        node.saved_versions = node.saved_versions + [(target, target._vc[0])]
     base.grad_fn = node
     base._output_nr = 0
     base._rg = True
