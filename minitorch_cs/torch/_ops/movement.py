@@ -71,7 +71,10 @@ class Index(Op):
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key, ctx.dtype = x.shape, key, x.dtype
-        return x[key]
+        r = x[key]
+        if not isinstance(r, np.ndarray):  # all-int key: numpy copies out a scalar; keep a view
+            r = x[tuple(key) + (Ellipsis,)]
+        return r
 
     @staticmethod
     def backward(ctx, g):
