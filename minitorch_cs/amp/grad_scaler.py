@@ -18,6 +18,8 @@ from __future__ import annotations
 import warnings
 from enum import Enum, auto
 
+import numpy as np
+
 from .. import torch
 from ..backend import current_backend_impl
 from ._amp_state import _amp_state
@@ -250,14 +252,16 @@ class GradScaler:
         stash = _stash(optimizer)
         if stash.state is OptState.STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
-        for opt in list(self.backend.optimizer_registry) + [optimizer]:
-            if _stash(opt).state in (OptState.READY, OptState.SCALED):
-                self.unscale_(opt)
-        if self.dynamic:
-            if self.isfinite is None:
-                self.isfinite = self._compute_isfinite()
-            stash.isfinite = self.isfinite
-        result = self.step_if_finite(optimizer, *args, **kwargs)
+        # A skipped (non-finite) step computes with inf/nan by design; numpy must not warn.
+        with np.errstate(all="ignore"):
+            for opt in list(self.backend.optimizer_registry) + [optimizer]:
+                if _stash(opt).state in (OptState.READY, OptState.SCALED):
+                    self.unscale_(opt)
+            if self.dynamic:
+                if self.isfinite is None:
+                    self.isfinite = self._compute_isfinite()
+                stash.isfinite = self.isfinite
+            result = self.step_if_finite(optimizer, *args, **kwargs)
         stash.state = OptState.STEPPED
         return result
 

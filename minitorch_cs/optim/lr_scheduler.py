@@ -8,7 +8,7 @@ cstorch's learning-rate argument names (``initial_learning_rate``, ``end_learnin
 Example:
     >>> import minitorch_cs as cstorch, minitorch_cs.torch as torch
     >>> from minitorch_cs.optim import SGD, lr_scheduler
-    >>> _ = cstorch.backend("CPU")
+    >>> _ = cstorch.current_backend(raise_exception=False) or cstorch.backend("CPU")
     >>> opt = SGD([torch.zeros(2, requires_grad=True)], lr=0.1)
     >>> sched = lr_scheduler.LinearLR(opt, initial_learning_rate=0.0, end_learning_rate=1e-3,
     ...                               total_iters=10)
