@@ -18,6 +18,14 @@ Example:
 from __future__ import annotations
 
 from . import scheduler as S
+from .scheduler import ChainedScheduler as BaseChainedScheduler  # noqa: F401
+from .scheduler import (  # noqa: F401  (the generic classes, as cstorch's module has them)
+    ConstantScheduler, CosineAnnealingScheduler, CosineAnnealingWarmRestartsScheduler,
+    CosineDecayScheduler, CyclicScheduler, ExponentialScheduler,
+    InverseExponentialTimeDecayScheduler, InverseSquareRootDecayScheduler, LambdaScheduler,
+    LinearScheduler, MultiStepScheduler, MultiplicativeScheduler, OneCycleScheduler,
+    PiecewiseConstantScheduler, PolynomialScheduler, ScalePerParamScheduler, Scheduler,
+    SequentialScheduler, StepScheduler)
 
 __all__ = ["LRScheduler", "ConstantLR", "PolynomialLR", "LinearLR", "ExponentialLR",
            "InverseExponentialTimeDecayLR", "InverseSquareRootDecayLR", "CosineDecayLR",

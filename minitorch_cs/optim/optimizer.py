@@ -379,6 +379,16 @@ class Optimizer(ABC):
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_zero_grad_pre_hooks", "_optimizer_zero_grad_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_schedulers_registry", weakref.WeakKeyDictionary())
+        self.__dict__.setdefault("enable_global_step", False)
+        self.__dict__.setdefault("_initialized", True)
+        if "backend" not in self.__dict__:
+            self.backend = current_backend_impl()
 
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("

@@ -7,6 +7,13 @@ with the generic argument names (``val``, ``initial_val``, ``end_val``, ``base_v
 from __future__ import annotations
 
 from . import scheduler as S
+from .scheduler import (  # noqa: F401  (the generic classes, as cstorch's module has them)
+    ChainedScheduler, ConstantScheduler, CosineAnnealingScheduler,
+    CosineAnnealingWarmRestartsScheduler, CosineDecayScheduler, CyclicScheduler,
+    ExponentialScheduler, InverseExponentialTimeDecayScheduler, InverseSquareRootDecayScheduler,
+    LambdaScheduler, LinearScheduler, MultiStepScheduler, MultiplicativeScheduler,
+    OneCycleScheduler, PiecewiseConstantScheduler, PolynomialScheduler, ScalePerParamScheduler,
+    Scheduler, SequentialScheduler, StepScheduler)
 
 __all__ = ["WeightDecayScheduler", "ConstantWD", "PolynomialWD", "LinearWD", "ExponentialWD",
            "InverseExponentialTimeDecayWD", "InverseSquareRootDecayWD", "CosineDecayWD",
