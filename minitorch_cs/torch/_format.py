@@ -17,19 +17,25 @@ def _fmt_float(arr):
     return lambda v: f"{v:.4f}"
 
 
-def _body(arr, fmt, indent, summarize):
+def _body(arr, fmt, indent, summarize, width=None):
     if arr.ndim == 0:
         return fmt(arr.item())
+    if width is None:  # one width for the whole tensor, so columns line up (torch's formatter)
+        shown = arr
+        if summarize:  # only the printed corners (first/last 3 along every dim) count
+            shown = arr[np.ix_(*[list(range(n)) if n <= 6 else [0, 1, 2, n - 3, n - 2, n - 1]
+                                 for n in arr.shape])]
+        width = max((len(fmt(v)) for v in shown.ravel().tolist()), default=0)
     if arr.ndim == 1:
         items = [fmt(v) for v in arr.tolist()]
         if summarize and len(items) > 6:
-            items = items[:3] + ["..."] + items[-3:]
-        width = max((len(s) for s in items), default=0)
-        return "[" + ", ".join(s.rjust(width) for s in items) + "]"
+            items = items[:3] + [" ..."] + items[-3:]  # torch's ellipsis item is " ..."
+        return "[" + ", ".join(s if s == " ..." else s.rjust(width) for s in items) + "]"
     rows = list(range(arr.shape[0]))
     if summarize and len(rows) > 6:
         rows = rows[:3] + [None] + rows[-3:]
-    parts = [_body(arr[i], fmt, indent + 1, summarize) if i is not None else "..." for i in rows]
+    parts = [_body(arr[i], fmt, indent + 1, summarize, width) if i is not None else "..."
+             for i in rows]
     sep = "," + "\n" * (arr.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(parts) + "]"
 
