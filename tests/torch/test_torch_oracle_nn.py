@@ -513,3 +513,47 @@ def test_public_names_exist_in_torch():
         assert hasattr(T.nn.utils, name), name
     for name in M.utils.data.__all__:
         assert hasattr(T.utils.data, name), name
+
+
+def _signature(f):
+    import inspect
+    try:
+        params = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    out = []
+    for p in params:
+        d = p.default
+        d = None if d is inspect.Parameter.empty else (
+            "<Generator>" if type(d).__name__ == "Generator" else repr(d))
+        out.append((p.name, p.kind.name, d))
+    return out
+
+
+def test_signatures_match_torch():
+    pairs = []
+    for n in M.nn.modules.__all__:
+        ours, theirs = getattr(M.nn, n), getattr(T.nn, n)
+        pairs.append((f"nn.{n}", ours.__init__, theirs.__init__))
+        pairs.append((f"nn.{n}.forward", ours.forward, theirs.forward))
+    for mod in ("init", "utils"):
+        for n in getattr(M.nn, mod).__all__:
+            pairs.append((f"nn.{mod}.{n}", getattr(getattr(M.nn, mod), n),
+                          getattr(getattr(T.nn, mod), n)))
+    for n in M.utils.data.__all__:
+        a, b = getattr(M.utils.data, n), getattr(T.utils.data, n)
+        pairs.append((f"utils.data.{n}", a.__init__ if isinstance(a, type) else a,
+                      b.__init__ if isinstance(b, type) else b))
+    for n in ("state_dict", "load_state_dict", "named_parameters", "named_buffers",
+              "named_modules", "register_forward_hook", "register_forward_pre_hook", "zero_grad",
+              "train", "register_buffer", "register_parameter", "apply", "requires_grad_",
+              "to_empty", "parameters", "buffers", "get_submodule", "set_submodule",
+              "get_parameter", "add_module"):
+        pairs.append((f"Module.{n}", getattr(M.nn.Module, n), getattr(T.nn.Module, n)))
+    for n in M.nn.modules.module.__all__[1:]:
+        pairs.append((n, getattr(M.nn.modules.module, n), getattr(T.nn.modules.module, n)))
+    pairs.append(("Parameter", M.nn.Parameter.__new__, T.nn.Parameter.__new__))
+    pairs.append(("Buffer", M.nn.Buffer.__new__, T.nn.Buffer.__new__))
+    bad = [f"{name}: ours {_signature(a)}, torch {_signature(b)}" for name, a, b in pairs
+           if _signature(a) != _signature(b)]
+    assert not bad, "\n".join(bad)

@@ -20,9 +20,6 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 class Sampler:
     """Base class: subclasses define ``__iter__`` over indices (and usually ``__len__``)."""
 
-    def __init__(self, data_source=None) -> None:
-        pass
-
     def __iter__(self) -> Iterator:
         raise NotImplementedError
 
