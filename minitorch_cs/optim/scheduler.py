@@ -255,7 +255,7 @@ class Scheduler(ABC):
         self._register()
 
 
-# ===== generic closed forms =========================================================================
+# ===== generic closed forms =====================================================================
 class ConstantScheduler(Scheduler):
     """``f(t) = val``."""
 
@@ -582,7 +582,7 @@ class OneCycleScheduler(Scheduler):
         return value
 
 
-# ===== composites ===================================================================================
+# ===== composites ===============================================================================
 def _build(scheduler, optimizer):
     """A sub-scheduler given as ``lambda optimizer: ...`` is built on ``optimizer``."""
     # Differs from cstorch (an extension): composites also accept such callables (SPEC).

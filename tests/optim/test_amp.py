@@ -68,7 +68,7 @@ def test_autocast_uses_the_half_dtype_by_default(backend):
         assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype is torch.bfloat16
 
 
-# ---- GradScaler on the CPU backend: what the real stack shows -------------------------------------
+# ---- GradScaler on the CPU backend: what the real stack shows --------------------------------
 def _param_with_grad(value=0.552314):
     p = torch.tensor([1.0, 2.0], requires_grad=True)
     opt = optim.SGD([p], lr=0.1)
@@ -112,7 +112,7 @@ def test_cpu_scale_values_and_types(backend):
     assert float(amp.GradScaler("dynamic").get_scale()) == 2.0 ** 31
 
 
-# ---- dynamic loss scaling: conditional steps and rollback ------------------------------------------
+# ---- dynamic loss scaling: conditional steps and rollback ------------------------------------
 def _setup(scale=8.0, **kw):
     p = torch.tensor(np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32), requires_grad=True)
     q = torch.tensor(np.array([0.5, -0.5], np.float32), requires_grad=True)

@@ -76,6 +76,9 @@ def onecycle(i, m, T, pct, div, three, strategy, t):
 
 
 CASES = {
+    "ConstantLR": (st.tuples(rates, st.one_of(st.none(), iters)),
+                   lambda o, a: LRS.ConstantLR(o, a[0], a[1]),
+                   lambda a, t: f32(a[0])),
     "LinearLR": (st.tuples(rates, rates, iters),
                  lambda o, a: LRS.LinearLR(o, a[0], a[1], a[2]),
                  lambda a, t: poly(a[0], a[1], a[2], 1.0, t)),
@@ -84,7 +87,8 @@ CASES = {
                      lambda a, t: poly(a[0], a[1], a[2], a[3], t)),
     "ExponentialLR": (st.tuples(rates, iters, st.floats(0.5, 0.999), st.booleans()),
                       lambda o, a: LRS.ExponentialLR(o, a[0], a[1], a[2], staircase=a[3]),
-                      lambda a, t: a[0] * f32(a[2]) ** (math.floor(t / a[1]) if a[3] else t / a[1])),
+                      lambda a, t: a[0] * f32(a[2]) ** (math.floor(t / a[1]) if a[3]
+                                                        else t / a[1])),
     "InverseExponentialTimeDecayLR": (
         st.tuples(rates, st.integers(1, 2), iters, st.floats(0.01, 2.0), st.booleans()),
         lambda o, a: LRS.InverseExponentialTimeDecayLR(o, a[0], a[1], a[2], a[3], a[4]),
@@ -152,14 +156,46 @@ def test_closed_form_matches_formula(name, backend):
 
 
 WD_PAIRS = [
+    (lambda o: LRS.ConstantLR(o, 0.3, 5), lambda o: WDS.ConstantWD(o, 0.3, 5)),
+    (lambda o: LRS.PolynomialLR(o, 0.1, 0.01, 20, 2.0),
+     lambda o: WDS.PolynomialWD(o, 0.1, 0.01, 20, 2.0)),
     (lambda o: LRS.LinearLR(o, 0.1, 0.01, 20), lambda o: WDS.LinearWD(o, 0.1, 0.01, 20)),
+    (lambda o: LRS.ExponentialLR(o, 0.1, 7, 0.5, True),
+     lambda o: WDS.ExponentialWD(o, 0.1, 7, 0.5, True)),
+    (lambda o: LRS.InverseExponentialTimeDecayLR(o, 0.1, 2, 5, 0.1),
+     lambda o: WDS.InverseExponentialTimeDecayWD(o, 0.1, 2, 5, 0.1)),
+    (lambda o: LRS.InverseSquareRootDecayLR(o, 0.5, 2.0, 4),
+     lambda o: WDS.InverseSquareRootDecayWD(o, 0.5, 2.0, 4)),
+    (lambda o: LRS.CosineDecayLR(o, 0.1, 0.01, 10), lambda o: WDS.CosineDecayWD(o, 0.1, 0.01, 10)),
+    (lambda o: LRS.SequentialLR(o, [LRS.LinearLR(o, 0.0, 0.1, 10), LRS.StepLR(o, 0.1, 3, 0.5)],
+                                [10]),
+     lambda o: WDS.SequentialWD(o, [WDS.LinearWD(o, 0.0, 0.1, 10), WDS.StepWD(o, 0.1, 3, 0.5)],
+                                [10])),
+    (lambda o: LRS.PiecewiseConstantLR(o, [0.3, 0.2, 0.1], [4, 9]),
+     lambda o: WDS.PiecewiseConstantWD(o, [0.3, 0.2, 0.1], [4, 9])),
+    (lambda o: LRS.MultiStepLR(o, 0.2, 0.5, [3, 11]),
+     lambda o: WDS.MultiStepWD(o, 0.2, 0.5, [3, 11])),
+    (lambda o: LRS.StepLR(o, 0.2, 7, 0.5), lambda o: WDS.StepWD(o, 0.2, 7, 0.5)),
+    (lambda o: LRS.CosineAnnealingLR(o, 0.1, 7, 0.01),
+     lambda o: WDS.CosineAnnealingWD(o, 0.1, 7, 0.01)),
+    (lambda o: LRS.LambdaLR(o, 0.5), lambda o: WDS.LambdaWD(o, 0.5)),
+    (lambda o: LRS.CosineAnnealingWarmRestarts(o, 1.0, 6, eta_min=0.05),
+     lambda o: WDS.CosineAnnealingWarmRestartsWD(o, 1.0, 6, eta_min=0.05)),
+    (lambda o: LRS.MultiplicativeLR(o, 0.2, 0.9), lambda o: WDS.MultiplicativeWD(o, 0.2, 0.9)),
+    (lambda o: LRS.ChainedLR([LRS.LinearLR(o, 0.1, 0.01, 10), LRS.StepLR(o, 1.0, 4, 0.5)]),
+     lambda o: WDS.ChainedWD([WDS.LinearWD(o, 0.1, 0.01, 10), WDS.StepWD(o, 1.0, 4, 0.5)])),
     (lambda o: LRS.CyclicLR(o, 0.1, 1.0, 3, 5, "exp_range", 0.97),
      lambda o: WDS.CyclicWD(o, 0.1, 1.0, 3, 5, "exp_range", 0.97)),
     (lambda o: LRS.OneCycleLR(o, 0.1, 1.0, 30, 0.25, 1e4, True),
      lambda o: WDS.OneCycleWD(o, 0.1, 1.0, 30, 0.25, 1e4, True)),
-    (lambda o: LRS.PiecewiseConstantLR(o, [0.3, 0.2, 0.1], [4, 9]),
-     lambda o: WDS.PiecewiseConstantWD(o, [0.3, 0.2, 0.1], [4, 9])),
+    (lambda o: LRS.ScalePerParamLR(o, LRS.LinearLR(o, 0.1, 0.01, 10)),
+     lambda o: WDS.ScalePerParamWD(o, WDS.LinearWD(o, 0.1, 0.01, 10))),
 ]
+
+
+def test_every_weight_decay_scheduler_is_covered(backend):
+    built = {type(make_wd(_opt())).__name__ for _, make_wd in WD_PAIRS}
+    assert built == set(WDS.__all__) - {"WeightDecayScheduler"}
 
 
 @pytest.mark.parametrize("pair", range(len(WD_PAIRS)))

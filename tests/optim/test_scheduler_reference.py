@@ -101,7 +101,8 @@ def test_quirks_kept(backend):
     assert value(isr.value_at(0)) == value(isr.value_at(1)) == 1.0
     # PiecewiseConstantLR with one value too many: the extra value is dropped
     pw = LRS.PiecewiseConstantLR(opt, [1.0, 0.5, 0.1, 0.01], milestones=[3, 6])
-    assert [value(pw.value_at(t)) for t in (0, 3, 6, 9)] == [1.0, 0.5] + [float(np.float32(0.01))] * 2
+    assert [value(pw.value_at(t)) for t in (0, 3, 6, 9)] == \
+        [1.0, 0.5] + [float(np.float32(0.01))] * 2
     # LambdaLR squares the initial learning rate
     lam = LRS.LambdaLR(opt, 0.5)
     np.testing.assert_allclose(value(lam.value_at(6)), 0.25 * 6 / 30 * 0.95 ** 6, rtol=1e-6)

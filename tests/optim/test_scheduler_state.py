@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 import pytest
 
 import minitorch_cs.optim as optim
@@ -133,3 +135,32 @@ def test_tags_select_groups(backend):
     WDS.ConstantWD(opt, 0.2, param_group_tags=[None])
     assert [value(g["lr"]) for g in opt.param_groups] == [0.1, 0.5, 0.1]
     assert [value(g["weight_decay"]) for g in opt.param_groups] == [0, 0, pytest.approx(0.2)]
+
+
+def test_schedule_inside_a_data_executor_matches_real(backend):
+    """schedulers.json["executor_check"]: the values seen inside DataExecutor + @trace equal the
+    eager ones."""
+    import minitorch_cs as cstorch
+    from minitorch_cs.utils.data import DataExecutor, DataLoader
+
+    from ._golden import build_scheduler, load
+    check = load("schedulers.json")["executor_check"]
+    p = torch.zeros(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    sched = build_scheduler(check["spec"], opt, LRS)
+    seen = []
+
+    @cstorch.trace
+    def train_step(x):
+        seen.append(value(opt.param_groups[0]["lr"]))
+        loss = (p * x).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        sched.step()
+        return loss
+
+    loader = DataLoader(lambda: [torch.ones(2, 2)] * 2)
+    for x in DataExecutor(loader, num_steps=len(check["values_in_executor"])):
+        train_step(x)
+    np.testing.assert_allclose(seen, check["values_in_executor"], rtol=1e-5)
