@@ -125,6 +125,18 @@ def _make_node(op, args):
 
 
 def eager(op, args, attrs):
+    res = _eager(op, args, attrs)
+    for a in args:
+        if isinstance(a, Tensor) and a._meta:  # any meta input: the outputs are meta tensors
+            for t in (res if isinstance(res, tuple) else (res,)):
+                t._meta = True
+                if not op.is_view:  # keep shape and dtype only
+                    t._data = _meta_array(t._data.shape, t._data.dtype)
+            break
+    return res
+
+
+def _eager(op, args, attrs):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if _needs_grad(op, args):
         node = _make_node(op, args)
@@ -312,5 +324,5 @@ class _ViewOf(Op):
         return (full,)
 
 
-from ._tensor import Tensor  # noqa: E402  (Tensor needs Op/apply at class creation)
+from ._tensor import Tensor, _meta_array  # noqa: E402  (Tensor needs Op/apply at class creation)
 from ._dtype import _BY_NP  # noqa: E402
