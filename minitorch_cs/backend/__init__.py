@@ -137,3 +137,5 @@ def _reset_for_tests() -> None:
     if _instance:
         _instance[0]._impl.shutdown()
     _instance.clear()
+    from ..core import lazy_init
+    lazy_init.reset()

@@ -49,13 +49,66 @@ class DeviceConfig:
 
 
 class LazyDevice(Device):
-    """The CSX device (``str()`` is ``"CSX"``, torch device ``lazy:0``)."""
+    """The CSX device (``str()`` is ``"CSX"``, torch device ``lazy:0``).
+
+    Entering it (outermost entry) either starts lazy initialization (the default,
+    ``config.lazy_initialization``) or installs module registration hooks that move every weight
+    to the file-backed device store as soon as its module is built (efficient initialization).
+    """
 
     type = "lazy"
 
     def __init__(self, artifact_dir=None):
         super().__init__(artifact_dir)
         self.config = DeviceConfig()
+        self._store = None
+        self._lazy = None
+        self._hooks = []
+        self._registered = []
+        self._moved = []
+
+    @property
+    def store(self):
+        if self._store is None:
+            from ..core.device_store import DeviceStore
+            self._store = DeviceStore(self.artifact_dir)
+        return self._store
+
+    def _enter(self):
+        super()._enter()
+        if _flags.csx.debug.lazy_initialization:
+            from ..core import lazy_init
+            self._lazy = lazy_init.enter_context(_flags.csx.debug.optimize_initialization)
+            return
+        from ..torch.nn.modules import module as M
+
+        def on_tensor(module, name, t):
+            # Tensors moved at an earlier registration belong to modules whose init has run by
+            # now: drop their pages. Tensors registered before ``t`` go to the store now (their
+            # module may still be initializing them, through the memory map).
+            for prev in self._moved:
+                self.store.release(prev)
+            for prev in self._registered:
+                self.store.move(prev)
+            self._moved = self._registered
+            self._registered = [] if t is None else [t]
+
+        self._hooks = [M.register_module_parameter_registration_hook(on_tensor),
+                       M.register_module_buffer_registration_hook(on_tensor)]
+
+    def _exit(self):
+        if self._lazy is not None:
+            from ..core import lazy_init
+            lazy_init.exit_context(self._lazy)
+            self._lazy = None
+        for h in self._hooks:
+            h.remove()
+        self._hooks = []
+        for t in self._moved + self._registered:
+            self.store.move(t)
+            self.store.release(t)
+        self._registered, self._moved = [], []
+        super()._exit()
 
     def __str__(self) -> str:
         return "CSX"
@@ -100,8 +153,16 @@ class CsxBackendImpl(BaseBackendImpl):
     def cluster_config(self):
         return self._cluster_config
 
-    # -- run lifecycle ---------------------------------------------------------------------------
+    # -- compile and run lifecycle ---------------------------------------------------------------
+    def setup_model(self, model):
+        """Weights are needed now: run the recorded (lazy) initialization, grouped per weight."""
+        from ..core import lazy_init
+        lazy_init.materialize_all()
+        return model
+
     def on_run_start(self):
+        from ..core import lazy_init
+        lazy_init.materialize_all()  # e.g. optimizer state created lazily in preinitialize
         self._tape = None
         self._outputs = None
         self._state_keys = {id(o): _state_signature(o) for o in self.optimizer_registry}
@@ -178,6 +239,9 @@ class CsxBackendImpl(BaseBackendImpl):
                     p.grad = grads_before.get(id(p))
         self._tape = cap.tape
         self._outputs = out
+        # Gradients the step leaves unset (zero_grad(set_to_none=True) ran in Python) must be
+        # unset after every replay too, or the next run's capture would accumulate into them.
+        self._unset_grads = [p for m in self.models for p in m.parameters() if p.grad is None]
         return out
 
     def _replay_step(self, args, kwargs):
@@ -191,6 +255,8 @@ class CsxBackendImpl(BaseBackendImpl):
                 "per run: every batch must have the same shapes and dtypes (use drop_last=True "
                 "in the dataloader).")
         tape.replay(arrays)
+        for p in self._unset_grads:
+            p.grad = None
         self.replays += 1
         return self._outputs
 

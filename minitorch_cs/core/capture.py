@@ -43,6 +43,18 @@ def value_read_guard(what):
         "decorated with @cstorch.step_closure and read it there.")
 
 
+def check_explicit_alias(t, what):
+    """Seed 001's limitation: an alias made directly from a lazily initialized weight in the step."""
+    if t.__dict__.get("_lazy_initialized") and t._rg and _autograd.GradState.enabled:
+        raise RuntimeError(
+            f"Compile failure: the traced step applies an aliasing op ({what}) directly to a weight "
+            f"of shape {list(t.shape)} that was initialized lazily. With lazy initialization, ops "
+            "that create aliases of weights (transpose(), .T, view(), ...) or that are views and "
+            "mutations (transpose_()) cannot be compiled. Apply the op implicitly instead, e.g. "
+            "F.linear(x, self.fc.weight, self.fc.bias) rather than x @ self.fc.weight.T + "
+            "self.fc.bias, or turn off cstorch.backends.csx.debug.lazy_initialization.")
+
+
 class _ReplayCtx:
     """The ``ctx`` given to forward/backward rules at replay (fresh each step)."""
 
@@ -156,7 +168,17 @@ class CaptureMode(_autograd.Tracer):
         return s if s is not None else self.array_slot.get(id(t._data))
 
     # -- dispatch mode ---------------------------------------------------------------------------
+    def check_inplace_view(self, t, what):
+        if t.__dict__.get("_lazy_initialized"):
+            raise RuntimeError(
+                f"Compile failure: the traced step applies {what}, a view-and-mutation op, to a "
+                f"weight of shape {list(t.shape)} that was initialized lazily. Such ops cannot be "
+                "compiled with lazy initialization: use the out-of-place form implicitly (e.g. "
+                "F.linear) or turn off cstorch.backends.csx.debug.lazy_initialization.")
+
     def dispatch(self, op, args, attrs, target):
+        if op.is_view and args and isinstance(args[0], Tensor):
+            check_explicit_alias(args[0], op.name)
         refs = [self.ref_tensor(a) if isinstance(a, Tensor) else
                 (self.ref_array(a) if isinstance(a, np.ndarray) else ("c", a)) for a in args]
         arefs = {k: _struct_refs(self, v) for k, v in attrs.items()}

@@ -410,3 +410,24 @@ def __setitem__(self, key, value):
 
 Tensor.__getitem__ = __getitem__
 Tensor.__setitem__ = __setitem__
+
+
+# ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
+def _inplace_view(name, fn):
+    def method(self, *args):
+        from ._dispatch import current_mode
+        mode = current_mode()
+        check = getattr(mode, "check_inplace_view", None)
+        if check is not None:
+            check(self, name)
+        self._data = fn(self, *args)._data
+        self._vc[0] += 1
+        return self
+    method.__name__ = name
+    return method
+
+
+Tensor.transpose_ = _inplace_view("transpose_", F.transpose)
+Tensor.t_ = _inplace_view("t_", F.t)
+Tensor.squeeze_ = _inplace_view("squeeze_", F.squeeze)
+Tensor.unsqueeze_ = _inplace_view("unsqueeze_", F.unsqueeze)

@@ -151,6 +151,22 @@ class RandomFill(Op):
 
     @staticmethod
     def forward(ctx, dst, kind, a=0.0, b=1.0, generator=None, out=None):
+        if out is not None and kind in ("uniform", "normal") and \
+                out.dtype in (np.float32, np.float64) and out.flags.c_contiguous:
+            # Draw straight into the destination (same stream as _draw; no temporaries).
+            g = _gen(generator)
+            if kind == "uniform":
+                g.random(out=out, dtype=out.dtype)
+                if a != 0.0 or b != 1.0:
+                    out *= b - a
+                    out += a
+            else:
+                g.standard_normal(out=out, dtype=out.dtype)
+                if b != 1.0:
+                    out *= b
+                if a != 0.0:
+                    out += a
+            return out
         r = _draw(kind, dst.shape, dst.dtype, generator, a, b)
         if out is not None:
             out[...] = r

@@ -28,6 +28,9 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
+        if getattr(type(data), "_is_lazy", False):
+            # a lazily initialized tensor (emulated CSX device): the Parameter shares its recipe
+            return data._lazy_make_parameter(cls, requires_grad)
         self = object.__new__(cls)
         Tensor._init(self, data._data)
         self._vc = data._vc
