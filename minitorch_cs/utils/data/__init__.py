@@ -14,6 +14,6 @@ def __getattr__(name):
         from .dataset import SyntheticDataset
         return SyntheticDataset
     if name == "DistributedSampler":
-        from ...torch.utils.data.distributed import DistributedSampler
+        from .sampler import DistributedSampler  # cstorch's own sampler, not torch's
         return DistributedSampler
     raise AttributeError(name)
