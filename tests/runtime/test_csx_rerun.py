@@ -1,0 +1,58 @@
+"""A traced step that ends with ``zero_grad()`` runs the same on CSX in every executor run."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch_cs as cstorch
+import minitorch_cs.torch as torch
+import minitorch_cs.torch.nn as nn
+
+
+class _Batches:
+    def __len__(self):
+        return 4
+
+    def __iter__(self):
+        rng = np.random.default_rng(0)
+        for _ in range(4):
+            yield torch.from_numpy(rng.standard_normal((5, 4)).astype(np.float32))
+
+
+def _losses(device, tmp_path):
+    backend = cstorch.backend(device, artifact_dir=tmp_path / device)
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)
+    compiled = cstorch.compile(model, backend)
+    opt = cstorch.optim.SGD(model.parameters(), lr=0.1)
+
+    @cstorch.trace
+    def step(x):
+        loss = (compiled(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    out = []
+
+    @cstorch.step_closure
+    def record(loss):
+        out.append(loss.item())
+
+    loader = cstorch.utils.data.DataLoader(_Batches)
+    for _ in range(3):  # three runs: each CSX run captures anew, then replays
+        for x in cstorch.utils.data.DataExecutor(loader, num_steps=3):
+            record(step(x))
+        assert model.weight.grad is None  # as after an eager step ending in zero_grad()
+    return out
+
+
+@pytest.mark.parametrize("device", ["CPU", "CSX"])
+def test_gradients_unset_after_every_step(device, tmp_path):
+    import importlib
+    B = importlib.import_module("minitorch_cs.backend")
+    losses = _losses(device, tmp_path)
+    B._reset_for_tests()
+    other = _losses("CPU" if device == "CSX" else "CSX", tmp_path / "other")
+    assert losses == other
