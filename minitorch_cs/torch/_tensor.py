@@ -308,7 +308,8 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec) -> str:
-        if self._data.ndim == 0 and not self._meta:
+        # torch formats only exact 0-d Tensors as numbers (a 0-d Parameter formats like object)
+        if self._data.ndim == 0 and not self._meta and type(self) is Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
