@@ -1,0 +1,44 @@
+"""``ModelEvalMetrics`` (logs every ``cstorch.metrics.Metric`` of the model after validation) and
+``ModelZooParamsMetadata`` (stores the run's params in each checkpoint's ``__metadata__``)."""
+from __future__ import annotations
+
+import minitorch_cs as cstorch
+from minitorch_cs.metrics import Metric
+
+from .callback import Callback
+
+__all__ = ["ModelEvalMetrics", "ModelZooParamsMetadata"]
+
+
+class ModelEvalMetrics(Callback):
+    def on_validate_end(self, trainer, model, loop):
+        if not trainer.backend.is_e2e_execution:
+            return
+        metrics = {}
+        for m in model.modules():
+            if isinstance(m, Metric):
+                if m.num_updates == 0:
+                    trainer.logger.warning(f"Skipping logging unused metric `{m.name}` To remove "
+                                           f"this warning, either remove it from the model or "
+                                           f"step the metric every step.")
+                else:
+                    metrics[m.name] = float(m)
+                    m.reset()
+        if metrics:
+            trainer.logger.info("Evaluation metrics:")
+            for name, value in metrics.items():
+                trainer.logger.info(f"  - {name} = {value}")
+            trainer.log_metrics(**metrics)
+
+
+class ModelZooParamsMetadata(Callback):
+    def __init__(self, params=None):
+        self.params = params or {}
+
+    def on_save_checkpoint(self, trainer, state_dict):
+        state_dict["__metadata__"] = [{"version": cstorch.__version__,
+                                       "model_name": type(trainer.model).__name__,
+                                       "params": self.params}]
+
+    def on_load_checkpoint(self, trainer, state_dict):
+        trainer.metadata = state_dict.pop("__metadata__", None)
