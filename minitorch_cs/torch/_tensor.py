@@ -246,7 +246,12 @@ class Tensor:
     def _check_readable(self, what):
         if READ_GUARD[0] is not None:
             READ_GUARD[0](what)
-        if self._meta:
+        if self._meta:  # torch's error classes and wording for each way of reading
+            if what in ("item", "bool"):
+                raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+            if what == "numpy":
+                raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() "
+                                "to copy the tensor to host memory first.")
             raise NotImplementedError(f"Cannot copy out of meta tensor; no data! ({what})")
 
     def item(self):
