@@ -10,7 +10,7 @@ from . import _dtype as D
 from ._device import device as _device_cls
 from ._dispatch import Op, apply
 from ._random import RandomNew
-from ._tensor import Tensor, _meta_array
+from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "linspace", "logspace",
@@ -279,8 +279,9 @@ def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0)
     if _is_meta(device):
         return _full(shape, 0, dt, "meta", requires_grad)
     if kind in ("uniform", "normal") and not dt.is_floating_point:
-        raise RuntimeError(f"\"{'check_uniform_bounds' if kind == 'uniform' else 'normal_kernel_cpu'}"
-                           f"\" not implemented for '{dt.name.capitalize()}'")
+        raise NotImplementedError(
+            f"\"{'check_uniform_bounds' if kind == 'uniform' else 'normal_kernel_cpu'}\" not "
+            f"implemented for '{_TYPE_NAMES[dt.name][:-len('Tensor')]}'")
     return _finish(apply(RandomNew, shape=shape, dtype=dt.np, kind=kind, a=a, b=b,
                          generator=generator), requires_grad)
 
