@@ -19,7 +19,7 @@ from ._ops import movement as M
 from ._ops import reduce as R
 from ._tensor import Tensor, _wrap_dim
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where"]
 
 # ----- argument helpers ---------------------------------------------------------------------------
 
@@ -133,6 +133,10 @@ def atan2(input, other):
 
 
 def lerp(input, end, weight):
+    if isinstance(end, Tensor) and end._dtype is not input._dtype:  # torch does not promote here
+        c_name = {"float32": "float", "float64": "double"}
+        raise RuntimeError(f"expected dtype {c_name.get(input._dtype.name, input._dtype.name)} for "
+                           f"`end` but got dtype {c_name.get(end._dtype.name, end._dtype.name)}")
     return apply(E.Lerp, input, end, _t(weight))
 
 
@@ -192,6 +196,16 @@ def round(input, *, decimals=0):
         scale = 10.0 ** decimals
         return apply(E.Round, input * scale) / scale
     return apply(E.Round, input)
+
+
+def softmax(input, dim, dtype=None):
+    from .nn import functional as NF
+    return NF.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    from .nn import functional as NF
+    return NF.log_softmax(input, dim, dtype=dtype)
 
 
 def sgn(input):
@@ -751,7 +765,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def cat(tensors, dim=0, *, out=None):
     tensors = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     d = _wrap_dim(dim, tensors[0].ndim)
     ref = tensors[0]
     for i, x in enumerate(tensors[1:], 1):
