@@ -76,7 +76,7 @@ class VisionDataset(Dataset):
             body.append(f"Root location: {self.root}")
         body += self.extra_repr().splitlines()
         if self.transforms is not None:
-            body += repr(self.transforms).splitlines()
+            body.append(repr(self.transforms))  # one entry: only its first line is indented
         return "\n".join([head] + [" " * self._repr_indent + line for line in body])
 
     def extra_repr(self) -> str:
