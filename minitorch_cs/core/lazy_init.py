@@ -9,6 +9,10 @@ weights are first needed (``cstorch.compile``) or when a value is read.
 
 Random numbers:
 
+Outside the ``with`` block, an in-place op on a lazy weight whose other tensor operands are lazy
+too (``model.apply(init_fn)``, ``copy_`` between lazy weights) is still recorded; any other use
+runs eagerly on the materialized values.
+
 * ``optimize_initialization`` on (the default): every random op draws one seed from the global
   generator *when it is recorded* and runs on its own generator. Values then depend only on the
   order of the calls, so ops whose result a later op fully overwrites can be pruned without
@@ -292,13 +296,18 @@ class LazyInitMode:
         return attrs
 
     def dispatch(self, op, args, attrs, target):
-        lazy_args = any(is_lazy(a) for a in args)
+        # Inside the device block everything touching a lazy tensor is initialization. After it,
+        # only in-place ops on a lazy weight whose other tensor operands are lazy too (e.g.
+        # ``model.apply(init_fn)``) are; any other use runs eagerly, and reading ``_data``
+        # materializes the weights it needs.
         if target is not None and is_lazy(target):
-            return self._record_inplace(op, target, args[1:], attrs)
-        if lazy_args:
-            return self._record_compute(op, args, attrs)
-        if target is None and self.in_context and op.name in _CREATION:
-            return self._record_creation(op, attrs)
+            if self.in_context or all(is_lazy(a) for a in args[1:] if isinstance(a, Tensor)):
+                return self._record_inplace(op, target, args[1:], attrs)
+        elif self.in_context:
+            if any(is_lazy(a) for a in args):
+                return self._record_compute(op, args, attrs)
+            if target is None and op.name in _CREATION:
+                return self._record_creation(op, attrs)
         return _dispatch.redispatch(self, op, args, attrs, target)
 
     def _record_creation(self, op, attrs):

@@ -283,3 +283,16 @@ def test_device_construction_keeps_host_memory_low(tmp_path, mode):
     assert eager_grew > 0.9 * model_bytes
     limit = 0.25 if mode == "efficient" else 0.05
     assert grew < limit * model_bytes, (grew, model_bytes)
+
+
+def test_uses_outside_the_block_run_eagerly(csx):
+    """Optimizer state made lazily in preinitialize is materialized by its first real use."""
+    from minitorch_cs.torch import _dispatch
+    model = torch.nn.Linear(3, 2)
+    opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    buf = opt.state[model.weight]["momentum_buffer"]
+    assert lazy_init.is_lazy(buf)
+    F.mse_loss(model(torch.ones(4, 3)), torch.zeros(4, 2)).backward()
+    opt.step()
+    assert not lazy_init.is_lazy(buf) and np.abs(buf.numpy()).sum() > 0
+    assert not any(isinstance(m, lazy_init.LazyInitMode) for m in _dispatch._modes)

@@ -6,7 +6,6 @@ loader. Here the factory is called lazily on the first use, with deep copies of 
 from __future__ import annotations
 
 import copy
-import warnings
 from typing import Protocol, runtime_checkable
 
 from ...backend import current_backend_impl
@@ -70,10 +69,7 @@ class DataLoader:
         strict = current_backend_impl(raise_exception=False) is not None and \
             current_backend_impl().is_csx
         for batch in loader:
-            with warnings.catch_warnings():
-                if not strict:
-                    warnings.simplefilter("ignore")
-                self.batch_size = infer_batch_size(batch, self.batch_size, strict=strict)
+            self.batch_size = infer_batch_size(batch, self.batch_size, strict=strict)
             yield batch
 
     @property
