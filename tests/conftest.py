@@ -23,10 +23,12 @@ def _fresh_runtime():
     _b = importlib.import_module("minitorch_cs.backend")
     _b._reset_for_tests()
     minitorch_cs.backends.reset()
+    minitorch_cs.amp._amp_state.reset()
     torch.manual_seed(0)
     yield
     _b._reset_for_tests()
     minitorch_cs.backends.reset()
+    minitorch_cs.amp._amp_state.reset()
 
 
 @pytest.fixture

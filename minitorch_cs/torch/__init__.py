@@ -26,6 +26,7 @@ from ._random import (Generator, default_generator, fork_rng, get_rng_state, ini
 from ._tensor import Size, Tensor
 from . import _methods  # noqa: F401  (attaches Tensor methods)
 from . import autograd
+from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401
 from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)
 from .autograd import Function  # noqa: F401
 from . import utils  # noqa: F401  (torch.utils.data, torch.utils.hooks)
