@@ -7,14 +7,22 @@ from . import _dtype as D
 
 
 def _fmt_float(arr):
-    finite = arr[np.isfinite(arr)]
-    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-        return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v).replace("inf", "inf"))
-    amax = np.abs(finite).max() if finite.size else 0
-    amin = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0
-    if amax >= 1e8 or (amin and amin < 1e-4) or (amin and amax / amin > 1e3 and amax >= 1e3):
+    """torch's _Formatter: judged on the nonzero finite values; integral values print as ``3.``;
+    scientific notation when max/min > 1000, max > 1e8 or min < 1e-4."""
+    nz = np.abs(arr[np.isfinite(arr) & (arr != 0)]).astype(np.float64)
+    sci = nz.size and (nz.max() / nz.min() > 1e3 or nz.max() > 1e8 or nz.min() < 1e-4)
+    if sci:
         return lambda v: f"{v:.4e}"
+    if not nz.size or np.all(nz == np.ceil(nz)):
+        return lambda v: (f"{v:.0f}." if np.isfinite(v) else f"{v:.0f}")
     return lambda v: f"{v:.4f}"
+
+
+def _width_values(arr):
+    """The values whose printed width sets the column width (torch: nonzero finite for floats)."""
+    if arr.dtype.kind == "f":
+        return arr[np.isfinite(arr) & (arr != 0)].tolist() or [0.0]
+    return arr.ravel().tolist()
 
 
 def _body(arr, fmt, indent, summarize, width=None):
@@ -25,7 +33,7 @@ def _body(arr, fmt, indent, summarize, width=None):
         if summarize:  # only the printed corners (first/last 3 along every dim) count
             shown = arr[np.ix_(*[list(range(n)) if n <= 6 else [0, 1, 2, n - 3, n - 2, n - 1]
                                  for n in arr.shape])]
-        width = max((len(fmt(v)) for v in shown.ravel().tolist()), default=0)
+        width = max((len(fmt(v)) for v in _width_values(shown)), default=0)
     if arr.ndim == 1:
         items = [fmt(v) for v in arr.tolist()]
         if summarize and len(items) > 6:
@@ -48,8 +56,8 @@ def tensor_repr(t) -> str:
                 f"size={tuple(t.shape)}, dtype={t._dtype!r}, device='lazy')")
     if t._meta:
         body = "..."
+        suffix.append("device='meta'")
         suffix.append(f"size={tuple(t.shape)}")
-        suffix.append(f"device='meta'")
     else:
         arr = t._data
         if t._dtype is D.bfloat16 or t._dtype is D.float16:
