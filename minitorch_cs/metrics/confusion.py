@@ -28,7 +28,9 @@ def _mean_over_valid(per_class_num, denominator):
     valid = torch.sum(torch.ne(denominator, 0).to(torch.float32))
     denominator = torch.where(denominator > 0, denominator, torch.ones_like(denominator))
     score = divide_no_nan(per_class_num, denominator)
-    return torch.where(valid > 0, torch.sum(score) / valid, torch.tensor(0, dtype=torch.float32))
+    # clamp: same result (where picks 0 then) without a 0/0 in the unselected branch
+    return torch.where(valid > 0, torch.sum(score) / torch.clamp(valid, min=1),
+                       torch.tensor(0, dtype=torch.float32))
 
 
 class _ConfusionMetric(Metric):
