@@ -16,7 +16,7 @@ from collections import deque
 from datetime import datetime
 from pathlib import Path
 from string import Formatter
-from typing import List, Optional
+from typing import List, Optional, Union
 
 import yaml
 
@@ -262,7 +262,7 @@ def _file_lock(path: Path):
 class LoadCheckpointStates(Callback):
     """Load only some top-level states of a checkpoint (``"all"``, ``"model,optimizer"``...)."""
 
-    def __init__(self, load_checkpoint_states="all"):
+    def __init__(self, load_checkpoint_states: Union[str, List[str]] = "all"):
         states = load_checkpoint_states
         if isinstance(states, str) and states.lower() == "all":
             self.load_checkpoint_states = "all"

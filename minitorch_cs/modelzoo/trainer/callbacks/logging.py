@@ -6,6 +6,7 @@ import logging
 import os
 import sys
 from math import gcd
+from typing import Optional, Union
 
 from .callback import CoreCallback
 
@@ -45,8 +46,8 @@ class Logging(CoreCallback):
             ``activation_steps``).
     """
 
-    def __init__(self, log_steps, log_level: str = "INFO", wsc_log_level=None,
-                 enable_act_frequency: bool = False):
+    def __init__(self, log_steps: Optional[int], log_level: Union[str, int] = "INFO",
+                 wsc_log_level: Optional[dict] = None, enable_act_frequency: bool = False):
         super().__init__()
         self.log_steps = log_steps
         self.log_level = log_level

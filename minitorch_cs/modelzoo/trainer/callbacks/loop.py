@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
+from typing import Optional, Union
 
 import minitorch_cs as cstorch
 
@@ -66,8 +67,10 @@ class TrainingLoop(LoopCallback):
         grad_accum_steps: batches per optimizer step (CPU/GPU only; CSX ignores it).
     """
 
-    def __init__(self, num_steps=None, max_steps=None, num_epochs=None, steps_per_epoch=None,
-                 eval_frequency=1.0, eval_steps=None, grad_accum_steps: int = 1):
+    def __init__(self, num_steps: Optional[int] = None, max_steps: Optional[int] = None,
+                 num_epochs: Optional[int] = None, steps_per_epoch: Optional[int] = None,
+                 eval_frequency: Union[int, float, None] = 1.0,
+                 eval_steps: Optional[int] = None, grad_accum_steps: int = 1):
         super().__init__()
         _validate_num_steps(num_steps, "num_steps")
         _validate_num_steps(max_steps, "max_steps")
@@ -125,7 +128,7 @@ class ValidationLoop(LoopCallback):
     only while that validation runs).
     """
 
-    def __init__(self, eval_steps=None, hook: str = "validate"):
+    def __init__(self, eval_steps: Optional[int] = None, hook: str = "validate"):
         super().__init__()
         _validate_num_steps(eval_steps, "eval_steps")
         self._eval_steps = None

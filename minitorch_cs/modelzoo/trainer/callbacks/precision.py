@@ -11,6 +11,7 @@ import contextlib
 import warnings
 from abc import ABC, abstractmethod
 from numbers import Number
+from typing import Literal, Optional, Union
 
 import minitorch_cs as cstorch
 from minitorch_cs import torch
@@ -54,10 +55,15 @@ class MixedPrecision(Precision):
         log_loss_scale: log the loss scale every step (default: when dynamic).
     """
 
-    def __init__(self, enabled: bool = True, fp16_type: str = "bfloat16",
-                 precision_opt_level=None, loss_scaling_factor=1.0, initial_loss_scale=None,
-                 steps_per_increase: int = 2000, min_loss_scale=None, max_loss_scale=None,
-                 max_gradient_norm=None, max_gradient_value=None, log_loss_scale=None):
+    def __init__(self, enabled: bool = True,
+                 fp16_type: Literal["float16", "bfloat16", "cbfloat16"] = "bfloat16",
+                 precision_opt_level: Optional[Literal[0, 1, 2]] = None,
+                 loss_scaling_factor: Union[float, Literal["dynamic"], None] = 1.0,
+                 initial_loss_scale: Optional[float] = None, steps_per_increase: int = 2000,
+                 min_loss_scale: Optional[float] = None, max_loss_scale: Optional[float] = None,
+                 max_gradient_norm: Optional[float] = None,
+                 max_gradient_value: Optional[float] = None,
+                 log_loss_scale: Optional[bool] = None):
         if not (isinstance(loss_scaling_factor, Number) or loss_scaling_factor is None
                 or loss_scaling_factor == "dynamic"):
             raise ValueError(f"'loss_scaling_factor' must be a float, None, or 'dynamic'.Got "

@@ -29,13 +29,17 @@ class RateTracker:
         self._last = self.start
         self.total_count = 0
         self._rate = None
+        self._adds = 0
 
     def add(self, count):
         now = time.perf_counter()
         dt = now - self._last
         self._last = now
         self.total_count += count
-        if dt > 0:
+        self._adds += 1
+        # The first add after a reset only marks the time: right after a reset its interval
+        # is ~0 and would dominate the smoothed rate.
+        if dt > 0 and self._adds > 1:
             inst = count / dt
             self._rate = inst if self._rate is None else (
                 self.smoothing * inst + (1 - self.smoothing) * self._rate)

@@ -1,0 +1,1 @@
+"""The Model Zoo command line (mirrors ``cerebras.modelzoo.cli``; run as ``minitorch-cs``)."""

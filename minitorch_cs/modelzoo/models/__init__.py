@@ -1,0 +1,1 @@
+"""Models shipped with minitorch_cs.modelzoo (each registers itself in ``registry``)."""
