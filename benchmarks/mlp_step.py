@@ -70,12 +70,18 @@ def numpy_step_factory(X, y, lr=0.01, mom=0.9):
     return step
 
 
+def _mlp(nn):
+    layers = []
+    for i, (a, b) in enumerate(zip(DIMS, DIMS[1:])):
+        layers += [nn.Linear(a, b)] + ([nn.ReLU()] if i < len(DIMS) - 2 else [])
+    return nn.Sequential(*layers)
+
+
 def eager_step_factory(X, y):
     """The same step written as a cstorch user writes it, run eagerly on the CPU backend."""
     from minitorch_cs.torch import nn
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                          nn.Linear(256, 10))
+    model = _mlp(nn)
     opt = cstorch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     Xt, yt = torch.from_numpy(X), torch.from_numpy(y)
@@ -95,8 +101,7 @@ def replay_step_factory(X, y):
     backend = cstorch.current_backend()
     torch.manual_seed(0)
     with backend.device:
-        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                              nn.Linear(256, 10))
+        model = _mlp(nn)
     compiled = cstorch.compile(model, backend)
     opt = cstorch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()

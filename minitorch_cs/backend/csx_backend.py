@@ -14,6 +14,7 @@ from ..core.capture import _ACTIVE, CaptureMode, value_read_guard
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
 from ..torch import _autograd, _dispatch
+from ..torch._tensor import Tensor
 from ..torch import _tensor as _T
 from ..utils.nest import visit_torch_tensors
 from ..utils.step_closures import RepeatStepClosure, snapshot
@@ -246,9 +247,13 @@ class CsxBackendImpl(BaseBackendImpl):
 
     def _replay_step(self, args, kwargs):
         tape = self._tape
-        arrays = [t._data for _, t in visit_torch_tensors([args, kwargs])]
-        sig = [(tuple(a.shape), _dtype_name(a)) for a in arrays]
-        if sig != tape.input_sig:
+        if not kwargs and all(type(a) is Tensor for a in args):
+            arrays = [a._data for a in args]  # the common case: positional tensors
+        else:
+            arrays = [t._data for _, t in visit_torch_tensors([args, kwargs])]
+        if any(a.shape != sh or a.dtype != dt for a, (sh, dt) in zip(arrays, tape.input_meta)) \
+                or len(arrays) != len(tape.input_meta):
+            sig = [(tuple(a.shape), _dtype_name(a)) for a in arrays]
             raise RuntimeError(
                 f"The traced step was compiled for inputs {tape.input_sig} but step "
                 f"{self.run_context.user_iteration} received {sig}. The wafer compiles one graph "

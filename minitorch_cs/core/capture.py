@@ -97,6 +97,7 @@ class Tape:
         self.n_slots = 0
         self.input_slots = []
         self.input_sig = []
+        self.input_meta = []  # (shape, numpy dtype) of each input, checked at every replay
         self.live = []  # (tensor, slot): rebound to the slot's value after each replay
         self.signature = []  # op names and shapes, for retrace comparison
 
@@ -149,6 +150,7 @@ class CaptureMode(_autograd.Tracer):
         self.keep.append(t)
         self.tape.input_slots.append(s)
         self.tape.input_sig.append((tuple(t.shape), t._dtype.name))
+        self.tape.input_meta.append((t._data.shape, t._data.dtype))
 
     def ref_tensor(self, t):
         s = self.tensor_slot.get(id(t))
@@ -196,7 +198,9 @@ class CaptureMode(_autograd.Tracer):
                     "in-place modification of a view of a tensor that requires grad is not "
                     "supported inside a traced step on the emulated CSX backend; use an "
                     "out-of-place op")
-            self.tape.entries.append(_inplace_entry(op, refs, arefs, node, self._node_key(node)))
+            fast = _fast_binary(op, args, attrs) if node is None else None
+            self.tape.entries.append(_inplace_entry(op, refs, arefs, node, self._node_key(node),
+                                                    fast))
             return res
         outs = res if isinstance(res, tuple) else (res,)
         node = outs[0].grad_fn if outs[0]._rg else None
@@ -210,8 +214,9 @@ class CaptureMode(_autograd.Tracer):
             self.tensor_slot[id(o)] = s
             self.keep.append(o)
             slots.append(s)
+        fast = _fast_binary(op, args, attrs) if node is None else None
         self.tape.entries.append(_op_entry(op, refs, arefs, slots, node, self._node_key(node),
-                                           isinstance(res, tuple)))
+                                           isinstance(res, tuple), fast))
         return res
 
     def _new_slot_forced(self, arr):
@@ -297,9 +302,43 @@ def _attrs_resolver(arefs):
     return resolve
 
 
-def _op_entry(op, refs, arefs, slots, node, key, multi):
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _fast_binary(op, args, attrs):
+    """A plain ufunc for an elementwise op whose operands need no promotion (checked now, at
+    capture; shapes and dtypes are the same at every replay), else None."""
+    uf = _UFUNCS.get(op.name)
+    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None:
+        return None
+    a, b = (x._data if isinstance(x, Tensor) else x for x in args)
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+        return None
+    if isinstance(b, np.ndarray):
+        if b.dtype != a.dtype:
+            return None
+    elif type(b) not in (int, float):
+        return None
+    alpha = attrs.get("alpha", 1)
+    if type(alpha) not in (int, float):
+        return None
+    return uf, alpha
+
+
+def _op_entry(op, refs, arefs, slots, node, key, multi, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
     fwd = op.forward
+    if fast is not None and len(refs) == 2 and not multi:
+        uf, alpha = fast
+        s0 = slots[0]
+        ra, rb = refs
+
+        def run_fast(env, ctxs):
+            a = env[ra[1]] if ra[0] == "s" else (ra[1]._data if ra[0] == "x" else ra[1])
+            b = env[rb[1]] if rb[0] == "s" else (rb[1]._data if rb[0] == "x" else rb[1])
+            r = uf(a, b if alpha == 1 else b * alpha)
+            env[s0] = r if type(r) is np.ndarray else np.asarray(r)
+        return run_fast
     if node is None:
         if multi:
             def run(env, ctxs):
@@ -325,9 +364,18 @@ def _op_entry(op, refs, arefs, slots, node, key, multi):
     return run_grad
 
 
-def _inplace_entry(op, refs, arefs, node, key):
+def _inplace_entry(op, refs, arefs, node, key, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
     fwd = op.forward
+    if fast is not None and len(refs) == 2:
+        uf, alpha = fast
+        ra, rb = refs
+
+        def run_fast(env, ctxs):
+            dst = env[ra[1]] if ra[0] == "s" else ra[1]._data
+            b = env[rb[1]] if rb[0] == "s" else (rb[1]._data if rb[0] == "x" else rb[1])
+            uf(dst, b if alpha == 1 else b * alpha, out=dst)
+        return run_fast
     if node is None:
         def run(env, ctxs):
             args = get_args(env)

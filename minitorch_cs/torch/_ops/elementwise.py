@@ -39,9 +39,20 @@ class _ArrView:
 
 def _prep(a, b):
     """Cast array operands to the torch result dtype; Python scalars stay weak."""
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        if a.dtype == b.dtype:
-            return a, b, a.dtype
+    ta, tb = type(a), type(b)
+    if ta is np.ndarray:
+        if tb is np.ndarray:
+            if a.dtype == b.dtype:
+                return a, b, a.dtype
+        elif tb is float or tb is int:
+            # fast path: a Python number keeps a float array's dtype, and an int array's for ints
+            k = a.dtype.kind
+            if k == "f" or (tb is int and k in "iu"):
+                return a, b, a.dtype
+    elif tb is np.ndarray and (ta is float or ta is int):
+        k = b.dtype.kind
+        if k == "f" or (ta is int and k in "iu"):
+            return a, b, b.dtype
     rt = _rtype(a, b)
     if isinstance(a, np.ndarray) and a.dtype != rt:
         a = a.astype(rt)
@@ -53,7 +64,7 @@ def _prep(a, b):
 
 
 def _out_check(rt, out):
-    if out is not None and not np.can_cast(rt, out.dtype, casting="same_kind"):
+    if out is not None and rt != out.dtype and not np.can_cast(rt, out.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {D._BY_NP[np.dtype(rt)].name.capitalize()} can't be cast to "
                            f"the desired output type {D._BY_NP[out.dtype].name.capitalize()}")
 
