@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 from datetime import datetime
 
 import numpy as np
@@ -94,7 +95,18 @@ class SummaryWriter(_tbx.SummaryWriter):
         super().add_scalar(tag, _np(scalar_value), _step(global_step), walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
-        super().add_scalars(main_tag, _np(tag_scalar_dict), _step(global_step), walltime)
+        """One run per key, in ``<log_dir>/<main_tag>_<key>`` as torch names them
+        (tensorboardX would use ``<log_dir>/<main_tag>/<key>``)."""
+        walltime = time.time() if walltime is None else walltime
+        fw_logdir = self._get_file_writer().get_logdir()
+        for tag, value in tag_scalar_dict.items():
+            fw_tag = fw_logdir + "/" + main_tag.replace("/", "_") + "_" + tag
+            fw = self.all_writers.get(fw_tag)
+            if fw is None:
+                fw = self.all_writers[fw_tag] = _tbx.writer.FileWriter(
+                    fw_tag, self._max_queue, self._flush_secs, self._filename_suffix)
+            fw.add_summary(_tbx.summary.scalar(main_tag, _np(value)), _step(global_step),
+                           walltime)
 
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None,
                       max_bins=None):
