@@ -30,7 +30,10 @@ it is an ordinary tensor again.
 """
 from __future__ import annotations
 
+import os
+import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -49,6 +52,7 @@ _FULL_OVERWRITE = {"fill_", "random_fill", "copy_"}
 _LAZY_CLASSES: dict = {}
 _pending = weakref.WeakValueDictionary()  # index -> live LazyStorage not yet materialized
 _PRUNE = True  # tests switch pruning off to show it never changes values
+_bulk = [False]  # set while materialize_all runs recipes (possibly on several threads)
 _counter = [0]
 
 
@@ -73,6 +77,7 @@ class LazyStorage:
         self.view = view  # (op, args, attrs) applied to the base's array
         self.tensors = weakref.WeakSet()
         self.session = LazyInitMode.current
+        self.lock = threading.Lock()
         _counter[0] += 1
         self.index = _counter[0]
         if base is None:
@@ -81,6 +86,12 @@ class LazyStorage:
     def materialize(self):
         if self.array is not None:
             return self.array
+        with self.lock:
+            if self.array is None:
+                self._materialize_locked()
+        return self.array
+
+    def _materialize_locked(self):
         if self.base is not None:
             op, args, attrs = self.view
             arr = op.forward(Ctx(), self.base.materialize(), *[_value(a) for a in args], **attrs)
@@ -92,15 +103,19 @@ class LazyStorage:
             else:
                 arr = self._run()
         self._set(arr)
-        return arr
 
     def _run(self):
         if _flags.csx.debug.skip_weight_init or _flags.csx.debug.drop_data:
             return np.zeros(self.shape, self.npdtype)
         arr = None
-        for kind, op, args, attrs, view_chain in self.recipe:
+        recipe = self.recipe
+        overwritten = len(recipe) > 1 and recipe[0][1].name == "full" and \
+            recipe[1][1].name in ("random_fill", "fill_") and recipe[1][4] is None
+        for i, (kind, op, args, attrs, view_chain) in enumerate(recipe):
             vals = [_value(a) for a in args]
-            if kind == "new":
+            if kind == "new" and i == 0 and overwritten:
+                arr = np.empty(self.shape, self.npdtype)  # the next op writes every element
+            elif kind == "new":
                 arr = op.forward(Ctx(), *vals, **attrs)
                 if not arr.flags.writeable:
                     arr = np.array(arr)
@@ -116,7 +131,7 @@ class LazyStorage:
         for t in list(self.tensors):
             _unlazy(t, arr)
         self.tensors.clear()
-        if self.base is None and self.session is not None:
+        if self.base is None and self.session is not None and not _bulk[0]:
             self.session.finish_if_done()
 
     def overwrite(self):
@@ -410,9 +425,25 @@ def _creation_meta(op, attrs):
 
 
 def materialize_all():
-    """Run every pending recipe, weight by weight in creation order (compile time)."""
-    for st in pending():
-        st.materialize()
+    """Run every pending recipe, weight by weight (compile time).
+
+    With record-time seeding (``optimize_initialization``) a weight's values do not depend on when
+    its recipe runs, so recipes run on a thread per core (numpy's fills release the GIL), as the
+    wafer initializes weights in parallel. Otherwise they run one by one in creation order.
+    """
+    todo = pending()
+    mode = LazyInitMode.current
+    workers = min(len(todo), os.cpu_count() or 1)
+    _bulk[0] = True
+    try:
+        if workers > 1 and mode is not None and not mode.needs_rng_replay:
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(LazyStorage.materialize, todo))
+        else:
+            for st in todo:
+                st.materialize()
+    finally:
+        _bulk[0] = False
     _pending.clear()
     mode = LazyInitMode.current
     if mode is not None:
