@@ -90,7 +90,10 @@ class Diagonal(Op):
     @staticmethod
     def forward(ctx, x, offset=0, dim1=0, dim2=1):
         ctx.shape, ctx.args = x.shape, (offset, dim1, dim2)
-        return np.diagonal(x, offset, dim1, dim2)
+        r = np.diagonal(x, offset, dim1, dim2)
+        if x.flags.writeable:  # numpy hands out a read-only view; torch's diagonal is writable
+            r.setflags(write=True)
+        return r
 
     @staticmethod
     def backward(ctx, g):
