@@ -172,6 +172,9 @@ class CsxBackendImpl(BaseBackendImpl):
     def on_run_end(self):
         super().on_run_end()
         self._tape = None
+        # As cstorch's CSX backend: the run's closures end with it (the repeating ones queued
+        # while tracing belong to this run's graph and must not fire in the next run).
+        self.step_closures = []
 
     def add_step_closure(self, closure, args, kwargs, repeat=False):
         cap = self._capture

@@ -56,3 +56,31 @@ def test_gradients_unset_after_every_step(device, tmp_path):
     B._reset_for_tests()
     other = _losses("CPU" if device == "CSX" else "CSX", tmp_path / "other")
     assert losses == other
+
+
+def test_repeating_closures_end_with_their_run(tmp_path):
+    """Closures queued while tracing repeat every step of *their* run only (cstorch's CSX
+    backend empties the closure queue at the end of a run)."""
+    backend = cstorch.backend("CSX", artifact_dir=tmp_path)
+    model = nn.Linear(4, 3)
+    compiled = cstorch.compile(model, backend)
+    seen = []
+
+    @cstorch.step_closure
+    def record(tag, loss):
+        seen.append(tag)
+
+    def make_step(tag):
+        @cstorch.trace
+        def step(x):
+            loss = compiled(x).sum()
+            record(tag, loss)
+            return loss
+        return step
+
+    loader = cstorch.utils.data.DataLoader(_Batches)
+    for tag in ("a", "b"):
+        step = make_step(tag)
+        for x in cstorch.utils.data.DataExecutor(loader, num_steps=3):
+            step(x)
+    assert seen == ["a"] * 3 + ["b"] * 3
