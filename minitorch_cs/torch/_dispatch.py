@@ -215,8 +215,8 @@ def eager_inplace(op, target, args, attrs):
 
 def _copy_into(dst, src):
     if not np.can_cast(src.dtype, dst.dtype, casting="same_kind") and dst.dtype != np.bool_:
-        raise RuntimeError(f"result type {_BY_NP[src.dtype].name.capitalize()} can't be cast to the "
-                           f"desired output type {_BY_NP[dst.dtype].name.capitalize()}")
+        raise RuntimeError(f"result type {scalar_name(_BY_NP[src.dtype])} can't be cast to the "
+                           f"desired output type {scalar_name(_BY_NP[dst.dtype])}")
     np.copyto(dst, src, casting="unsafe")
 
 
@@ -325,4 +325,4 @@ class _ViewOf(Op):
 
 
 from ._tensor import Tensor, _meta_array  # noqa: E402  (Tensor needs Op/apply at class creation)
-from ._dtype import _BY_NP  # noqa: E402
+from ._dtype import _BY_NP, scalar_name  # noqa: E402

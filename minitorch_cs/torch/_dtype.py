@@ -67,6 +67,16 @@ _ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64,
 _default_float = [float32]
 
 
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                 "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                 "float64": "Double"}
+
+
+def scalar_name(d) -> str:
+    """torch's C++ scalar-type name used in error messages (``Float``, ``Long``, ...)."""
+    return _SCALAR_NAMES[to_dtype(d).name]
+
+
 def get_default_dtype() -> dtype:
     return _default_float[0]
 

@@ -65,8 +65,8 @@ def _prep(a, b):
 
 def _out_check(rt, out):
     if out is not None and rt != out.dtype and not np.can_cast(rt, out.dtype, casting="same_kind"):
-        raise RuntimeError(f"result type {D._BY_NP[np.dtype(rt)].name.capitalize()} can't be cast to "
-                           f"the desired output type {D._BY_NP[out.dtype].name.capitalize()}")
+        raise RuntimeError(f"result type {D.scalar_name(D._BY_NP[np.dtype(rt)])} can't be cast to "
+                           f"the desired output type {D.scalar_name(D._BY_NP[out.dtype])}")
 
 
 def _size_mismatch(sa, sb):
