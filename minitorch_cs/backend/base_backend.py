@@ -164,5 +164,9 @@ class BaseBackendImpl:
         self.run_step_closures()
 
     def on_run_end(self):
+        # The real backend's on_run_end resets its per-run state, the step-closure queue
+        # included: a closure still queued when a run ends (queued by a closure during the last
+        # drain, or a closure repeating every step on CSX) never runs.
+        self.step_closures = []
         self._is_tracing = False
         self._step_model = None
