@@ -204,6 +204,8 @@ def eager_inplace(op, target, args, attrs):
     if target._meta:  # a meta tensor has no data: in-place ops (e.g. nn.init) are no-ops, as in torch
         target._vc[0] += 1
         return target
+    if not target._data.flags.writeable:
+        _not_writable(target)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     dst = target._data
     out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
@@ -211,6 +213,16 @@ def eager_inplace(op, target, args, attrs):
         _copy_into(dst, out)
     target._vc[0] += 1
     return target
+
+
+def _not_writable(target):
+    arr = target._data
+    if any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):  # e.g. expand()
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+    raise RuntimeError("in-place operation on a tensor whose memory is read-only (a read-only "
+                       "numpy array given to from_numpy?); clone() it first")
 
 
 def _copy_into(dst, src):
@@ -223,6 +235,8 @@ def _copy_into(dst, src):
 def _inplace_with_grad(op, target, full, attrs):
     if target.grad_fn is None and target._rg and target._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if not target._data.flags.writeable and not target._meta:
+        _not_writable(target)
     base = target._base
     if base is not None and (base._rg or target._rg):
         if base.grad_fn is None and base._rg:
