@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 import minitorch_cs
 from minitorch_cs.tools.port import port_source
 
-from . import _events
+from . import _events, _mnist_files
 
 REPO = str(Path(minitorch_cs.__file__).parents[1])
 
@@ -150,33 +149,9 @@ if __name__ == "__main__":
 '''
 
 
-def _write_idx(path, arr):
-    with open(path, "wb") as f:
-        f.write(bytes([0, 0, 8, arr.ndim]) + struct.pack(f">{arr.ndim}I", *arr.shape)
-                + arr.astype(np.uint8).tobytes())
-
-
-def _digits(n, rng):
-    """Learnable stand-ins for digits: class k lights a 6x6 block at its own place, plus noise."""
-    labels = rng.integers(0, 10, size=n)
-    images = rng.integers(0, 60, size=(n, 28, 28))
-    for i, k in enumerate(labels):
-        r, c = 2 + (k // 5) * 12, 1 + (k % 5) * 5
-        images[i, r:r + 6, c:c + 5] = 255
-    return images.astype(np.uint8), labels.astype(np.uint8)
-
-
 @pytest.fixture(scope="module")
 def mnist_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("mnist")
-    raw = root / "MNIST" / "raw"
-    raw.mkdir(parents=True)
-    rng = np.random.default_rng(0)
-    for prefix, n in (("train", 320), ("t10k", 50)):
-        images, labels = _digits(n, rng)
-        _write_idx(raw / f"{prefix}-images-idx3-ubyte", images)
-        _write_idx(raw / f"{prefix}-labels-idx1-ubyte", labels)
-    return root
+    return _mnist_files.make_root(tmp_path_factory.mktemp("mnist"))
 
 
 def test_the_script_is_written_for_the_real_stack():

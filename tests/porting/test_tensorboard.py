@@ -190,3 +190,17 @@ def test_real_summary_reader_reads_our_files(reference_python, tmp_path):
                          text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().splitlines()[-1] == "[(1, 3.0), (2, 2.0), (3, 1.0)]"
+
+
+def test_two_writers_in_one_second_keep_separate_files(tmp_path):
+    """torch's file names carry the pid and a counter; tensorboardX's alone would collide and
+    the second writer would truncate the first one's file."""
+    first, second = SummaryWriter(log_dir=str(tmp_path)), SummaryWriter(log_dir=str(tmp_path))
+    first.add_scalar("a", 1.0, 1)
+    second.add_scalar("b", 2.0, 1)
+    first.close()
+    second.close()
+    files = _events.event_files(tmp_path)
+    assert len(files) == 2
+    assert all(f.name.split(".")[-2] == str(os.getpid()) for f in files)
+    assert sorted(t for f in files for t in _events.scalars(f)) == ["a", "b"]

@@ -10,6 +10,7 @@ value is written as a ``simple_value``, the classic scalar TensorBoard reads).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import sys
@@ -62,6 +63,13 @@ def _step(step):
     return int(step.item()) if isinstance(step, Tensor) else step
 
 
+_uid = itertools.count()
+
+
+def _unique_suffix(suffix: str) -> str:
+    return f".{os.getpid()}.{next(_uid)}{suffix}"
+
+
 _TF_DTYPES = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
               "int64": 9, "bool": 10, "float16": 19}
 
@@ -84,8 +92,12 @@ class SummaryWriter(_tbx.SummaryWriter):
             log_dir = os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_"
                                    + socket.gethostname() + comment)
         self.log_dir = str(log_dir)
+        self._user_suffix = filename_suffix
+        # torch names event files ``events.out.tfevents.<time>.<host>.<pid>.<n><suffix>``; the pid
+        # and a process-wide counter keep two writers started in the same second apart
+        # (tensorboardX alone would give them one name, and the second would truncate the first).
         super().__init__(logdir=self.log_dir, purge_step=purge_step, max_queue=max_queue,
-                         flush_secs=flush_secs, filename_suffix=filename_suffix)
+                         flush_secs=flush_secs, filename_suffix=_unique_suffix(filename_suffix))
 
     def get_logdir(self) -> str:
         return self.log_dir
@@ -104,7 +116,8 @@ class SummaryWriter(_tbx.SummaryWriter):
             fw = self.all_writers.get(fw_tag)
             if fw is None:
                 fw = self.all_writers[fw_tag] = _tbx.writer.FileWriter(
-                    fw_tag, self._max_queue, self._flush_secs, self._filename_suffix)
+                    fw_tag, self._max_queue, self._flush_secs,
+                    _unique_suffix(self._user_suffix))
             fw.add_summary(_tbx.summary.scalar(main_tag, _np(value)), _step(global_step),
                            walltime)
 
