@@ -68,8 +68,11 @@ class BaseConfig(BaseModel):
     @classmethod
     def check_for_deprecated_fields(cls, data):
         if isinstance(data, dict):
+            # Differs from Model Zoo: a deprecated field still at its default does not warn
+            # (pydantic passes every field here when post_init assigns one).
             given = sorted(name for name, field in cls.model_fields.items()
-                           if field.deprecated and name in data)
+                           if field.deprecated and name in data
+                           and data[name] is not field.default)
             if given:
                 warnings.warn(f"Found deprecated fields for {cls.__name__}: {given}\nSupport for "
                               "passing these fields in will be removed in the future.",
