@@ -307,6 +307,15 @@ def _scheduler_scenarios():
                                 total_iters=10), "n_steps": 14, "resume": {"split": 4}},
         "LinearLR saved at t=4 and restored (Trainer order)", SCHEDULE_TOL,
         quirks=("float32-closed-form", "scheduler-load-keeps-lr")))
+    out.append(Scenario(
+        "scheduler/lr/LinearLR-resume-late-scheduler", "scheduler",
+        {"key": "lr", "spec": S("LinearLR", initial_learning_rate=0.1, end_learning_rate=0.01,
+                                total_iters=10), "n_steps": 14,
+         "resume": {"split": 4, "order": "load_optimizer_first"}},
+        "LinearLR restored with the scheduler built after optimizer.load_state_dict: its "
+        "constructor writes f(0) into the group and scheduler.load_state_dict does not write "
+        "the value back, so step 4 runs with f(0)", SCHEDULE_TOL,
+        quirks=("float32-closed-form", "scheduler-load-keeps-lr")))
     return out
 
 

@@ -178,7 +178,9 @@ def run_scheduler(env, inputs):
 
     With ``resume: {"split": s}``: after s steps the optimizer and scheduler state dicts are
     taken, both are rebuilt from scratch, ``optimizer.load_state_dict`` then
-    ``scheduler.load_state_dict`` (the Trainer's order), and recording goes on from step s.
+    ``scheduler.load_state_dict`` (the Trainer's order: build both, then load), and recording
+    goes on from step s. ``"order": "load_optimizer_first"`` builds the scheduler only after
+    ``optimizer.load_state_dict`` (its constructor then overwrites the loaded value).
     """
     env.backend("CPU")
     key, n = inputs["key"], inputs["n_steps"]
@@ -193,8 +195,12 @@ def run_scheduler(env, inputs):
         if resume is not None and k == resume["split"]:
             osd, ssd = opt.state_dict(), sched.state_dict()
             opt = _scheduler_host(env, inputs)
-            sched = build_scheduler(env.cstorch, inputs["spec"], opt, key)
-            opt.load_state_dict(osd)
+            if resume.get("order") == "load_optimizer_first":
+                opt.load_state_dict(osd)
+                sched = build_scheduler(env.cstorch, inputs["spec"], opt, key)
+            else:
+                sched = build_scheduler(env.cstorch, inputs["spec"], opt, key)
+                opt.load_state_dict(osd)
             sched.load_state_dict(ssd)
         vals.append([scalar(g[key]) for g in opt.param_groups])
         opt.step()

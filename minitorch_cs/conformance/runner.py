@@ -153,9 +153,11 @@ def _selected(name, only):
 # ---------------------------------------------------------------------------------------------
 # check
 # ---------------------------------------------------------------------------------------------
-def check(adapter, golden_dir=None, only=None, report_path=None, out=sys.stdout, verbose=True):
+def check(adapter, golden_dir=None, only=None, report_path=None, out=None, verbose=True):
     """Run every supported scenario of ``golden_dir`` on ``adapter`` and compare.
 
+    The table goes to ``out`` (default ``sys.stdout``; ``False`` prints nothing) and the JSON
+    report to ``report_path`` (if given).
     Returns ``(ok, report)``: ``ok`` is True when every supported scenario passed.
     """
     golden = Path(golden_dir or default_golden_dir())
@@ -209,8 +211,8 @@ def check(adapter, golden_dir=None, only=None, report_path=None, out=sys.stdout,
               "features": sorted(features), "golden_dir": str(golden), "ok": ok,
               "summary": counts, "seconds": round(time.perf_counter() - start, 2),
               "scenarios": results}
-    if out is not None:
-        _print_table(report, out, verbose)
+    if out is not False:
+        _print_table(report, out if out is not None else sys.stdout, verbose)
     if report_path:
         Path(report_path).write_text(dumps(report) + "\n")
     return ok, report

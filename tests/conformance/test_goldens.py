@@ -1,0 +1,81 @@
+"""The committed goldens are exactly what the code exports, and exporting is deterministic."""
+import filecmp
+import json
+from pathlib import Path
+
+import pytest
+
+from minitorch_cs.conformance import SCHEMA_VERSION, catalogue, export
+from minitorch_cs.conformance.runner import REPO_GOLDEN
+
+
+def _files(root: Path):
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    a = tmp_path_factory.mktemp("export_a")
+    export(a)
+    return a
+
+
+def test_export_is_byte_identical_twice(exported, tmp_path):
+    export(tmp_path)
+    assert _files(exported) == _files(tmp_path)
+    diff = [f for f in _files(exported)
+            if (exported / f).read_bytes() != (tmp_path / f).read_bytes()]
+    assert diff == []
+
+
+def test_committed_goldens_match_the_code(exported):
+    """Fails when code and goldens disagree: re-export with
+    ``python -m minitorch_cs.conformance export conformance/golden`` after an intended change."""
+    assert _files(REPO_GOLDEN) == _files(exported), "scenario set changed: re-export the goldens"
+    match, mismatch, errors = filecmp.cmpfiles(REPO_GOLDEN, exported, _files(exported),
+                                               shallow=False)
+    assert mismatch == [] and errors == [], f"goldens out of date: {mismatch[:10]}"
+
+
+def test_manifest_lists_every_scenario_with_tolerance_and_backends():
+    manifest = json.loads((REPO_GOLDEN / "manifest.json").read_text())
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    names = [e["name"] for e in manifest["scenarios"]]
+    assert names == [s.name for s in catalogue()]
+    for e in manifest["scenarios"]:
+        assert set(e["tolerance"]) == {"rtol", "atol"}
+        assert e["backends"] and set(e["backends"]) <= {"CPU", "CSX"}
+        assert e["csx_only"] == ("CPU" not in e["backends"])
+        doc = json.loads((REPO_GOLDEN / e["file"]).read_text())
+        assert doc["name"] == e["name"] and doc["tolerance"] == e["tolerance"]
+        assert "inputs" in doc and "expected" in doc
+    families = {e["family"] for e in manifest["scenarios"]}
+    assert families == {"scheduler", "optimizer", "executor", "training", "lazy_init",
+                        "checkpoint"}
+    csx_only = {e["family"] for e in manifest["scenarios"] if e["csx_only"]}
+    assert "lazy_init" in csx_only and "training" in csx_only
+
+
+def test_catalogue_covers_every_scheduler_and_optimizer():
+    import minitorch_cs.optim as optim
+    from minitorch_cs.optim import lr_scheduler, weight_decay_scheduler
+    text = json.dumps([s.inputs for s in catalogue()])
+    for name in optim.__all__:
+        obj = getattr(optim, name)
+        if isinstance(obj, type) and issubclass(obj, optim.Optimizer) and obj is not optim.Optimizer:
+            assert f'"class": "{name}"' in text, name
+    for mod in (lr_scheduler, weight_decay_scheduler):
+        for name in mod.__all__:
+            if name.endswith(("LR", "WD", "Scheduler")) and name not in {
+                    "LRScheduler", "WeightDecayScheduler", "Scheduler"}:
+                assert f'"{name}"' in text, name
+    assert any(s.name == "scheduler/lr/seed002" for s in catalogue())
+
+
+def test_floats_round_trip_float64(exported):
+    """Numbers are written with repr precision: parsing gives back the exact float64."""
+    doc = json.loads((exported / "scheduler/lr/seed002.json").read_text())
+    text = (exported / "scheduler/lr/seed002.json").read_text()
+    for row in doc["expected"]["values"][:50]:
+        for v in row:
+            assert repr(v) in text
