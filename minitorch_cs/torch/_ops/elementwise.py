@@ -128,8 +128,9 @@ class Clone(Op):
     name = "clone"
 
     @staticmethod
-    def forward(ctx, x, out=None):
-        return np.array(x, copy=True)
+    def forward(ctx, x, contiguous=False, out=None):
+        # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order
+        return np.array(x, copy=True, order="C" if contiguous else "K")
 
     @staticmethod
     def backward(ctx, g):
