@@ -176,6 +176,21 @@ class CsxBackendImpl(BaseBackendImpl):
         # while tracing belong to this run's graph and must not fire in the next run).
         self.step_closures = []
 
+    def run_step_closures(self):
+        """As cstorch's CSX backend: nothing runs in compile/validate-only runs (there are no
+        values), and closures run only on activation steps (the executor's
+        ``activation_steps``); repeating closures stay queued either way."""
+        if not self.is_e2e_execution:
+            self.step_closures = []
+            return
+        ctx = self.run_context
+        if ctx is not None and self.executors and not ctx.is_pre_initial_step and \
+                not ctx.is_activation_step:
+            queue, self.step_closures = self.step_closures, []
+            self.step_closures = [c for c in queue if c[3]] + self.step_closures
+            return
+        super().run_step_closures()
+
     def add_step_closure(self, closure, args, kwargs, repeat=False):
         cap = self._capture
         args, kwargs = snapshot(args, kwargs)

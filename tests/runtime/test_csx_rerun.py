@@ -84,3 +84,48 @@ def test_repeating_closures_end_with_their_run(tmp_path):
         for x in cstorch.utils.data.DataExecutor(loader, num_steps=3):
             step(x)
     assert seen == ["a"] * 3 + ["b"] * 3
+
+
+def test_closures_run_on_activation_steps_only(tmp_path):
+    backend = cstorch.backend("CSX", artifact_dir=tmp_path)
+    compiled = cstorch.compile(nn.Linear(4, 3), backend)
+    seen = []
+
+    @cstorch.step_closure
+    def record(step, loss):
+        seen.append(step)
+
+    @cstorch.trace
+    def step(x):
+        loss = compiled(x).sum()
+        return loss
+
+    loader = cstorch.utils.data.DataLoader(_Batches)
+    executor = cstorch.utils.data.DataExecutor(loader, num_steps=4, activation_steps=2)
+    for i, x in enumerate(executor, start=1):
+        record(i, step(x))
+    assert seen == [2, 4]
+
+
+def test_no_closure_runs_in_compile_only_runs(tmp_path):
+    backend = cstorch.backend("CSX", artifact_dir=tmp_path, compile_only=True)
+    compiled = cstorch.compile(nn.Linear(4, 3), backend)
+    seen = []
+
+    @cstorch.step_closure
+    def record(loss):
+        seen.append(loss)
+
+    @cstorch.checkpoint_closure
+    def save():
+        seen.append("checkpoint")
+
+    @cstorch.trace
+    def step(x):
+        return compiled(x).sum()
+
+    loader = cstorch.utils.data.DataLoader(_Batches)
+    for x in cstorch.utils.data.DataExecutor(loader, num_steps=1, checkpoint_steps=1):
+        record(step(x))
+        save()
+    assert seen == []
