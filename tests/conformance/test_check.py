@@ -145,3 +145,9 @@ def test_real_stack_passes_every_cpu_scenario(reference_python, tmp_path):
     assert report["summary"]["passed"] == len(cpu) - len(known)
     assert report["summary"]["known-diff"] == len(known)
     assert report["summary"]["unsupported"] == sum(s.csx_only for s in catalogue())
+
+
+def test_minitorch_cs_cli_dispatches_conformance(capsys):
+    from minitorch_cs.cli import main as cli_main
+    assert cli_main(["conformance", "list"]) == 0
+    assert "checkpoint/layout" in capsys.readouterr().out
