@@ -793,7 +793,8 @@ def _layout(env, d):
     tied = torch.ones(2, 2)
     tree = {"w": torch.arange(6, dtype=torch.float32).reshape(2, 3), "step": 3, "name": "n",
             "none": None, "f": 0.25, "i64": torch.arange(3), "tied": [tied, tied],
-            "nested": {"a": (1, 2.5)}, "np": np.arange(3, dtype=np.float32)}
+            "nested": {"a": (1, 2.5)}, "np": np.arange(3, dtype=np.float32),
+            "step_again": 3, "name_again": "n"}
     path = str(d / "layout.mdl")
     cstorch.save(tree, path)
     out = {"datasets": {}, "metadata": {}}
