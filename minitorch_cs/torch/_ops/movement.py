@@ -300,6 +300,12 @@ class Scatter(Op):
         gsrc = None
         if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
             gsrc = g[key]
+            src_shape = ctx.in_meta[2][0]
+            if gsrc.shape != src_shape:  # src larger than index: the unread part gets zeros
+                # Differs from torch: its backward rejects this case ("invalid gradient") (SPEC)
+                z = np.zeros(src_shape, g.dtype)
+                z[tuple(slice(0, n) for n in gsrc.shape)] = gsrc
+                gsrc = z
         return (gx, None, gsrc)
 
 
