@@ -195,6 +195,10 @@ def test_tensorboard_logger_when_available(tmp_path):
     import minitorch_cs.modelzoo.trainer.loggers as L
     if not hasattr(L, "TensorBoardLogger"):
         pytest.skip("minitorch_cs.utils.tensorboard is not available")
+    from minitorch_cs.utils.tensorboard import SummaryReader
     tb = L.TensorBoardLogger()
-    _fit(tmp_path, steps=2, loggers=[tb])
-    assert list((tmp_path / "events").iterdir())
+    t = _fit(tmp_path, steps=3, loggers=[tb])
+    tb.flush()
+    events = SummaryReader(str(tmp_path / "events")).read_scalar("loss")
+    assert [(e.step, pytest.approx(e.value)) for e in events] == \
+        [(s, pytest.approx(v)) for s, v in t.metrics_history.series("loss")]

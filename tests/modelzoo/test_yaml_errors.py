@@ -102,7 +102,7 @@ CASES = [
      "trainer.init.callbacks[0].KeepNCheckpoints.m", "Allowed parameters: n"),
     (_set("init.callbacks", {"CheckLoss": {}}), "trainer.init.callbacks", "expected a list"),
     (_set("init.loggers", [{"WandbLogger": {}}]), "trainer.init.loggers[0].WandbLogger",
-     "unknown logger 'WandbLogger'. Allowed values: MetricsFileLogger, ProgressLogger"),
+     "unknown logger 'WandbLogger'. Allowed values: MetricsFileLogger,"),
     (_set("init.sparsity", {"sparsity": 0.5}), "trainer.init.sparsity", "not supported"),
     (_set("fit.train_dataloader", _DELETE), "trainer.fit.train_dataloader",
      "missing required key"),
