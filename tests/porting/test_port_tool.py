@@ -174,3 +174,14 @@ def test_command_line_refusal_exits_2_and_writes_nothing(tmp_path):
     assert run.returncode == 2
     assert "line 2" in run.stderr and "cerebras.pytorch.optim" in run.stderr
     assert not out.exists()
+
+
+def test_minitorch_cs_port_subcommand(tmp_path):
+    from minitorch_cs.cli import main
+    script = tmp_path / "train.py"
+    script.write_text("import torch.nn.functional as F\n")
+    out = tmp_path / "ported.py"
+    assert main(["port", str(script), "-o", str(out)]) == 0
+    assert out.read_text() == "import minitorch_cs.torch.nn.functional as F\n"
+    script.write_text("import torch.optim\n")
+    assert main(["port", str(script)]) == 2
