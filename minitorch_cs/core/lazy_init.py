@@ -235,17 +235,7 @@ def make_lazy(cls, storage, dtype, requires_grad=False):
     """A new lazy tensor of class ``cls`` whose value is ``storage``."""
     t = object.__new__(lazy_class(cls))
     t._dtype = dtype
-    t._rg = False
-    t.grad_fn = None
-    t._output_nr = 0
-    t.grad = None
-    t._acc = None
-    t._hooks = None
-    t._retains = False
-    t._vc = [0]
-    t._base = None
-    t._view_fn = None
-    t._meta = False
+    t._init_state()
     t.__dict__["_lazy"] = storage
     storage.tensors.add(t)
     if requires_grad:

@@ -315,17 +315,7 @@ class DeferredTensor(Tensor):
 
     def __init__(self, source, key: str, shape, dtype):
         self._dtype = D.to_dtype(dtype)
-        self._rg = False
-        self.grad_fn = None
-        self._output_nr = 0
-        self.grad = None
-        self._acc = None
-        self._hooks = None
-        self._retains = False
-        self._vc = [0]
-        self._base = None
-        self._view_fn = None
-        self._meta = False
+        self._init_state()
         self.__dict__["_deferred"] = (source, key, tuple(int(s) for s in shape))
 
     # -- materialization -------------------------------------------------------------------------

@@ -44,6 +44,12 @@ class Tensor:
     def _init(self, arr, requires_grad=False):
         self._data = arr
         self._dtype = D._BY_NP[arr.dtype]
+        self._init_state()
+        if requires_grad:
+            self.requires_grad = True
+
+    def _init_state(self):
+        """Every field but ``_data``/``_dtype``: a fresh leaf (also used by deferred tensors)."""
         self._rg = False
         self.grad_fn = None
         self._output_nr = 0
@@ -55,8 +61,6 @@ class Tensor:
         self._base = None
         self._view_fn = None
         self._meta = False
-        if requires_grad:
-            self.requires_grad = True
 
     @classmethod
     def _wrap(cls, arr: np.ndarray, requires_grad=False) -> "Tensor":
