@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import sys
 import tempfile
 from collections import OrderedDict
 from pathlib import Path
@@ -615,7 +614,7 @@ def run_lazy_init(env, inputs):
 
 
 def _rebuild_equal(env, b, inputs, seed, lazy):
-    torch, cstorch = env.torch, env.cstorch
+    torch = env.torch
     torch.manual_seed(seed)
     if inputs["model"] == "seed001":
         Model = _seed001_model(torch)
@@ -826,7 +825,3 @@ def _attr_str(v):
     if isinstance(v, np.ndarray):
         return _attr_str(v.tolist())
     return str(v)
-
-
-def python_version() -> str:
-    return sys.version.split()[0]

@@ -2,7 +2,6 @@
 with a readable diff; the real stack passes every CPU scenario (when it is installed)."""
 import io
 import json
-import os
 
 import pytest
 

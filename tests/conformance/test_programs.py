@@ -8,7 +8,7 @@ from minitorch_cs.conformance import catalogue, programs
 from minitorch_cs.conformance.adapters import _real_driver
 from minitorch_cs.conformance.runner import REPO_GOLDEN
 
-ALLOWED = {"__future__", "inspect", "math", "sys", "tempfile", "collections", "pathlib", "numpy",
+ALLOWED = {"__future__", "inspect", "math", "tempfile", "collections", "pathlib", "numpy",
            "h5py", "json"}
 
 
