@@ -99,21 +99,22 @@ def gradcheck(fn, *inputs, name=None, T=None, eps=1e-6, rtol=1e-5, atol=1e-8, se
     xs = [np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) or x.dtype != np.float64
           else x for x in inputs]
     leaves = [T.from_numpy(x).requires_grad_(True) for x in xs]
-    outs = _outputs(fn(*leaves))
+    all_outs = _outputs(fn(*leaves))
+    # only outputs in the graph are differentiated (e.g. not batch_norm's running statistics)
+    keep = [k for k, o in enumerate(all_outs) if o.requires_grad]
+    outs = [all_outs[k] for k in keep]
     if not outs:
-        raise GradcheckError(f"{name}: no floating-point output to check")
+        raise GradcheckError(f"{name}{tuple(x.shape for x in xs)}: no floating-point output "
+                             "requires grad")
     us = [rng.standard_normal(tuple(o.shape)) for o in outs]
-    req = [o for o in outs if o.requires_grad]
-    if not req:
-        raise GradcheckError(f"{name}{tuple(x.shape for x in xs)}: output does not require grad")
-    T.autograd.backward(req, [T.from_numpy(u.astype(to_numpy(o).dtype))
-                              for u, o in zip(us, outs) if o.requires_grad])
+    T.autograd.backward(outs, [T.from_numpy(u.astype(to_numpy(o).dtype)) for u, o in zip(us, outs)])
     shapes = [tuple(x.shape) for x in xs]
 
     def f_at(i, x_i):
         args = [T.from_numpy(np.asarray(x_i) if j == i else xs[j]) for j in range(len(xs))]
         with T.no_grad():
-            return _outputs(fn(*args))
+            res = _outputs(fn(*args))
+        return [res[k] for k in keep]
 
     for i, (x, leaf) in enumerate(zip(xs, leaves)):
         g = leaf.grad

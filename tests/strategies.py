@@ -40,8 +40,9 @@ def elements(lo=-2.0, hi=2.0, avoid=(), gap=0.05):
         def push(v):
             for a in avoid:
                 if abs(v - a) < gap:
-                    v = a + gap if v >= a else a - gap
-            return min(max(v, lo), hi)
+                    up = v >= a if lo <= a - gap and a + gap <= hi else a + gap <= hi
+                    v = a + gap if up else a - gap
+            return v
         s = s.map(push)
     return s
 
@@ -75,15 +76,19 @@ def float_arrays(shape_strategy=None, **kw):
     return (shape_strategy or shapes()).flatmap(lambda s: arrays(s, **kw))
 
 
+GRID = 256  # grid points for distinct_arrays: at least the largest drawn numel (4 ** 4)
+
+
 @st.composite
 def distinct_arrays(draw, shape, lo=-2.0, hi=2.0, offset=0.0, contiguous=None):
-    """Float64 arrays whose entries are pairwise far apart (spacing >= (hi-lo)/n): for ops whose
-    gradient has a kink at ties (max, sort, topk, median ...). ``offset`` (a fraction of the
-    spacing) shifts the grid so that two arrays drawn with offsets 0 and 0.5 never tie."""
+    """Float64 arrays whose entries are pairwise far apart (distinct points of a fixed grid of
+    spacing (hi-lo)/256): for ops whose gradient has a kink at ties (max, sort, topk, l1 ...).
+    Grid points sit at 1/4 of a cell plus ``offset`` cells, so arrays drawn with offsets 0 and 0.5
+    never tie with each other, and never hit 0 or a value's negation when lo = -hi."""
     n = int(np.prod(shape, dtype=np.int64))
-    perm = draw(st.permutations(range(max(n, 1))))
-    step = (hi - lo) / max(n, 1)
-    vals = lo + (np.asarray(perm[:n], dtype=np.float64) + 0.25 + 0.5 * offset) * step
+    pos = draw(st.lists(st.integers(0, max(GRID, n) - 1), min_size=n, max_size=n, unique=True))
+    step = (hi - lo) / max(GRID, n)
+    vals = lo + (np.asarray(pos, dtype=np.float64) + 0.25 + 0.5 * offset) * step
     arr = vals.reshape(shape)
     if not contiguous and arr.ndim > 1 and draw(st.booleans()):
         arr = noncontiguous(arr, draw(st.permutations(range(arr.ndim))))

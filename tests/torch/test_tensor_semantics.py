@@ -1,0 +1,816 @@
+"""Tensor semantics beyond single ops: promotion, views and in-place, the version counter, grad
+modes, autograd API, RNG, creation, conversion, repr, meta tensors, and documented errors.
+
+Where torch is importable, promotion and repr are also compared with it directly.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from minitorch_cs import torch
+from tests import strategies as S
+from tests.helpers import assert_close, gradcheck
+
+try:
+    import torch as real_torch
+except ImportError:  # the oracle comparisons below skip
+    real_torch = None
+
+needs_torch = pytest.mark.skipif(real_torch is None, reason="torch is not installed")
+
+
+# ----- dtype promotion --------------------------------------------------------------------------
+def _operand(T, spec):
+    """'f32[2]' a dimensioned tensor, 'i64[]' a zero-dim tensor, or a Python scalar."""
+    if not isinstance(spec, str):
+        return spec
+    name, dims = spec.split("[")
+    dt = getattr(T, _NAMES[name])
+    return T.ones(2, dtype=dt) if dims == "2]" else T.ones((), dtype=dt)
+
+
+_NAMES = {"b": "bool", "u8": "uint8", "i8": "int8", "i16": "int16", "i32": "int32",
+          "i64": "int64", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+
+# torch's rules: dimensioned tensors > zero-dim tensors > Python scalars, and a lower group only
+# matters when its category (bool < integer < floating) is higher.
+PROMOTION = [
+    ("i64[2]", "f32[]", "float32"), ("i32[2]", "i64[]", "int32"), ("f16[2]", "f64[]", "float16"),
+    ("u8[2]", "i8[2]", "int16"), ("u8[2]", 1, "uint8"), ("u8[2]", 1.5, "float32"),
+    ("b[2]", 1, "int64"), ("b[2]", True, "bool"), ("i32[2]", 2.5, "float32"),
+    ("f64[]", "f32[]", "float64"), ("i64[]", 1.0, "float32"), ("f16[2]", "bf16[2]", "float32"),
+    ("bf16[2]", 1.0, "bfloat16"), ("i8[2]", "u8[]", "int8"), ("b[]", "i32[2]", "int32"),
+    ("f32[2]", "f64[2]", "float64"), ("i16[]", "i32[]", "int32"), ("b[2]", "f16[]", "float16"),
+    ("i64[2]", True, "int64"), ("f32[]", 3, "float32"), ("b[]", 2.0, "float32"),
+]
+
+
+@pytest.mark.parametrize("a,b,want", PROMOTION, ids=[f"{a}+{b}" for a, b, _ in PROMOTION])
+def test_promotion_table(a, b, want):
+    x, y = _operand(torch, a), _operand(torch, b)
+    if not isinstance(x, torch.Tensor):
+        x, y = y, x
+    assert torch.result_type(x, y) is getattr(torch, want)
+    assert (x + y).dtype is getattr(torch, want), f"got {(x + y).dtype}, but should be {want}"
+    assert (y * x).dtype is getattr(torch, want)
+
+
+def test_promotion_with_default_dtype_float64():
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert (torch.ones(2, dtype=torch.int64) * 0.5).dtype is torch.float64
+        assert torch.tensor([1.0]).dtype is torch.float64
+        assert (torch.ones(2, dtype=torch.float32) * 0.5).dtype is torch.float32
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+def test_ops_with_fixed_result_dtypes():
+    i = torch.tensor([3, 4])
+    assert (i / 2).dtype is torch.float32 and (i / i).dtype is torch.float32
+    assert (i // 2).dtype is torch.int64 and (i % 3).dtype is torch.int64
+    assert (i > 2).dtype is torch.bool and (i == i).dtype is torch.bool
+    assert torch.where(i > 3, i, 0.5).dtype is torch.float32
+    assert torch.cat([i, torch.tensor([1.0])]).dtype is torch.float32
+    assert i.sum().dtype is torch.int64 and torch.tensor([True, True]).sum().item() == 2
+    assert torch.sqrt(i).dtype is torch.float32
+    assert torch.promote_types(torch.uint8, torch.int8) is torch.int16
+
+
+_OPERANDS = [f"{n}[{d}" for n in _NAMES for d in ("2]", "]")] + [True, 2, 2.5]
+
+
+@needs_torch
+def test_promotion_matches_torch_for_all_pairs():
+    bad = []
+    for a, b in itertools.product(_OPERANDS, repeat=2):
+        if not isinstance(a, str):
+            continue
+        want = real_torch.result_type(_operand(real_torch, a), _operand(real_torch, b))
+        got = torch.result_type(_operand(torch, a), _operand(torch, b))
+        if str(got) != str(want):
+            bad.append(f"{a}, {b}: got {got}, but should be {want}")
+        x, y = _operand(torch, a), _operand(torch, b)
+        if str((x * y).dtype) != str(want):
+            bad.append(f"{a} * {b}: got {(x * y).dtype}, but should be {want}")
+    assert not bad, "\n".join(bad)
+
+
+@needs_torch
+def test_promote_types_matches_torch():
+    for a, b in itertools.product(_NAMES.values(), repeat=2):
+        want = real_torch.promote_types(getattr(real_torch, a), getattr(real_torch, b))
+        got = torch.promote_types(getattr(torch, a), getattr(torch, b))
+        assert str(got) == str(want), f"promote_types({a}, {b}): got {got}, but should be {want}"
+
+
+# ----- views share storage; in-place is visible through views ------------------------------------
+VIEWS = {
+    "view": lambda x: x.view(6, 2),
+    "reshape": lambda x: x.reshape(3, 4),
+    "flatten": lambda x: x.flatten(),
+    "unflatten": lambda x: x.unflatten(1, (2, 2)),
+    "transpose": lambda x: x.transpose(0, 1),
+    "permute": lambda x: x.permute(1, 0),
+    "t": lambda x: x.t(),
+    "T": lambda x: x.T,
+    "unsqueeze": lambda x: x.unsqueeze(0),
+    "squeeze": lambda x: x.unsqueeze(1).squeeze(1),
+    "narrow": lambda x: x.narrow(1, 1, 2),
+    "select": lambda x: x.select(0, 1),
+    "basic_index": lambda x: x[1:, ::2],
+    "int_index": lambda x: x[1, 2],
+    "ellipsis": lambda x: x[..., 0],
+    "unbind": lambda x: x.unbind(1)[2],
+    "chunk": lambda x: x.chunk(2, 1)[1],
+    "split": lambda x: x.split(1, 0)[2],
+    "diagonal": lambda x: x.diagonal(),
+    "detach": lambda x: x.detach(),
+    "data": lambda x: x.data,
+    "view_as": lambda x: x.view_as(torch.zeros(12)),
+    "movedim": lambda x: x.movedim(0, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_views_share_storage_both_ways(name):
+    x = torch.arange(12.0).reshape(3, 4)
+    v = VIEWS[name](x)
+    covered = np.unique(VIEWS[name](torch.arange(12).reshape(3, 4)).numpy())
+    before = v.clone()
+    x.add_(100)  # in-place on the base shows through the view
+    assert_close(v, before.numpy() + 100, call=f"{name}: base modified")
+    v.fill_(-7)  # in-place on the view shows in the base, exactly where the view looks
+    flat = x.reshape(-1).numpy()
+    assert np.all(flat[covered] == -7), name
+    assert np.all(np.delete(flat, covered) == np.delete(np.arange(12.0) + 100, covered)), name
+
+
+def test_expanded_views_read_the_base_and_refuse_writes():
+    x = torch.arange(12.0).reshape(3, 4)
+    e = x[:, :1].expand(3, 5)
+    x.add_(1)
+    assert e.tolist() == [[1.0] * 5, [5.0] * 5, [9.0] * 5]
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers "
+                                           "to a single memory location"):
+        e.fill_(0)
+
+
+def test_copies_do_not_share_storage():
+    x = torch.arange(6.0).reshape(2, 3)
+    for c in (x[torch.tensor([0, 1])], x[x > 2], x.t().reshape(6), x.clone(), x.flip(0),
+              x.contiguous().clone(), x.t().contiguous(), x.repeat(1, 1)):
+        c.fill_(-1)
+    assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x.contiguous() is x and not x.t().is_contiguous() and x.t().contiguous().is_contiguous()
+
+
+def test_setitem_and_inplace_ops_through_views():
+    x = torch.zeros(3, 4)
+    x[1] = 5.0
+    x[:, 0] = torch.tensor([1.0, 2.0, 3.0])
+    x[x > 4] += 1
+    row = x[2]
+    row[1:3] = 7.0
+    x.t()[3].fill_(9.0)
+    assert x.tolist() == [[1, 0, 0, 9], [2, 6, 6, 9], [3, 7, 7, 9]]
+    y = torch.zeros(4)
+    for e in y:  # iteration yields views
+        e.add_(2)
+    assert y.tolist() == [2.0] * 4
+
+
+def test_version_counter_shared_by_views():
+    x = torch.zeros(3)
+    v = x[1:]
+    assert x._version == 0
+    v.add_(1)
+    assert x._version == v._version == 1
+    x[0] = 3.0
+    assert v._version == 2
+    x.detach().zero_()
+    assert x._version == 3  # detach shares the counter
+
+
+@pytest.mark.parametrize("modify", ["add_", "setitem", "view_mul_", "copy_", "zero_"])
+def test_version_counter_error(modify):
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = a.exp()  # saves its output
+    z = y * 2
+    if modify == "add_":
+        y.add_(1)
+    elif modify == "setitem":
+        y[0] = 0.0
+    elif modify == "view_mul_":
+        y[1:].mul_(3)
+    elif modify == "copy_":
+        y.copy_(torch.ones(2))
+    else:
+        y.zero_()
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation "
+                                           "has been modified by an inplace operation"):
+        (y.sum() + z.sum()).backward()
+
+
+def test_version_counter_saved_input():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b * b  # saves b
+    b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+
+
+def test_inplace_after_use_that_saves_nothing_is_fine():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    c = b + 1  # add saves nothing
+    b.mul_(2)
+    (c.sum() + b.sum()).backward()
+    assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_leaf_inplace_errors_and_no_grad_exemption():
+    w = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an "
+                                           "in-place operation"):
+        w.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0].mul_(2)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w[0] = 3.0
+    with torch.no_grad():
+        w.add_(1)
+        w[0] = 5.0
+    assert w.tolist() == [5.0, 2.0] and w.is_leaf and w.grad_fn is None
+
+
+# ----- grad modes -------------------------------------------------------------------------------
+def _mode_cases():
+    def plain(x):
+        return x * 2
+
+    return {
+        "no_grad ctx": (lambda f, x: _ctx(torch.no_grad(), f, x), False),
+        "no_grad bare decorator": (lambda f, x: torch.no_grad(f)(x), False),
+        "no_grad called decorator": (lambda f, x: torch.no_grad()(f)(x), False),
+        "enable_grad inside no_grad": (lambda f, x: _ctx(torch.no_grad(),
+                                                         lambda y: _ctx(torch.enable_grad(), f, y), x),
+                                       True),
+        "enable_grad bare decorator inside no_grad": (
+            lambda f, x: _ctx(torch.no_grad(), torch.enable_grad(f), x), True),
+        "enable_grad decorator inside no_grad": (
+            lambda f, x: _ctx(torch.no_grad(), torch.enable_grad()(f), x), True),
+        "set_grad_enabled(False) ctx": (lambda f, x: _ctx(torch.set_grad_enabled(False), f, x),
+                                        False),
+        "set_grad_enabled(True) ctx in no_grad": (
+            lambda f, x: _ctx(torch.no_grad(), lambda y: _ctx(torch.set_grad_enabled(True), f, y),
+                              x), True),
+        "set_grad_enabled decorator": (lambda f, x: torch.set_grad_enabled(False)(f)(x), False),
+        "inference_mode ctx": (lambda f, x: _ctx(torch.inference_mode(), f, x), False),
+        "inference_mode bare decorator": (lambda f, x: torch.inference_mode(f)(x), False),
+        "inference_mode called decorator": (lambda f, x: torch.inference_mode()(f)(x), False),
+        "inference_mode(False)": (lambda f, x: _ctx(torch.inference_mode(False), f, x), True),
+        "plain": (lambda f, x: f(x), True),
+    }, plain
+
+
+def _ctx(cm, f, x):
+    with cm:
+        return f(x)
+
+
+@pytest.mark.parametrize("case", sorted(_mode_cases()[0]))
+def test_grad_modes(case):
+    cases, plain = _mode_cases()
+    run, records = cases[case]
+    x = torch.ones(2, requires_grad=True)
+    y = run(plain, x)
+    assert y.requires_grad is records and (y.grad_fn is not None) is records
+    assert torch.is_grad_enabled()  # restored afterwards
+
+
+def test_grad_mode_restored_after_exception_and_nesting():
+    with pytest.raises(ValueError):
+        with torch.no_grad():
+            raise ValueError
+    assert torch.is_grad_enabled()
+    with torch.no_grad():
+        with torch.enable_grad():
+            assert torch.is_grad_enabled()
+        assert not torch.is_grad_enabled()
+    torch.set_grad_enabled(False)  # the function form takes effect at once
+    assert not torch.is_grad_enabled()
+    torch.set_grad_enabled(True)
+    assert torch.is_grad_enabled()
+    with torch.inference_mode():
+        assert torch.is_inference_mode_enabled() and not torch.is_grad_enabled()
+    assert not torch.is_inference_mode_enabled()
+
+    @torch.no_grad()
+    def f():
+        return torch.is_grad_enabled()
+
+    assert f() is False and torch.is_grad_enabled()
+    assert f.__name__ == "f"
+
+
+# ----- requires_grad, accumulation, backward, autograd.grad ------------------------------------
+def test_requires_grad_rules():
+    a = torch.ones(2, requires_grad=True)
+    b = torch.ones(2)
+    assert (a + b).requires_grad and not (b * 2).requires_grad
+    assert a.is_leaf and b.is_leaf and not (a * 2).is_leaf
+    assert not a.detach().requires_grad and a.detach().is_leaf
+    assert (a * 2).grad_fn.name() == "MulBackward0"
+    c = torch.zeros(2).requires_grad_()
+    assert c.requires_grad and c.is_leaf
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require grad"):
+        torch.ones(2, dtype=torch.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf"):
+        (a * 2).requires_grad = False
+    assert not (a > 0).requires_grad and not a.argmax().requires_grad
+    assert (a * 2).detach().requires_grad is False
+
+
+def test_grad_accumulates_and_sums_over_uses():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    (w * w + w).sum().backward()
+    assert w.grad.tolist() == [3.0, 5.0]
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [6.0, 8.0]
+    w.grad = None
+    (w * w).sum().backward(retain_graph=False)
+    assert w.grad.tolist() == [2.0, 4.0]
+
+
+def test_backward_gradient_argument_and_errors():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x
+    y.backward(gradient=torch.tensor([1.0, 0.5, -1.0]))
+    assert x.grad.tolist() == [2.0, 2.0, -6.0]
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (x * 2).backward(torch.ones(2))
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        torch.ones(2).sum().backward()
+
+
+def test_backward_inputs_and_grad_dtypes():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0], dtype=torch.float64, requires_grad=True)
+    y = (a * b).sum()  # promotes to float64
+    y.backward(inputs=[a])
+    assert a.grad.dtype is torch.float32 and a.grad.tolist() == [3.0, 3.0] and b.grad is None
+    v = a[1:] * 2  # gradients flow back through views into the base leaf
+    v.sum().backward()
+    assert a.grad.tolist() == [3.0, 5.0]
+    d = (a * 2).detach_()
+    assert not d.requires_grad and d.grad_fn is None
+
+
+def test_retain_graph_and_second_backward_error():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    g1 = x.grad.clone()
+    y.backward()
+    assert_close(x.grad, 2 * g1.numpy())
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_autograd_grad():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = torch.tensor([3.0], requires_grad=True)
+    y = (x ** 3).sum()
+    (gx,) = torch.autograd.grad(y, x, retain_graph=True)
+    assert gx.tolist() == [3.0, 12.0] and x.grad is None
+    gx, gz = torch.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True)
+    assert gz is None and gx.tolist() == [3.0, 12.0]
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        torch.autograd.grad(y, [x, z], retain_graph=True)
+    v = x * 2
+    (g,) = torch.autograd.grad(v, x, grad_outputs=torch.tensor([1.0, -1.0]))
+    assert g.tolist() == [2.0, -2.0]
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        torch.autograd.grad((x * 2).sum(), torch.ones(2))
+
+
+def test_register_hook_modifies_and_removes():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    h = x.register_hook(lambda g: seen.append(g.tolist()) or g * 10)
+    y = x * 3
+    y.register_hook(lambda g: g + 1)  # non-leaf hook changes what flows back
+    y.sum().backward()
+    assert seen == [[6.0, 6.0]] and x.grad.tolist() == [60.0, 60.0]
+    h.remove()
+    x.grad = None
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and len(seen) == 1
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require"):
+        torch.ones(1).register_hook(lambda g: g)
+
+
+def test_retain_grad():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y * y
+    y.retain_grad()
+    z.sum().backward()
+    assert y.retains_grad and y.grad.tolist() == [4.0, 8.0] and z.grad is None
+    assert x.grad.tolist() == [8.0, 16.0]
+
+
+class _Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return x ** 3 * k
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x ** 2 * ctx.k, None
+
+
+class _SplitSign(torch.autograd.Function):
+    """Two outputs, one marked non-differentiable."""
+
+    @staticmethod
+    def forward(ctx, x):
+        s = torch.sign(x)
+        ctx.mark_non_differentiable(s)
+        ctx.save_for_backward(x)
+        return x.abs(), s
+
+    @staticmethod
+    def backward(ctx, g_abs, g_sign):
+        (x,) = ctx.saved_tensors
+        return g_abs * torch.sign(x)
+
+
+def test_custom_function():
+    x = torch.tensor([1.0, -2.0], requires_grad=True)
+    y = _Cube.apply(x, 2.0)
+    assert y.requires_grad and y.tolist() == [2.0, -16.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [6.0, 24.0]
+    a, s = _SplitSign.apply(x)
+    assert a.requires_grad and not s.requires_grad
+    with torch.no_grad():
+        assert not _Cube.apply(x, 1.0).requires_grad
+    gradcheck(lambda t: _Cube.apply(t, 0.5), np.array([0.3, -1.2, 2.0]), name="custom _Cube")
+    gradcheck(lambda t: _SplitSign.apply(t)[0], np.array([0.3, -1.2]), name="custom _SplitSign")
+
+
+def test_embedding_padding_idx_gets_no_gradient():
+    w = torch.randn(4, 2, requires_grad=True)
+    torch.nn.functional.embedding(torch.tensor([0, 2, 2, 1]), w, padding_idx=2).sum().backward()
+    assert w.grad.tolist() == [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+
+
+def test_scatter_src_larger_than_index_gets_zero_padded_gradient():
+    # torch's own backward rejects this case ("invalid gradient"); we return the exact gradient
+    src = torch.ones(2, 3, requires_grad=True)
+    out = torch.zeros(2, 3).scatter(1, torch.tensor([[2], [0]]), src)
+    (out * torch.arange(6.0).reshape(2, 3)).sum().backward()
+    assert src.grad.tolist() == [[2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]
+
+
+# ----- RNG --------------------------------------------------------------------------------------
+def _draws(g=None):
+    return [torch.rand(3, generator=g).tolist(), torch.randn(2, 2, generator=g).tolist(),
+            torch.randint(0, 10, (4,), generator=g).tolist(), torch.randperm(5, generator=g).tolist(),
+            torch.empty(3).uniform_(-1, 1, generator=g).tolist(),
+            torch.empty(3).normal_(2, 0.5, generator=g).tolist(),
+            torch.empty(4).bernoulli_(0.5, generator=g).tolist(),
+            torch.empty(2).exponential_(generator=g).tolist(),
+            torch.normal(0.0, 1.0, (2,), generator=g).tolist()]
+
+
+@given(st.integers(0, 2 ** 63 - 1))
+def test_same_seed_same_values(seed):
+    torch.manual_seed(seed)
+    a = _draws() + [torch.nn.functional.dropout(torch.ones(6), 0.5).tolist()]
+    torch.manual_seed(seed)
+    b = _draws() + [torch.nn.functional.dropout(torch.ones(6), 0.5).tolist()]
+    assert a == b
+    assert torch.initial_seed() == seed
+
+
+def test_generators_are_independent():
+    g1 = torch.Generator().manual_seed(7)
+    g2 = torch.Generator().manual_seed(7)
+    torch.manual_seed(1)
+    first = _draws(g1)
+    torch.rand(100)  # the default stream does not disturb g2
+    assert _draws(g2) == first
+    torch.manual_seed(1)
+    d1 = _draws()
+    torch.manual_seed(1)
+    _draws(g1)  # nor does g1 disturb the default stream
+    assert _draws() == d1
+    assert torch.Generator().manual_seed(8).initial_seed() == 8
+    assert _draws(torch.Generator().manual_seed(8)) != first
+
+
+def test_state_round_trip_and_fork_rng():
+    g = torch.Generator().manual_seed(3)
+    torch.rand(5, generator=g)
+    state = g.get_state()
+    assert state.dtype is torch.uint8 and state.ndim == 1
+    a = _draws(g)
+    g.set_state(state)
+    assert _draws(g) == a
+    torch.manual_seed(11)
+    s = torch.get_rng_state()
+    x = torch.randn(3).tolist()
+    torch.set_rng_state(s)
+    assert torch.randn(3).tolist() == x
+    with torch.fork_rng():
+        torch.randn(10)
+    assert torch.randn(3).tolist() != x  # the stream went on after x ...
+    torch.set_rng_state(s)
+    with torch.fork_rng():
+        torch.manual_seed(99)
+        torch.randn(10)
+    assert torch.randn(3).tolist() == x  # ... and fork_rng restored the state
+    assert isinstance(torch.seed(), int)
+    assert isinstance(torch.manual_seed(0), torch.Generator)
+
+
+def test_random_values_have_the_right_distribution_shape_and_dtype():
+    torch.manual_seed(0)
+    u = torch.rand(2000, dtype=torch.float64)
+    assert u.dtype is torch.float64 and 0 <= u.min().item() and u.max().item() < 1
+    assert abs(u.mean().item() - 0.5) < 0.05
+    n = torch.randn(2000)
+    assert abs(n.std().item() - 1) < 0.1
+    r = torch.randint(3, 6, (1000,))
+    assert r.dtype is torch.int64 and set(r.tolist()) == {3, 4, 5}
+    assert sorted(torch.randperm(7).tolist()) == list(range(7))
+    assert torch.rand(2, 3).shape == (2, 3) and torch.randn(()).shape == ()
+
+
+# ----- creation ---------------------------------------------------------------------------------
+def test_creation_dtypes_and_shapes():
+    assert torch.zeros(2, 3).dtype is torch.float32 and torch.zeros((2, 3)).shape == (2, 3)
+    assert torch.ones([4]).shape == (4,) and torch.empty(0).numel() == 0
+    assert torch.full((2,), 3).dtype is torch.int64
+    assert torch.full((2,), 3.0).dtype is torch.float32
+    assert torch.full((2,), True).dtype is torch.bool
+    assert torch.arange(5).dtype is torch.int64 and torch.arange(5).tolist() == [0, 1, 2, 3, 4]
+    assert torch.arange(0, 1, 0.25).tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert torch.arange(1.0, 4).dtype is torch.float32
+    assert torch.linspace(0, 1, 5).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert torch.eye(2, 3).tolist() == [[1, 0, 0], [0, 1, 0]]
+    x = torch.ones(2, 3, dtype=torch.float64)
+    for like in (torch.zeros_like, torch.ones_like, torch.empty_like, torch.rand_like,
+                 torch.randn_like):
+        y = like(x)
+        assert y.shape == x.shape and y.dtype is torch.float64
+    assert torch.full_like(x, 7).tolist() == [[7.0] * 3] * 2
+    assert torch.zeros(2, dtype=torch.int32).dtype is torch.int32
+    assert torch.ones(2, requires_grad=True).requires_grad
+    assert torch.tensor([1, 2]).dtype is torch.int64 and torch.tensor([1, 2.0]).dtype is torch.float32
+    assert torch.tensor([True]).dtype is torch.bool and torch.tensor(3.0).shape == ()
+    assert torch.tensor([[1, 2], [3, 4]], dtype=torch.float64).dtype is torch.float64
+    assert torch.Size([2, 3]).numel() == 6 and repr(torch.ones(2, 3).shape) == "torch.Size([2, 3])"
+
+
+def test_creation_errors():
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        torch.zeros(2, -1)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        torch.arange(0, 5, 0)
+    with pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent"):
+        torch.arange(5, 0, 1)
+    with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+        torch.linspace(0, 1, -1)
+    with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+        torch.randint(5, 5, (2,))
+    with pytest.raises(TypeError, match="only floating-point types are supported as the default"):
+        torch.set_default_dtype(torch.int32)
+    with pytest.raises(TypeError):
+        torch.tensor(object())
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        torch.from_numpy([1, 2])
+
+
+# ----- numpy interop, item, tolist --------------------------------------------------------------
+def test_numpy_and_from_numpy_are_zero_copy():
+    a = np.arange(6.0).reshape(2, 3)
+    t = torch.from_numpy(a)
+    assert t.dtype is torch.float64 and t.shape == (2, 3)
+    a[0, 0] = 42
+    assert t[0, 0].item() == 42
+    t[1, 2] = -1
+    assert a[1, 2] == -1
+    n = t.numpy()
+    assert np.shares_memory(n, a)
+    v = t.t()  # a non-contiguous view stays zero-copy
+    assert np.shares_memory(v.numpy(), a) and not v.is_contiguous()
+    assert np.shares_memory(torch.as_tensor(a).numpy(), a)
+    assert not np.shares_memory(torch.tensor(a).numpy(), a)  # torch.tensor copies
+    with pytest.raises(RuntimeError, match=r"Use tensor.detach\(\).numpy\(\) instead"):
+        torch.ones(2, requires_grad=True).numpy()
+
+
+def test_item_and_tolist():
+    assert torch.tensor(2.5).item() == 2.5 and isinstance(torch.tensor(2.5).item(), float)
+    assert isinstance(torch.tensor([3]).item(), int) and isinstance(torch.tensor(True).item(), bool)
+    assert torch.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
+    assert torch.tensor(1.5).tolist() == 1.5
+    assert torch.tensor([1.0, 2.0], dtype=torch.bfloat16).tolist() == [1.0, 2.0]
+    assert float(torch.tensor([2.0])) == 2.0 and int(torch.tensor(3)) == 3
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        torch.ones(2).item()
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value"):
+        bool(torch.ones(2))
+
+
+# ----- repr -------------------------------------------------------------------------------------
+def _repr_cases(T):
+    nan, inf = float("nan"), float("inf")
+    return [T.tensor([1.0, 2.0, 3.0]), T.tensor([[1, 2], [3, 4]]), T.tensor(3.5),
+            T.tensor([True, False]), T.tensor([1.5, 2.25], requires_grad=True),
+            T.tensor([1.0, 2.0], dtype=T.float64), T.tensor([2.0], requires_grad=True) * 2,
+            T.tensor([1e-5, 1e5]), T.tensor([]), T.tensor([1, 2], dtype=T.int32), T.zeros(2, 0),
+            T.ones(2, 3, device="meta"), T.tensor([[1.5, -2.0], [3.0, 4.25]]), T.tensor(1e-10),
+            T.tensor([0.1, 123456.0]), T.tensor([nan, inf, 1.0]), T.tensor(5),
+            T.tensor([1.0, 2.0], dtype=T.float16), T.arange(12.0).reshape(2, 2, 3),
+            T.tensor([0.001, 2.0]), T.tensor([0.0, 0.0]), T.tensor([-0.5, 0.0, 12.25]),
+            T.tensor([1e9, 1.0]), T.tensor([[True], [False]]), T.zeros(3, dtype=T.int64)]
+
+
+REPRS = {
+    0: "tensor([1., 2., 3.])",
+    1: "tensor([[1, 2],\n        [3, 4]])",
+    2: "tensor(3.5000)",
+    3: "tensor([ True, False])",
+    4: "tensor([1.5000, 2.2500], requires_grad=True)",
+    5: "tensor([1., 2.], dtype=torch.float64)",
+    6: "tensor([4.], grad_fn=<MulBackward0>)",
+    7: "tensor([1.0000e-05, 1.0000e+05])",
+    8: "tensor([])",
+    11: "tensor(..., device='meta', size=(2, 3))",
+    15: "tensor([nan, inf, 1.])",
+}
+
+
+@pytest.mark.parametrize("i", sorted(REPRS))
+def test_repr_like_torch(i):
+    assert repr(_repr_cases(torch)[i]) == REPRS[i]
+
+
+@needs_torch
+def test_repr_matches_torch():
+    for ours, theirs in zip(_repr_cases(torch), _repr_cases(real_torch)):
+        assert repr(ours) == repr(theirs)
+
+
+# ----- meta tensors -----------------------------------------------------------------------------
+def test_meta_tensors():
+    m = torch.ones(2, 3, device="meta")
+    assert m.is_meta and m.device == torch.device("meta") and str(m.device) == "meta"
+    assert m.shape == (2, 3) and m.dtype is torch.float32
+    y = (m @ torch.empty(3, 4, device="meta")).relu().sum(0)
+    assert y.is_meta and y.shape == (4,)
+    assert m[0].is_meta and m.t().is_meta and torch.zeros_like(m).is_meta
+    assert torch.randn(2, device="meta").is_meta and torch.ones(2).to("meta").is_meta
+    with torch.device("meta"):
+        assert torch.zeros(5).is_meta
+    assert not torch.zeros(5).is_meta
+    with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+        y.sum().item()
+    with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
+        m.tolist()
+    with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
+        m.numpy()
+    with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
+        m.to("cpu")
+    m.normal_()  # in-place fills are no-ops on meta tensors
+    assert m.is_meta
+
+
+def test_torch_namespace_basics():
+    assert torch.nn.functional.relu is not None and torch.autograd.grad is not None
+    assert torch.is_tensor(torch.ones(1)) and not torch.is_tensor(1)
+    assert torch.float is torch.float32 and torch.long is torch.int64 and torch.double is torch.float64
+    assert repr(torch.float32) == "torch.float32"
+    assert torch.device("cpu") == "cpu" and repr(torch.device("cpu", 0)) == \
+        "device(type='cpu', index=0)"
+
+
+# ----- non-contiguous inputs behave like their contiguous copies --------------------------------
+@given(S.shapes(min_dims=2).flatmap(lambda s: st.tuples(S.arrays(s, contiguous=True),
+                                                        st.permutations(range(len(s))))))
+def test_noncontiguous_leaf_same_as_contiguous(case):
+    arr, perm = case
+    nc = torch.from_numpy(S.noncontiguous(arr, perm)).requires_grad_()
+    c = torch.from_numpy(arr.copy()).requires_grad_()
+    for t in (nc, c):
+        (t.exp() * t.flip(0)).sum().backward()
+    assert_close(nc.grad, c.grad.numpy(), rtol=1e-12, call="non-contiguous leaf")
+
+
+# ----- one test per documented error (type and message) ----------------------------------------
+ERRORS = [
+    ("matmul", lambda: torch.ones(2, 3) @ torch.ones(2, 3), RuntimeError,
+     r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x3\)"),
+    ("view", lambda: torch.ones(2, 3).t().view(6), RuntimeError,
+     "view size is not compatible with input tensor's size and stride"),
+    ("shape", lambda: torch.ones(6).view(4), RuntimeError, r"shape '\[4\]' is invalid for input of size 6"),
+    ("infer", lambda: torch.ones(6).view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+    ("dim range", lambda: torch.ones(2).sum(1), IndexError, r"Dimension out of range \(expected to be "
+     r"in range of \[-1, 0\], but got 1\)"),
+    ("index bounds", lambda: torch.ones(3)[3], IndexError,
+     "index 3 is out of bounds for dimension 0 with size 3"),
+    ("too many indices", lambda: torch.ones(3)[0, 0], IndexError,
+     "too many indices for tensor of dimension 1"),
+    ("float index", lambda: torch.ones(3)[torch.tensor([0.0])], IndexError,
+     "tensors used as indices must be long, int, byte or bool tensors"),
+    ("expand", lambda: torch.ones(2, 3).expand(4, 3), RuntimeError,
+     r"The expanded size of the tensor \(4\) must match the existing size \(2\)"),
+    ("cat dims", lambda: torch.cat([torch.ones(2), torch.ones(2, 2)]), RuntimeError,
+     "Tensors must have same number of dimensions"),
+    ("cat sizes", lambda: torch.cat([torch.ones(2, 2), torch.ones(3, 3)], 1), RuntimeError,
+     "Sizes of tensors must match except in dimension 1"),
+    ("stack", lambda: torch.stack([torch.ones(2), torch.ones(3)]), RuntimeError,
+     "stack expects each tensor to be equal size"),
+    ("split", lambda: torch.ones(5).split([2, 2]), RuntimeError,
+     "split_with_sizes expects split_sizes to sum exactly to 5"),
+    ("narrow", lambda: torch.ones(4).narrow(0, 2, 5), RuntimeError, "exceeds dimension size"),
+    ("select", lambda: torch.ones(2, 2).select(1, 5), IndexError,
+     "select\\(\\): index 5 out of range"),
+    ("permute", lambda: torch.ones(2, 3).permute(0), RuntimeError,
+     "number of dimensions in the tensor input does not match"),
+    ("flatten", lambda: torch.ones(2, 3, 4).flatten(2, 1), RuntimeError,
+     "start_dim cannot come after end_dim"),
+    ("where", lambda: torch.where(torch.ones(2), torch.ones(2), torch.zeros(2)), RuntimeError,
+     "where expected condition to be a boolean tensor"),
+    ("masked_fill", lambda: torch.ones(2).masked_fill(torch.ones(2), 0.0), RuntimeError,
+     "masked_fill_ only supports boolean masks"),
+    ("gather", lambda: torch.ones(2, 2).gather(1, torch.zeros(2, dtype=torch.int64)), RuntimeError,
+     "Index tensor must have the same number of dimensions as input tensor"),
+    ("clamp", lambda: torch.clamp(torch.ones(2)), RuntimeError,
+     "At least one of 'min' or 'max' must not be None"),
+    ("mean int", lambda: torch.ones(2, dtype=torch.int64).mean(), RuntimeError,
+     "mean\\(\\): could not infer output dtype"),
+    ("int pow", lambda: torch.tensor([2]) ** -1, RuntimeError,
+     "Integers to negative integer powers are not allowed"),
+    ("bool sub", lambda: torch.tensor([True]) - torch.tensor([False]), RuntimeError,
+     "Subtraction, the `-` operator, with two bool tensors is not supported"),
+    ("cast", lambda: torch.ones(2, dtype=torch.int64).add_(1.5), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    ("div mode", lambda: torch.ones(2).div(2, rounding_mode="up"), RuntimeError,
+     "div expected rounding_mode to be one of None, 'trunc', or 'floor'"),
+    ("topk", lambda: torch.ones(3).topk(4), RuntimeError, "selected index k out of range"),
+    ("repeat", lambda: torch.ones(2, 2).repeat(2), RuntimeError,
+     "Number of dimensions of repeat dims can not be smaller"),
+    ("one_hot", lambda: torch.nn.functional.one_hot(torch.tensor([-1])), RuntimeError,
+     "Class values must be non-negative"),
+    ("cross_entropy bounds",
+     lambda: torch.nn.functional.cross_entropy(torch.ones(2, 3), torch.tensor([0, 3])), IndexError,
+     "Target 3 is out of bounds"),
+    ("cross_entropy batch",
+     lambda: torch.nn.functional.cross_entropy(torch.ones(2, 3), torch.tensor([0])), ValueError,
+     r"Expected input batch_size \(2\) to match target batch_size \(1\)"),
+    ("embedding", lambda: torch.nn.functional.embedding(torch.tensor([5]), torch.ones(3, 2)),
+     IndexError, "index out of range in self"),
+    ("layer_norm", lambda: torch.nn.functional.layer_norm(torch.ones(2, 3), (4,)), RuntimeError,
+     r"Given normalized_shape=\[4\]"),
+    ("pad", lambda: torch.nn.functional.pad(torch.ones(2, 2), (1,)), RuntimeError,
+     "Padding length must be divisible by 2"),
+    ("dropout", lambda: torch.nn.functional.dropout(torch.ones(2), 1.5), ValueError,
+     "dropout probability has to be between 0 and 1"),
+    ("reduction", lambda: torch.nn.functional.mse_loss(torch.ones(2), torch.ones(2), reduction="x"),
+     ValueError, "x is not a valid value for reduction"),
+    ("normal_", lambda: torch.ones(2).normal_(0, -1), RuntimeError, "normal expects std >= 0.0"),
+    ("uniform_", lambda: torch.ones(2).uniform_(1, 0), RuntimeError,
+     "uniform_ expects to return a \\[from, to\\) range"),
+    ("bernoulli_", lambda: torch.ones(2).bernoulli_(2.0), RuntimeError,
+     "bernoulli_ expects p to be in \\[0, 1\\]"),
+    ("cuda", lambda: torch.ones(2).cuda(), AssertionError, "Torch not compiled with CUDA enabled"),
+    ("device", lambda: torch.device("gpu"), RuntimeError, "Expected one of cpu, cuda, meta"),
+    ("create_graph", lambda: (torch.ones(1, requires_grad=True) * 2).sum().backward(
+        create_graph=True), NotImplementedError, "create_graph=True"),
+    ("len 0-d", lambda: len(torch.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor"),
+    ("index", lambda: [0, 1][torch.tensor(0.5)], TypeError,
+     "only integer tensors of a single element can be converted to an index"),
+]
+
+
+@pytest.mark.parametrize("name,fn,exc,msg", ERRORS, ids=[e[0] for e in ERRORS])
+def test_documented_error(name, fn, exc, msg):
+    with pytest.raises(exc, match=msg):
+        fn()

@@ -1,0 +1,296 @@
+"""PyTorch as the oracle (STYLE §2.18): the same lambda runs in both namespaces.
+
+``T`` is ``torch`` or ``minitorch_cs.torch``; forward values, dtypes and gradients must agree.
+Three parts: every row of the op table, random op graphs drawn by hypothesis, and the exception
+class raised for a set of bad inputs. Skipped when torch is not importable.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch_ref = pytest.importorskip("torch")
+
+from minitorch_cs import torch as mt  # noqa: E402
+from tests import strategies as S  # noqa: E402
+from tests.helpers import assert_close, describe, to_numpy  # noqa: E402
+from tests.torch.test_ops_table import ROWS  # noqa: E402
+
+torch_ref.set_default_dtype(torch_ref.float32)
+# The table's own test already runs every row at the profile's full count; here a third of it.
+ORACLE = settings(max_examples=max(5, settings.default.max_examples // 3))
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def _run(T, fn, xs, kw, cot_seed=0):
+    """Evaluate ``fn(T, *leaves, **kw)``; backprop random cotangents; return outputs and grads."""
+    leaves = [T.from_numpy(x.copy()).requires_grad_(True) for x in xs]
+    outs = _as_tuple(fn(T, *leaves, **kw))
+    diff = [o for o in outs if o.requires_grad]
+    if diff:
+        rng = np.random.default_rng(cot_seed)
+        us = [T.from_numpy(rng.standard_normal(tuple(o.shape)).astype(to_numpy(o).dtype))
+              for o in diff]
+        T.autograd.backward(diff, us)
+    return outs, [x.grad for x in leaves]
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+# ----- 1. every row of the op table --------------------------------------------------------------
+@pytest.mark.parametrize("r", ROWS, ids=[r.name for r in ROWS])
+@ORACLE
+@given(data=st.data())
+def test_row_matches_torch(r, data):
+    xs, kw = data.draw(r.inputs, label="inputs")
+    call = describe(r.name, *xs, **{k: v for k, v in kw.items() if not isinstance(v, np.ndarray)})
+    want, want_g = _run(torch_ref, r.call, xs, kw)
+    # the numpy reference agrees with torch (checks the table itself)
+    for w, ref in zip(want, _as_tuple(r.ref(*xs, **kw))):
+        assert_close(np.asarray(ref), w, rtol=1e-6, atol=1e-9, call="numpy ref vs torch: " + call)
+    got, got_g = _run(mt, r.call, xs, kw)
+    assert len(got) == len(want), f"got {len(got)} outputs, but should be {len(want)} [{call}]"
+    for g, w in zip(got, want):
+        assert _dtype_name(g) == _dtype_name(w), \
+            f"got out.dtype={g.dtype}, but should be {w.dtype} [{call}]"
+        assert_close(g, w, rtol=1e-6, atol=1e-9, call=call)
+    if r.grad:
+        for i, (g, w) in enumerate(zip(got_g, want_g)):
+            if w is None:
+                assert g is None or not np.any(to_numpy(g)), f"input {i} got a grad [{call}]"
+                continue
+            assert g is not None, f"got grad of input {i}=None, but should be a tensor [{call}]"
+            assert_close(g, w, rtol=1e-6, atol=1e-9, call=f"grad of input {i} of {call}")
+
+
+# ----- 2. random op graphs ----------------------------------------------------------------------
+# Each op maps existing nodes (broadcast-compatible tensors) to a new node. No kink avoidance:
+# torch's conventions at kinks (relu'(0) = 0, abs'(0) = 0, ties in max) must match too.
+UNARY = {
+    "tanh": lambda T, x: T.tanh(x),
+    "sigmoid": lambda T, x: x.sigmoid(),
+    "sin": lambda T, x: T.sin(x),
+    "exp_tanh": lambda T, x: T.exp(T.tanh(x)),
+    "relu": lambda T, x: T.relu(x),
+    "abs": lambda T, x: x.abs(),
+    "square": lambda T, x: x * x,
+    "pow3": lambda T, x: x ** 3,
+    "neg": lambda T, x: -x,
+    "scale": lambda T, x: 2.5 * x - 1,
+    "rdiv": lambda T, x: 1 / (1 + x * x),
+    "log1p_sq": lambda T, x: T.log1p(x * x),
+    "softmax": lambda T, x: T.softmax(x, -1) if x.ndim else x,
+    "log_softmax": lambda T, x: T.nn.functional.log_softmax(x, -1) if x.ndim else x,
+    "sum_keep": lambda T, x: x.sum(-1, keepdim=True) if x.ndim else x,
+    "mean_keep": lambda T, x: x.mean(0, keepdim=True) if x.ndim else x,
+    "amax_keep": lambda T, x: x.amax(-1, keepdim=True) if x.ndim else x,
+    "cumsum": lambda T, x: x.cumsum(-1) if x.ndim else x,
+    "flip": lambda T, x: x.flip(-1) if x.ndim else x,
+    "roll": lambda T, x: x.roll(1, -1) if x.ndim else x,
+    "clamp": lambda T, x: x.clamp(-0.5, 0.5),
+    "where": lambda T, x: T.where(x > 0, x, 0.1 * x),
+    "to64": lambda T, x: x.double(),
+    "to32": lambda T, x: x.float(),
+    "detach_mix": lambda T, x: x + x.detach() * 0.5,
+    "gelu": lambda T, x: T.nn.functional.gelu(x),
+    "view_roundtrip": lambda T, x: x.reshape(-1).reshape(x.shape),
+}
+BINARY = {
+    "add": lambda T, a, b: a + b,
+    "sub": lambda T, a, b: a - b,
+    "mul": lambda T, a, b: a * b,
+    "div": lambda T, a, b: a / (1.5 + b.abs()),
+    "maximum": lambda T, a, b: T.maximum(a, b),
+    "minimum": lambda T, a, b: T.minimum(a, b),
+    "atan2": lambda T, a, b: T.atan2(a, b + 3),
+    "lerp": lambda T, a, b: T.lerp(a, b.to(a.dtype), 0.25),  # torch's lerp does not promote
+    "hypot": lambda T, a, b: (a * a + b * b + 1).sqrt(),
+}
+
+
+@st.composite
+def graphs(draw):
+    shapes = draw(S.broadcastable_shapes(draw(st.integers(1, 3)), max_dims=3, max_side=3))
+    dtypes = [draw(st.sampled_from(["float32", "float64"])) for _ in shapes]
+    inputs = [draw(S.arrays(s, lo=-2, hi=2)).astype(d) for s, d in zip(shapes, dtypes)]
+    steps = []
+    n = len(inputs)
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            steps.append(("u", draw(st.sampled_from(sorted(UNARY))), draw(st.integers(0, n - 1))))
+        else:
+            steps.append(("b", draw(st.sampled_from(sorted(BINARY))), draw(st.integers(0, n - 1)),
+                          draw(st.integers(0, n - 1))))
+        n += 1
+    return inputs, steps
+
+
+def _eval_graph(T, inputs, steps):
+    leaves = [T.from_numpy(x.copy()).requires_grad_(True) for x in inputs]
+    nodes = list(leaves)
+    for st_ in steps:
+        if st_[0] == "u":
+            nodes.append(UNARY[st_[1]](T, nodes[st_[2]]))
+        else:
+            nodes.append(BINARY[st_[1]](T, nodes[st_[2]], nodes[st_[3]]))
+    out = nodes[-1]
+    rng = np.random.default_rng(len(steps))
+    u = rng.standard_normal(tuple(out.shape)).astype(str(out.dtype).replace("torch.", ""))
+    if out.requires_grad:
+        out.backward(T.from_numpy(u))
+    return nodes, [x.grad for x in leaves]
+
+
+@given(graphs())
+def test_random_graphs_match_torch(g):
+    inputs, steps = g
+    call = " -> ".join(s[1] for s in steps) + f" on {[(x.shape, str(x.dtype)) for x in inputs]}"
+    want, want_g = _eval_graph(torch_ref, inputs, steps)
+    got, got_g = _eval_graph(mt, inputs, steps)
+    # float32 rounding (one ulp differs between numpy and torch kernels) reaches float64 nodes
+    f32 = any(x.dtype == np.float32 for x in inputs)
+    for k, (a, b) in enumerate(zip(got, want)):
+        assert _dtype_name(a) == _dtype_name(b), \
+            f"got node{k}.dtype={a.dtype}, but should be {b.dtype} [{call}]"
+        assert tuple(a.shape) == tuple(b.shape), \
+            f"got node{k}.shape={tuple(a.shape)}, but should be {tuple(b.shape)} [{call}]"
+        tol = 1e-5 if f32 else 1e-9
+        assert_close(a, b, rtol=tol, atol=tol, call=f"node {k} of {call}")
+    for i, (a, b) in enumerate(zip(got_g, want_g)):
+        if b is None:
+            assert a is None, f"got a grad for input {i}, but torch has none [{call}]"
+            continue
+        tol = 1e-4 if f32 else 1e-8
+        assert_close(a, b, rtol=tol, atol=tol, call=f"grad of input {i} of {call}", check_dtype=None)
+        assert _dtype_name(a) == _dtype_name(b), f"grad {i}: got {a.dtype}, but should be {b.dtype}"
+
+
+# ----- 3. the same exception class for bad inputs ----------------------------------------------
+def _bad_backward_twice(T):
+    x = T.ones(2, requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    y.backward()
+
+
+def _bad_leaf_inplace(T):
+    T.ones(2, requires_grad=True).add_(1)
+
+
+def _bad_version(T):
+    x = T.ones(2, requires_grad=True)
+    y = x.exp()
+    y.add_(1)
+    y.sum().backward()
+
+
+def _bad_grad_unused(T):
+    x, y = T.ones(2, requires_grad=True), T.ones(2, requires_grad=True)
+    T.autograd.grad((x * 2).sum(), [x, y])
+
+
+BAD = {
+    "matmul_shapes": lambda T: T.ones(2, 3) @ T.ones(2, 3),
+    "mm_not_matrix": lambda T: T.mm(T.ones(2), T.ones(2, 2)),
+    "bmm_batch": lambda T: T.bmm(T.ones(2, 2, 2), T.ones(3, 2, 2)),
+    "broadcast_add": lambda T: T.ones(2, 3) + T.ones(4),
+    "view_noncontiguous": lambda T: T.ones(2, 3).t().view(6),
+    "view_bad_size": lambda T: T.ones(2, 3).view(4),
+    "reshape_two_minus_one": lambda T: T.ones(6).reshape(-1, -1),
+    "cat_ndim": lambda T: T.cat([T.ones(2), T.ones(2, 2)]),
+    "cat_sizes": lambda T: T.cat([T.ones(2, 2), T.ones(3, 3)], 1),
+    "cat_empty_list": lambda T: T.cat([]),
+    "stack_shapes": lambda T: T.stack([T.ones(2), T.ones(3)]),
+    "index_out_of_bounds": lambda T: T.ones(3)[5],
+    "too_many_indices": lambda T: T.ones(3)[0, 0],
+    "float_index": lambda T: T.ones(3)[T.tensor([0.5])],
+    "adv_index_oob": lambda T: T.ones(3)[T.tensor([0, 7])],
+    "sum_dim_range": lambda T: T.ones(2, 3).sum(2),
+    "unsqueeze_range": lambda T: T.ones(2).unsqueeze(3),
+    "transpose_range": lambda T: T.ones(2, 2).transpose(0, 2),
+    "select_range": lambda T: T.ones(2, 2).select(1, 5),
+    "narrow_range": lambda T: T.ones(4).narrow(0, 2, 5),
+    "permute_len": lambda T: T.ones(2, 3).permute(0),
+    "expand_bad": lambda T: T.ones(2, 3).expand(4, 3),
+    "split_sizes": lambda T: T.ones(5).split([2, 2]),
+    "chunk_zero": lambda T: T.ones(5).chunk(0),
+    "flatten_args": lambda T: T.ones(2, 3, 4).flatten(2, 1),
+    "gather_ndim": lambda T: T.ones(2, 2).gather(1, T.zeros(2, dtype=T.int64)),
+    "gather_float_index": lambda T: T.ones(2, 2).gather(1, T.zeros(2, 2)),
+    "where_cond_float": lambda T: T.where(T.ones(2), T.ones(2), T.zeros(2)),
+    "masked_fill_float_mask": lambda T: T.ones(2).masked_fill(T.ones(2), 0.0),
+    "item_many": lambda T: T.ones(2).item(),
+    "bool_many": lambda T: bool(T.ones(2)),
+    "len_0d": lambda T: len(T.tensor(1.0)),
+    "iter_0d": lambda T: iter(T.tensor(1.0)),
+    "numpy_requires_grad": lambda T: T.ones(2, requires_grad=True).numpy(),
+    "int_requires_grad": lambda T: T.ones(2, dtype=T.int64, requires_grad=True),
+    "set_requires_grad_nonleaf": lambda T: setattr(T.ones(2, requires_grad=True) * 2,
+                                                   "requires_grad", False),
+    "backward_twice": _bad_backward_twice,
+    "leaf_inplace": _bad_leaf_inplace,
+    "version_counter": _bad_version,
+    "grad_unused": _bad_grad_unused,
+    "backward_nonscalar": lambda T: (T.ones(2, requires_grad=True) * 2).backward(),
+    "backward_no_grad": lambda T: T.ones(2).sum().backward(),
+    "grad_shape_mismatch": lambda T: (T.ones(2, requires_grad=True) * 2).backward(T.ones(3)),
+    "mean_int": lambda T: T.ones(2, dtype=T.int64).mean(),
+    "int_pow_negative": lambda T: T.tensor([2, 3]) ** -1,
+    "bool_sub": lambda T: T.tensor([True]) - T.tensor([False]),
+    "inplace_int_float": lambda T: T.ones(2, dtype=T.int64).add_(1.5),
+    "tensor_ragged": lambda T: T.tensor([[1, 2], [3]]),
+    "randint_bounds": lambda T: T.randint(5, 2, (3,)),
+    "randn_int": lambda T: T.randn(2, dtype=T.int64),
+    "normal_std": lambda T: T.ones(2).normal_(0, -1),
+    "uniform_bounds": lambda T: T.ones(2).uniform_(1, 0),
+    "zeros_negative": lambda T: T.zeros(-1),
+    "device_string": lambda T: T.device("gpu"),
+    "set_default_dtype_int": lambda T: T.set_default_dtype(T.int64),
+    "cross_entropy_target_oob": lambda T: T.nn.functional.cross_entropy(T.ones(2, 3),
+                                                                       T.tensor([0, 3])),
+    "cross_entropy_float_target_shape": lambda T: T.nn.functional.cross_entropy(
+        T.ones(2, 3), T.ones(2, 2)),
+    "cross_entropy_batch": lambda T: T.nn.functional.cross_entropy(T.ones(2, 3), T.tensor([0])),
+    "nll_float_target": lambda T: T.nn.functional.nll_loss(T.ones(2, 3), T.ones(2)),
+    "embedding_oob": lambda T: T.nn.functional.embedding(T.tensor([5]), T.ones(3, 2)),
+    "embedding_float_idx": lambda T: T.nn.functional.embedding(T.tensor([0.0]), T.ones(3, 2)),
+    "one_hot_negative": lambda T: T.nn.functional.one_hot(T.tensor([-1])),
+    "one_hot_float": lambda T: T.nn.functional.one_hot(T.tensor([1.0])),
+    "layer_norm_shape": lambda T: T.nn.functional.layer_norm(T.ones(2, 3), (4,)),
+    "conv2d_channels": lambda T: T.nn.functional.conv2d(T.ones(1, 3, 4, 4), T.ones(2, 2, 1, 1)),
+    "linear_shapes": lambda T: T.nn.functional.linear(T.ones(2, 3), T.ones(4, 5)),
+    "pad_odd": lambda T: T.nn.functional.pad(T.ones(2, 2), (1,)),
+    "softmax_dim": lambda T: T.softmax(T.ones(2), 3),
+    "dropout_p": lambda T: T.nn.functional.dropout(T.ones(2), 1.5),
+    "mse_reduction": lambda T: T.nn.functional.mse_loss(T.ones(2), T.ones(2), reduction="bad"),
+    "clamp_no_bounds": lambda T: T.clamp(T.ones(2)),
+    "topk_k": lambda T: T.ones(3).topk(4),
+    "lerp_dtype": lambda T: T.lerp(T.ones(2), T.ones(2, dtype=T.float64), 0.5),
+    "rand_int": lambda T: T.rand(2, dtype=T.int32),
+    "meta_numpy": lambda T: T.ones(2, device="meta").numpy(),
+    "meta_bool": lambda T: bool(T.ones(1, device="meta")),
+    "meta_to_cpu": lambda T: T.ones(2, device="meta").to("cpu"),
+    "ce_weight_dtype": lambda T: T.nn.functional.cross_entropy(
+        T.ones(2, 3), T.tensor([0, 1]), weight=T.ones(3, dtype=T.float64)),
+    "repeat_dims": lambda T: T.ones(2, 2).repeat(2),
+    "meta_item": lambda T: T.ones(2, device="meta").sum().item(),
+    "meta_tolist": lambda T: T.ones(2, device="meta").tolist(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_same_exception_class(name):
+    fn = BAD[name]
+    with pytest.raises(Exception) as want:
+        fn(torch_ref)
+    with pytest.raises(Exception) as got:
+        fn(mt)
+    assert got.type is want.type, \
+        f"got {got.type.__name__}({got.value}), but should be {want.type.__name__}({want.value}) [{name}]"
