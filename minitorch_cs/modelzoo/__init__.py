@@ -1,8 +1,13 @@
 """``minitorch_cs.modelzoo``: the Model Zoo Trainer on minitorch_cs (mirrors ``cerebras.modelzoo``).
 
 Porting rule: ``from cerebras.modelzoo import Trainer`` becomes
-``from minitorch_cs.modelzoo import Trainer``. ``minitorch_cs`` itself never imports this package.
+``from minitorch_cs.modelzoo import Trainer``. ``minitorch_cs`` itself never imports this package,
+and, as in Model Zoo, ``Trainer`` is imported on first access only.
 """
-from .trainer import Trainer
 
-__all__ = ["Trainer"]
+
+def __getattr__(name):
+    if name == "Trainer":
+        from .trainer import Trainer
+        return Trainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -229,3 +229,18 @@ def test_model_name_is_a_deprecated_alias(tmp_path):
     with pytest.warns(FutureWarning, match="model_name"):
         (config,) = validate_trainer_params(params)
     assert config.init.model.name == "fc_mnist"
+
+
+@pytest.mark.parametrize("path", ["examples/fc_mnist.yaml",
+                                  "minitorch_cs/modelzoo/models/vision/fc_mnist/configs/"
+                                  "params.yaml"])
+def test_shipped_yaml_files_validate(path):
+    import yaml
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    params = yaml.safe_load((root / path).read_text())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (config,) = validate_trainer_params(params)
+    assert config.init.model.name == "fc_mnist"
+    assert config.fit is not None and config.validate_all is not None

@@ -12,7 +12,8 @@ from .flags import GlobalFlags, ScopedTrainFlags, ScopedValidateFlags
 from .grad_accum import GradientAccumulationCallback
 from .logging import Logging
 from .loss import CheckLoss, LossAccumulationCallback
-from .metrics import ModelEvalMetrics, ModelZooParamsMetadata
+from .metadata import ModelZooParamsMetadata
+from .metrics import ModelEvalMetrics
 from .model import ModelCallback
 from .model_stats import CountParams
 from .norm import ComputeNorm

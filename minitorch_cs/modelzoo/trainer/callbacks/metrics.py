@@ -1,13 +1,11 @@
-"""``ModelEvalMetrics`` (logs every ``cstorch.metrics.Metric`` of the model after validation) and
-``ModelZooParamsMetadata`` (stores the run's params in each checkpoint's ``__metadata__``)."""
+"""``ModelEvalMetrics``: logs every ``cstorch.metrics.Metric`` of the model after validation."""
 from __future__ import annotations
 
-import minitorch_cs as cstorch
 from minitorch_cs.metrics import Metric
 
 from .callback import Callback
 
-__all__ = ["ModelEvalMetrics", "ModelZooParamsMetadata"]
+__all__ = ["ModelEvalMetrics"]
 
 
 class ModelEvalMetrics(Callback):
@@ -29,16 +27,3 @@ class ModelEvalMetrics(Callback):
             for name, value in metrics.items():
                 trainer.logger.info(f"  - {name} = {value}")
             trainer.log_metrics(**metrics)
-
-
-class ModelZooParamsMetadata(Callback):
-    def __init__(self, params=None):
-        self.params = params or {}
-
-    def on_save_checkpoint(self, trainer, state_dict):
-        state_dict["__metadata__"] = [{"version": cstorch.__version__,
-                                       "model_name": type(trainer.model).__name__,
-                                       "params": self.params}]
-
-    def on_load_checkpoint(self, trainer, state_dict):
-        trainer.metadata = state_dict.pop("__metadata__", None)

@@ -112,7 +112,7 @@ class MNISTBatches:
 class MNISTDataProcessor:
     """Builds the MNIST loader from a ``MNISTDataProcessorConfig`` (or a dict of its fields)."""
 
-    def __init__(self, config):
+    def __init__(self, config: MNISTDataProcessorConfig):
         if isinstance(config, dict):
             config = MNISTDataProcessorConfig(**config)
         self.config = config

@@ -86,7 +86,7 @@ class MNISTModel(nn.Module):
     """``MNIST`` plus the loss (and an accuracy metric in eval mode when
     ``compute_eval_metrics``). Takes a ``MNISTModelConfig`` or a dict of its fields."""
 
-    def __init__(self, config):
+    def __init__(self, config: MNISTModelConfig):
         if isinstance(config, dict):
             config = MNISTModelConfig(**config.get("model", config))
         super().__init__()
