@@ -177,7 +177,8 @@ def test_mixed_precision_on_csx_uses_the_grad_scaler(tmp_path):
 def test_metrics_file_logger_and_plot(tmp_path):
     logger = MetricsFileLogger()
     t = _fit(tmp_path, steps=4, val=tiny_loader(2), loggers=[logger])
-    rows = list(csv.DictReader(logger.csv_path.open()))
+    with logger.csv_path.open() as f:
+        rows = list(csv.DictReader(f))
     assert [(r["step"], r["name"]) for r in rows if r["name"] == "loss"] == [
         (str(s), "loss") for s in (1, 2, 3, 4)]
     train = [float(r["value"]) for r in rows if r["name"] == "loss"]
