@@ -10,7 +10,6 @@ import pytest
 
 import minitorch_cs as cstorch
 import minitorch_cs.torch as torch
-import minitorch_cs.torch.nn as nn
 from minitorch_cs.modelzoo import Trainer
 from minitorch_cs.modelzoo.trainer.callbacks import (CheckLoss, ComputeNorm, CountParams,
                                                      DurationProfiler, GlobalFlags,

@@ -8,7 +8,7 @@ import pytest
 import minitorch_cs as cstorch
 import minitorch_cs.torch as torch
 from minitorch_cs.modelzoo import Trainer
-from minitorch_cs.modelzoo.trainer.callbacks import Callback, Logging, TrainingLoop
+from minitorch_cs.modelzoo.trainer.callbacks import Logging, TrainingLoop
 
 from .conftest import TinyModel, tiny_loader
 

@@ -178,8 +178,8 @@ def validate_kwargs(cls, kwargs: dict, path: str, *, injected=(), aliases=None,
     for key, value in kwargs.items():
         name = aliases.get(key, key)
         if name in injected:
-            raise ConfigError(f"{path}.{key}", f"is set by the trainer and cannot be given in "
-                                               f"the config")
+            raise ConfigError(f"{path}.{key}", "is set by the trainer and cannot be given in "
+                                               "the config")
         if name not in params:
             if var_kw:
                 out[key] = value

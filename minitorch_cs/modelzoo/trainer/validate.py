@@ -23,12 +23,14 @@ from __future__ import annotations
 import copy
 import inspect
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Optional
 
 import minitorch_cs as cstorch
 
 from .typecheck import ConfigError, check_type, pydantic_error, validate_kwargs
+from .validate_configs import (ClassSpec, DataSpec, ModelSpec, TrainerConfig, TrainerFitConfig,
+                               TrainerInitConfig, TrainerValidateAllConfig,
+                               TrainerValidateConfig, _params)
 
 __all__ = ["ConfigError", "ClassSpec", "DataSpec", "ModelSpec", "TrainerInitConfig",
            "TrainerFitConfig", "TrainerValidateConfig", "TrainerValidateAllConfig",
@@ -49,104 +51,7 @@ _INIT_KEYS = ("model", "device", "backend", "model_dir", "optimizer", "scheduler
 _DEVICES = ("CSX", "CPU", "GPU")
 
 
-# ----- typed configs ---------------------------------------------------------------------------
-@dataclass
-class ClassSpec:
-    """A validated class-keyed entry: ``build(**injected)`` constructs it."""
-
-    cls: type
-    kwargs: dict
-    path: str
-    children: List["ClassSpec"] = field(default_factory=list)  # nested schedulers
-
-    @property
-    def name(self) -> str:
-        return self.cls.__name__
-
-    def build(self, **injected):
-        kwargs = dict(self.kwargs)
-        if self.children:
-            key = "scheduler" if "scheduler" in _params(self.cls) else "schedulers"
-            built = [c.build(**injected) for c in self.children]
-            kwargs[key] = built[0] if key == "scheduler" else built
-        params = _params(self.cls)
-        kwargs.update({k: v for k, v in injected.items() if k in params})
-        return self.cls(**kwargs)
-
-
-@dataclass
-class ModelSpec:
-    name: str
-    model_cls: type
-    config: Any  # the model's pydantic config instance
-
-    def build(self):
-        return self.model_cls(self.config)
-
-
-@dataclass
-class DataSpec:
-    """A data-processor config: ``processor_cls(config)`` makes the loader."""
-
-    name: str
-    processor_cls: type
-    config: Any
-    path: str
-
-
-@dataclass
-class TrainerInitConfig:
-    model: ModelSpec
-    device: Optional[str] = None
-    backend: dict = field(default_factory=dict)
-    model_dir: str = "./model_dir"
-    optimizer: Optional[ClassSpec] = None
-    schedulers: Optional[List[ClassSpec]] = None
-    precision: Optional[ClassSpec] = None
-    sparsity: Any = None
-    loop: Optional[ClassSpec] = None
-    checkpoint: Optional[ClassSpec] = None
-    logging: Optional[ClassSpec] = None
-    callbacks: List[ClassSpec] = field(default_factory=list)
-    loggers: List[ClassSpec] = field(default_factory=list)
-    seed: Optional[int] = None
-    autorestart: Optional[ClassSpec] = None
-    optimizer_params: list = field(default_factory=list)  # `params:` tag filters
-
-
-@dataclass
-class TrainerFitConfig:
-    train_dataloader: DataSpec
-    val_dataloader: Optional[List[DataSpec]] = None
-    ckpt_path: Any = ...
-
-
-@dataclass
-class TrainerValidateConfig:
-    val_dataloader: DataSpec
-    ckpt_path: Any = ...
-
-
-@dataclass
-class TrainerValidateAllConfig:
-    val_dataloaders: Optional[List[DataSpec]] = None
-    ckpt_paths: Any = ...
-
-
-@dataclass
-class TrainerConfig:
-    init: TrainerInitConfig
-    fit: Optional[TrainerFitConfig] = None
-    validate: Optional[TrainerValidateConfig] = None
-    validate_all: Optional[TrainerValidateAllConfig] = None
-    params: dict = field(default_factory=dict)  # this block as given (for metadata)
-
-
 # ----- class lookup ----------------------------------------------------------------------------
-def _params(cls):
-    return inspect.signature(cls.__init__).parameters
-
-
 def _all_subclasses(base):
     out, todo = [], [base]
     while todo:

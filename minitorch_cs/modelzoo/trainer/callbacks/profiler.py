@@ -5,7 +5,6 @@ place the real ones measure on the user node).
 """
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict, deque
 
