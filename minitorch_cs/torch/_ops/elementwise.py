@@ -100,6 +100,9 @@ def _binary(f, a, b, out):
     return r
 
 
+_HALF_DT = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+
+
 def _float_out(a):
     """Result dtype for ops that always produce floats (int inputs -> default float)."""
     if isinstance(a, np.ndarray) and a.dtype.kind in "biu":
@@ -182,6 +185,8 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             r = fwd(x, out=out)
         else:
             r = fwd(x)
+            if r.dtype != x.dtype and x.dtype in _HALF_DT and r.dtype.kind == "f":
+                r = r.astype(x.dtype)  # scipy computes half precision in float64
         if saves_output or saved:
             ctx.x = x if saved else None
             ctx.y = r if saves_output else None
@@ -395,8 +400,10 @@ class Clamp(Op):
             if lo is not None and hi is not None and lo > hi:
                 r = np.full_like(x, hi)  # torch: min > max sets everything to max
             else:
-                r = np.clip(x, lo, hi, out=out) if out is not None else np.clip(x, lo, hi)
-                return r
+                if out is not None:
+                    return np.clip(x, lo, hi, out=out)
+                r = np.clip(x, lo, hi)
+                return r if r.dtype == rt else r.astype(rt)  # bfloat16 with float bounds
         if out is not None:
             out[...] = r
             return out
@@ -420,13 +427,21 @@ class Clamp(Op):
 
 
 # ----- binary math ------------------------------------------------------------------------------
+def _scaled(b, alpha):
+    """``b * alpha`` keeping an array's dtype (bfloat16 times a Python float gives float32)."""
+    r = b * alpha
+    if isinstance(b, np.ndarray) and r.dtype != b.dtype and b.dtype in _HALF_DT:
+        r = r.astype(b.dtype)
+    return r
+
+
 class Add(Op):
     name = "add"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1, out=None):
         if alpha != 1:
-            b = b * alpha
+            b = _scaled(b, alpha)
         ctx.alpha = alpha
         return _binary(np.add, a, b, out)
 
@@ -442,7 +457,7 @@ class Sub(Op):
     @staticmethod
     def forward(ctx, a, b, alpha=1, out=None):
         if alpha != 1:
-            b = b * alpha
+            b = _scaled(b, alpha)
         ctx.alpha = alpha
         return _binary(np.subtract, a, b, out)
 
@@ -484,7 +499,8 @@ class Div(Op):
                 _out_check(_rtype(a, b), out)
                 return np.true_divide(a, b, out=out, casting="unsafe")
             r = np.true_divide(a, b)
-            return r if isinstance(r, np.ndarray) else np.asarray(r, _rtype(a, b))
+            rt = _rtype(a, b)
+            return r if isinstance(r, np.ndarray) and r.dtype == rt else np.asarray(r, rt)
         if rounding_mode == "floor":
             return _binary(np.floor_divide, a, b, out)
         if rounding_mode == "trunc":
@@ -691,7 +707,7 @@ class Addcmul(Op):
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
-        prod = t1 * t2
+        prod = np.asarray(t1 * t2)  # 0-d operands give a numpy scalar, which *= would promote
         if value != 1:
             prod *= value
         return _binary(np.add, a, prod, out)
@@ -709,7 +725,7 @@ class Addcdiv(Op):
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
-        q = t1 / t2
+        q = np.asarray(t1 / t2)
         if value != 1:
             q *= value
         return _binary(np.add, a, q, out)

@@ -137,7 +137,7 @@ class Addmm(Op):
         r = _matmul(a, b)
         if alpha != 1:
             r *= alpha
-        return r + (c if beta == 1 else beta * c)
+        return np.asarray(r + (c if beta == 1 else beta * c)).astype(r.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -161,11 +161,18 @@ class Einsum(Op):
             out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
         if "." in lhs:
             raise NotImplementedError("einsum with '...' is not supported")
+        half = xs[0].dtype if xs and all(x.dtype == xs[0].dtype for x in xs) and \
+            xs[0].dtype in _HALF else None
+        if half is not None:  # no half-precision einsum in numpy: float32, rounded back
+            xs = tuple(x.astype(np.float32) for x in xs)
         ctx.ins, ctx.out, ctx.xs = lhs.split(","), out, xs
-        return np.asarray(np.einsum(f"{lhs}->{out}", *xs, optimize=True))
+        r = np.asarray(np.einsum(f"{lhs}->{out}", *xs, optimize=True))
+        return r if half is None else r.astype(half)
 
     @staticmethod
     def backward(ctx, g):
+        if g.dtype in _HALF:  # the engine rounds the float32 gradients back to each input's dtype
+            g = g.astype(np.float32)
         grads = []
         for i, sub in enumerate(ctx.ins):
             if not ctx.needs_input_grad[i]:

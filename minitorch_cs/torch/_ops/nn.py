@@ -190,7 +190,7 @@ class CrossEntropyProbs(Op):
         dim = 1 if x.ndim > 1 else 0
         C = x.shape[dim]
         if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / C
+            target = (target * (1 - label_smoothing) + label_smoothing / C).astype(target.dtype)
         logp = _log_softmax(x, dim)
         shape = [1] * x.ndim
         shape[dim] = C
@@ -233,7 +233,7 @@ class LayerNorm(Op):
         y = xhat * w if w is not None else xhat.copy()
         if b is not None:
             y += b
-        return y
+        return _back(y, x)  # bfloat16 statistics come out in float32
 
     @staticmethod
     def backward(ctx, g):
@@ -272,7 +272,7 @@ class BatchNormTrain(Op):
         y = xhat * w.reshape(shape) if w is not None else xhat.copy()
         if b is not None:
             y += b.reshape(shape)
-        return y
+        return _back(y, x)  # bfloat16 statistics come out in float32
 
     @staticmethod
     def backward(ctx, g):
@@ -331,6 +331,16 @@ class OneHot(Op):
 
 
 # ----- convolution and pooling (kernels in _kernels.conv) -----------------------------------------
+def _f32(x):
+    """Half precision runs the pooling kernels in float32 (rounded back after), like torch's CPU."""
+    return x.astype(np.float32) if x.dtype in _HALF else x
+
+
+def _back(y, like):
+    """Round a float32 result back to ``like``'s half dtype (other dtypes: unchanged)."""
+    return y.astype(like.dtype) if like.dtype in _HALF else y
+
+
 def _conv():
     from .._kernels import conv
     return conv
@@ -375,13 +385,14 @@ class MaxPool2d(Op):
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-        y, idx = _conv().max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode)
+        y, idx = _conv().max_pool2d_forward(_f32(x), kernel_size, stride, padding, dilation,
+                                            ceil_mode)
         ctx.idx, ctx.shape = idx, x.shape
-        return y
+        return _back(y, x)
 
     @staticmethod
     def backward(ctx, g):
-        return (_conv().max_pool2d_backward(g, ctx.idx, ctx.shape),)
+        return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
 class MaxPool2dWithIndices(Op):
@@ -391,13 +402,15 @@ class MaxPool2dWithIndices(Op):
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-        y, idx = _conv().max_pool2d_forward(x, kernel_size, stride, padding, dilation, ceil_mode)
+        y, idx = _conv().max_pool2d_forward(_f32(x), kernel_size, stride, padding, dilation,
+                                            ceil_mode)
         ctx.idx, ctx.shape = idx, x.shape
-        return y, idx
+        return _back(y, x), idx
 
     @staticmethod
     def backward(ctx, grads):
-        return (_conv().max_pool2d_backward(grads[0], ctx.idx, ctx.shape),)
+        g = grads[0]
+        return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
 class AvgPool2d(Op):
@@ -408,11 +421,11 @@ class AvgPool2d(Op):
                 count_include_pad=True, divisor_override=None):
         ctx.shape = x.shape
         ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        return _conv().avg_pool2d_forward(x, *ctx.args)
+        return _back(_conv().avg_pool2d_forward(_f32(x), *ctx.args), x)
 
     @staticmethod
     def backward(ctx, g):
-        return (_conv().avg_pool2d_backward(g, ctx.shape, *ctx.args),)
+        return (_back(_conv().avg_pool2d_backward(_f32(g), ctx.shape, *ctx.args), g),)
 
 
 class AdaptiveAvgPool2d(Op):
@@ -421,8 +434,8 @@ class AdaptiveAvgPool2d(Op):
     @staticmethod
     def forward(ctx, x, output_size):
         ctx.shape, ctx.out = x.shape, output_size
-        return _conv().adaptive_avg_pool2d_forward(x, output_size)
+        return _back(_conv().adaptive_avg_pool2d_forward(_f32(x), output_size), x)
 
     @staticmethod
     def backward(ctx, g):
-        return (_conv().adaptive_avg_pool2d_backward(g, ctx.shape, ctx.out),)
+        return (_back(_conv().adaptive_avg_pool2d_backward(_f32(g), ctx.shape, ctx.out), g),)
