@@ -34,6 +34,7 @@ class Row:
     f32: bool = True  # float32 inputs give float32 outputs
     rtol: float = 1e-7
     atol: float = 1e-10
+    torch_grad: bool = True  # False where torch itself has no derivative (see the row)
 
     def __repr__(self):
         return self.name
@@ -1018,7 +1019,7 @@ def _bn_inputs(draw, training):
     kw = dict(training=training, rm=draw(S.arrays((C,), contiguous=True)),
               rv=draw(S.arrays((C,), lo=0.5, hi=2.0, contiguous=True)),
               **draw(S.kwargs(momentum=st.sampled_from([0.1, 0.5]), eps=st.sampled_from([1e-5, 0.1]))))
-    xs = (draw(S.arrays(shape)),)
+    xs = (draw(S.distinct_arrays(shape)),)  # a constant channel is a kink of the normalization
     if draw(st.booleans()):
         xs += (draw(S.arrays((C,))), draw(S.arrays((C,))))
     return xs, kw
@@ -1129,6 +1130,98 @@ def _masked_fill_(T, x, mask):
 row("masked_fill_", lambda x, mask: np.where(mask, 0.25, x), _masked_fill_, _mask_inputs())
 
 
+# ----- more of the functional surface -----------------------------------------------------------
+row("var_mean", lambda x: (np.var(x, axis=-1, ddof=1), np.mean(x, axis=-1)),
+    lambda T, x: tuple(T.var_mean(x, -1)), one(_VARSHAPE, **DISTINCT))
+row("std_positional_unbiased", lambda x: np.std(x, axis=0, ddof=0),
+    lambda T, x: x.std(0, False), one(_VARSHAPE, **DISTINCT))
+row("sum_dtype", lambda x: np.sum(x), lambda T, x: T.sum(x, dtype=T.float64), one(), f32=False)
+_DIVIDEND = dict(lo=-3.9, hi=3.9, avoid=tuple(range(-4, 5)), gap=0.1)
+row("div_floor", lambda a, b: np.floor_divide(a, b), lambda T, a, b: T.div(a, b, rounding_mode="floor"),
+    two(_DIVIDEND, dict(lo=1.0, hi=1.0)))
+row("div_trunc", lambda a, b: np.trunc(a / b), lambda T, a, b: a.div(b, rounding_mode="trunc"),
+    two(_DIVIDEND, dict(lo=1.0, hi=1.0)))
+# Differs from torch: its floor_divide has no derivative ("not implemented"); ours is 0 a.e.
+row("floor_divide_op", lambda a: np.floor_divide(a, 0.75), lambda T, a: a // 0.75,
+    one(lo=-3, hi=3, avoid=tuple(np.arange(-3, 3.1, 0.75)), gap=0.05), torch_grad=False)
+row("remainder_negative", lambda a: np.remainder(a, -1.5), lambda T, a: T.remainder(a, -1.5),
+    one(lo=-3, hi=3, avoid=(-3, -1.5, 0, 1.5, 3), gap=0.05))
+row("clamp_min_gt_max", lambda x: np.full_like(x, 0.5), lambda T, x: T.clamp(x, 1.0, 0.5), one())
+row("nansum_nan", lambda x: np.nansum(np.where(x > 1, np.nan, x)),
+    lambda T, x: T.nansum(T.where(x > 1, float("nan"), x)), one(avoid=(1.0,), gap=0.05))
+row("where_scalars", lambda c: np.where(c > 0, 1.0, -1.0), lambda T, c: T.where(c > 0, 1.0, -1.0),
+    one(**NONZERO), grad=False)
+row("masked_select", lambda x, mask: x[np.broadcast_to(mask, x.shape)],
+    lambda T, x, mask: T.masked_select(x, T.tensor(mask)), _mask_inputs())
+row("tensor_split", lambda x: tuple(np.array_split(x, 3, axis=0)),
+    lambda T, x: T.tensor_split(x, 3), one(shape=S.shapes(min_dims=1)))
+row("hstack", lambda a, b: np.hstack([a, b]), lambda T, a, b: T.hstack([a, b]),
+    n_arrays(2, shapes=S.shapes(min_dims=1, max_dims=1).map(lambda s: (s, s))))
+row("vstack", lambda a, b: np.vstack([a, b]), lambda T, a, b: T.vstack([a, b]),
+    n_arrays(2, shapes=S.shapes(min_dims=2, max_dims=2).map(lambda s: (s, s))))
+row("diag_vector", lambda x: np.diag(x, 1), lambda T, x: T.diag(x, 1),
+    one(shape=S.shapes(min_dims=1, max_dims=1)))
+row("diag_matrix", lambda x: np.diag(x, -1), lambda T, x: T.diag(x, -1),
+    one(shape=S.shapes(min_dims=2, max_dims=2, min_side=2)))
+row("tensordot", lambda a, b: np.tensordot(a, b, 1), lambda T, a, b: T.tensordot(a, b, 1),
+    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[1], s[2])))))
+row("cdist", lambda a, b: np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)),
+    lambda T, a, b: T.cdist(a, b),
+    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[2], s[1]))), **DISTINCT))
+row("dist", lambda a, b: np.linalg.norm((a - b).ravel()), lambda T, a, b: T.dist(a, b),
+    two(DISTINCT, dict(DISTINCT, offset=0.5), shapes=S.shapes().map(lambda s: (s, s))))
+row("count_nonzero", lambda x: np.count_nonzero(x > 0, axis=-1),
+    lambda T, x: T.count_nonzero(x > 0, -1), one(shape=S.shapes(min_dims=1)), grad=False)
+row("any_dim_keepdim", lambda x: np.any(x > 0, axis=0, keepdims=True),
+    lambda T, x: (x > 0).any(0, keepdim=True), one(shape=S.shapes(min_dims=1)), grad=False)
+row("interpolate_nearest", lambda x: x.repeat(2, axis=-1).repeat(2, axis=-2),
+    lambda T, x: nn(T).interpolate(x, scale_factor=2),
+    one(shape=st.tuples(st.integers(1, 2), st.integers(1, 2), st.integers(1, 3),
+                        st.integers(1, 3))))
+row("max_pool2d_indices", lambda x: R.max_pool2d(x, 2),
+    lambda T, x: nn(T).max_pool2d(x, 2, return_indices=True)[0],
+    fixed(st.tuples(st.integers(1, 2), st.integers(2, 5), st.integers(2, 5)), distinct=True))
+row("conv2d_same", lambda x, w: R.conv(x, w, padding=1), lambda T, x, w: nn(T).conv2d(x, w, padding="same"),
+    fixed((1, 2, 4, 5), (3, 2, 3, 3)), rtol=1e-6)
+row("conv2d_tuple_args", lambda x, w: R.conv(x, w, stride=(1, 2), padding=(0, 1), dilation=(2, 1)),
+    lambda T, x, w: nn(T).conv2d(x, w, stride=(1, 2), padding=(0, 1), dilation=(2, 1)),
+    fixed((2, 2, 6, 5), (1, 2, 2, 3)), rtol=1e-6)
+row("cross_entropy_4d", lambda x, t: R.cross_entropy(x, t),
+    lambda T, x, t: nn(T).cross_entropy(x, T.tensor(t)),
+    fixed((2, 3, 2, 2)).map(lambda a: (a[0], {"t": np.array([[[0, 1], [2, 0]], [[1, 1], [2, 2]]])})))
+# (class weights are constants: torch refuses a weight that requires grad)
+row("F.bce_weighted", lambda p, t, w: np.sum(-w * (t * np.log(p) + (1 - t) * np.log(1 - p))),
+    lambda T, p, t, w: nn(T).binary_cross_entropy(p, t, weight=T.tensor(w, dtype=p.dtype),
+                                                  reduction="sum"),
+    n_arrays(3, shapes=S.shapes().map(lambda s: (s, s, s)), lo=0.05, hi=0.95).map(
+        lambda a: (a[0][:2], {"w": a[0][2]})))
+row("F.kl_div_prob_target", lambda x, t: np.mean(t * (np.log(t) - x)),
+    lambda T, x, t: nn(T).kl_div(x, t, reduction="mean"),
+    n_arrays(2, shapes=S.shapes().map(lambda s: (s, s)), lo=0.1, hi=0.9))
+row("F.bce_logits_pos_weight", lambda x, t, pw: np.mean((1 - t) * x + (1 + (pw - 1) * t)
+                                                        * np.log1p(np.exp(-x))),
+    lambda T, x, t, pw: nn(T).binary_cross_entropy_with_logits(x, t,
+                                                               pos_weight=T.tensor(pw, dtype=x.dtype)),
+    n_arrays(3, shapes=S.shapes(min_dims=1).map(lambda s: (s, s, s[-1:])), lo=0.1, hi=1.5).map(
+        lambda a: (a[0][:2], {"pw": a[0][2]})))
+row("F.pairwise_distance", lambda a, b: np.linalg.norm(a - b + 1e-6, axis=-1),
+    lambda T, a, b: nn(T).pairwise_distance(a, b),
+    two(DISTINCT, dict(DISTINCT, offset=0.5), shapes=S.shapes(min_dims=1).map(lambda s: (s, s))))
+row("F.adaptive_avg_pool1d", lambda x: R.adaptive_avg_pool2d(x[..., None, :], (1, 2))[..., 0, :],
+    lambda T, x: nn(T).adaptive_avg_pool1d(x, 2), fixed((2, 3, 5)), rtol=1e-6)
+row("F.instance_norm", lambda x: R.layer_norm(x, 1),
+    lambda T, x: nn(T).instance_norm(x), fixed((2, 3, 4), distinct=True), rtol=1e-6)
+row("F.gaussian_nll_loss", lambda x, t, v: np.mean(0.5 * (np.log(v) + (x - t) ** 2 / v)),
+    lambda T, x, t, v: nn(T).gaussian_nll_loss(x, t, v),
+    n_arrays(3, shapes=S.shapes().map(lambda s: (s, s, s)), lo=0.2, hi=2.0))
+row("F.poisson_nll_loss", lambda x, t: np.mean(np.exp(x) - t * x),
+    lambda T, x, t: nn(T).poisson_nll_loss(x, t), two(shapes=S.shapes().map(lambda s: (s, s))))
+row("F.margin_ranking_loss", lambda a, b, y: np.mean(np.maximum(0, -y * (a - b) + 0.1)),
+    lambda T, a, b, y: nn(T).margin_ranking_loss(a, b, y.sign(), margin=0.1),
+    n_arrays(3, shapes=S.shapes().map(lambda s: (s, s, s)), **DISTINCT).map(
+        lambda a: ((a[0][0], np.asarray(a[0][1] * 0.5 + 0.01), np.asarray(np.sign(a[0][2]))), {})))
+
+
 # ----- the tests --------------------------------------------------------------------------------
 IDS = [r.name for r in ROWS]
 assert len(set(IDS)) == len(IDS), "duplicate row names"
@@ -1164,6 +1257,11 @@ def test_row(r, data):
                 assert g.dtype is torch.float32, \
                     f"got out.dtype={g.dtype}, but should be torch.float32 [{call} in float32]"
                 assert_close(g, w, rtol=2e-4, atol=2e-5, call=call + " in float32")
+        half = data.draw(st.sampled_from([torch.float16, torch.bfloat16]), label="half dtype")
+        got16 = _as_tuple(r.call(torch, *[t.to(half) for t in _tensors(torch, xs)], **kw))
+        for g, g64 in zip(got16, got):  # outputs that follow the input dtype keep half precision
+            if g64.dtype is torch.float64:
+                assert g.dtype is half, f"got out.dtype={g.dtype}, but should be {half} [{call}]"
     if r.grad:
         gradcheck(lambda *ts: r.call(torch, *ts, **kw), *xs, name=call)
 
