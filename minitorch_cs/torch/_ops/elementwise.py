@@ -81,13 +81,23 @@ def _size_mismatch(sa, sb):
     return None
 
 
+def _wrap_int(v, rt):
+    """A Python int outside an integer dtype's range wraps around (a C cast), as in torch."""
+    return np.array(v).astype(rt) if type(v) is int else v
+
+
 def _binary(f, a, b, out):
     a, b, rt = _prep(a, b)
     if out is not None:
         _out_check(rt, out)
-        return f(a, b, out=out, casting="unsafe")
+        try:
+            return f(a, b, out=out, casting="unsafe")
+        except OverflowError:
+            return f(_wrap_int(a, rt), _wrap_int(b, rt), out=out, casting="unsafe")
     try:
         r = f(a, b)
+    except OverflowError:
+        r = f(_wrap_int(a, rt), _wrap_int(b, rt))
     except ValueError:
         err = _size_mismatch(np.shape(a), np.shape(b))
         if err is None:
