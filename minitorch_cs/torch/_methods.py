@@ -116,7 +116,8 @@ def _rmod(self, other):
 
 def _bool_or_bitwise(logical, bitwise):
     def fn(self, other):
-        if self._dtype is D.bool and (not isinstance(other, Tensor) or other._dtype is D.bool):
+        if self._dtype is D.bool and (other._dtype is D.bool if isinstance(other, Tensor)
+                                      else isinstance(other, bool)):  # bool | 1 is int64
             return logical(self, other)
         return bitwise(self, other)
     return fn
@@ -139,7 +140,13 @@ Tensor.__rmatmul__ = _rmatmul
 Tensor.__neg__ = F.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = F.abs
-Tensor.__invert__ = lambda self: F.logical_not(self) if self._dtype is D.bool else F.bitwise_not(self)
+def _invert(self):
+    if self._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return F.logical_not(self) if self._dtype is D.bool else F.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__and__ = Tensor.__rand__ = _bool_or_bitwise(F.logical_and, F.bitwise_and)
 Tensor.__or__ = Tensor.__ror__ = _bool_or_bitwise(F.logical_or, F.bitwise_or)
 Tensor.__xor__ = Tensor.__rxor__ = _bool_or_bitwise(F.logical_xor, F.bitwise_xor)

@@ -273,7 +273,9 @@ Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
                lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda x, y, g: -g * y * y, saved=(), saves_output=True)
-Square = _unary("square", _wrap1(np.square), lambda x, y, g: 2 * g * x, float_only=False)
+Square = _unary("square", lambda x, out=None: np.square(x.astype(np.int64) if x.dtype == np.bool_
+                                                        else x, out=out),  # bool**2 is int64
+                lambda x, y, g: 2 * g * x, float_only=False)
 Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
 Tan = _unary("tan", _wrap1(np.tan), lambda x, y, g: g * (1 + y * y), saved=(), saves_output=True)
@@ -290,7 +292,8 @@ Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
 Silu = _unary("silu", _silu, _silu_bwd)
 Erf = _unary("erf", _wrap1(special.erf),
              lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
-Sign = _unary("sign", _wrap1(np.sign), _zero_grad, saved=(), float_only=False)
+Sign = _unary("sign", lambda x, out=None: (np.copyto(out, x) or out if out is not None else x.copy())
+              if x.dtype == np.bool_ else np.sign(x, out=out), _zero_grad, saved=(), float_only=False)
 Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False)
 Ceil = _unary("ceil", _wrap1(np.ceil), _zero_grad, saved=(), float_only=False)
 Trunc = _unary("trunc", _wrap1(np.trunc), _zero_grad, saved=(), float_only=False)
@@ -403,9 +406,10 @@ class Clamp(Op):
                 r = np.minimum(r, hi)
             r = r.astype(_rtype(x, lo if isinstance(lo, np.ndarray) else hi), copy=False)
         else:
-            rt = x.dtype
-            if x.dtype.kind in "biu" and isinstance(lo if lo is not None else hi, float):
-                rt = D.get_default_dtype().np
+            # torch's promotion with the scalar bounds (int tensor, float bound -> float; bool ->
+            # int64 with int bounds)
+            rt = D.result_type(_ArrView(x), *(v for v in (lo, hi) if v is not None)).np
+            if rt != x.dtype:
                 x = x.astype(rt)
             if lo is not None and hi is not None and lo > hi:
                 r = np.full_like(x, hi)  # torch: min > max sets everything to max
