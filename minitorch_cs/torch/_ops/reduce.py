@@ -294,7 +294,8 @@ class AllAny(Op):
     @staticmethod
     def forward(ctx, x, axis=None, keepdim=False, any=False):
         f = np.any if any else np.all
-        return np.asarray(f(x, axis=axis, keepdims=keepdim))
+        r = np.asarray(f(x, axis=axis, keepdims=keepdim))
+        return r.astype(np.uint8) if x.dtype == np.uint8 else r  # torch keeps uint8 here
 
 
 class Sort(Op):
