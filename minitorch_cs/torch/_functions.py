@@ -133,6 +133,9 @@ def atan2(input, other):
 
 
 def lerp(input, end, weight):
+    if not input._dtype.is_floating_point and not isinstance(weight, Tensor):
+        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
     if isinstance(end, Tensor) and end._dtype is not input._dtype:  # torch does not promote here
         c_name = {"float32": "float", "float64": "double"}
         raise RuntimeError(f"expected dtype {c_name.get(input._dtype.name, input._dtype.name)} for "
@@ -155,7 +158,21 @@ def _unary_fn(op):
     return fn
 
 
-neg = negative = _unary_fn(E.Neg)
+def _check_integral(input, name):
+    if input._dtype.is_floating_point:  # torch has no floating bitwise kernels
+        raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+
+
+def neg(input, *, out=None):
+    if input._dtype is D.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return apply(E.Neg, input)
+
+
+negative = neg
 abs = absolute = _unary_fn(E.Abs)
 exp = _unary_fn(E.Exp)
 exp2 = _unary_fn(E.Exp2)
@@ -185,7 +202,9 @@ floor = _unary_fn(E.Floor)
 ceil = _unary_fn(E.Ceil)
 trunc = _unary_fn(E.Trunc)
 logical_not = _unary_fn(E.LogicalNot)
-bitwise_not = _unary_fn(E.BitwiseNot)
+def bitwise_not(input, *, out=None):
+    _check_integral(input, "bitwise_not")
+    return apply(E.BitwiseNot, input)
 isnan = _unary_fn(E.IsNan)
 isinf = _unary_fn(E.IsInf)
 isfinite = _unary_fn(E.IsFinite)
@@ -255,6 +274,8 @@ def _cmp(op):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' must be Tensor")
+        if op.name.startswith("bitwise"):
+            _check_integral(input, op.name)
         return apply(op, input, _t(other))
     fn.__name__ = op.name
     return fn
@@ -352,7 +373,13 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
+def _check_float(input, msg):
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(msg.format(D.scalar_name(input._dtype)))
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_float(input, "std and var only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):
         unbiased, dim = dim, None
     return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
@@ -360,6 +387,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_float(input, "std and var only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):
         unbiased, dim = dim, None
     return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
@@ -383,6 +411,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         # torch hands this case to linalg.matrix_norm, which rejects it
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                            + " ".join(str(d) for d in dim))
+    _check_float(input, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                        "Got {}")
     if p == "fro" or p is None:
         p = 2.0
     if p == "nuc":

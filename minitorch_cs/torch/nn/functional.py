@@ -169,7 +169,10 @@ def glu(input, dim=-1):
     return a * T.sigmoid(b)
 
 
-def _softmax_dtype(input, dtype):
+def _softmax_dtype(input, dtype, kernel="softmax"):
+    if dtype is None and not input._dtype.is_floating_point:  # torch has no integer kernel
+        raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
     return input.to(dtype) if dtype is not None else input
 
 
@@ -185,7 +188,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    input = _softmax_dtype(input, dtype)
+    input = _softmax_dtype(input, dtype, "log_softmax")
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
     return apply(N.LogSoftmax, input, dim=_wrap_dim(dim, input.ndim))
