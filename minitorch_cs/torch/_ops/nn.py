@@ -320,7 +320,7 @@ class OneHot(Op):
 
     @staticmethod
     def forward(ctx, t, num_classes=-1):
-        if t.dtype.kind not in "iu":
+        if t.dtype != np.int64:
             raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
         if t.size and t.min() < 0:
             raise RuntimeError("Class values must be non-negative.")
