@@ -70,6 +70,16 @@ def test_promotion_with_default_dtype_float64():
         torch.set_default_dtype(torch.float32)
 
 
+def test_integer_wraparound_and_bool_results():
+    u = torch.tensor([1, 250], dtype=torch.uint8)
+    assert (u + 300).tolist() == [45, 38] and (u + 300).dtype is torch.uint8
+    b = torch.tensor([True, False])
+    assert (b | 1).dtype is torch.int64 and (b | True).dtype is torch.bool
+    assert torch.sign(b).dtype is torch.bool and torch.square(b).dtype is torch.int64
+    assert b.clamp(0, 1).dtype is torch.int64
+    assert u.all().dtype is torch.uint8
+
+
 def test_ops_with_fixed_result_dtypes():
     i = torch.tensor([3, 4])
     assert (i / 2).dtype is torch.float32 and (i / i).dtype is torch.float32

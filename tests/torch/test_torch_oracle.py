@@ -294,3 +294,60 @@ def test_same_exception_class(name):
         fn(mt)
     assert got.type is want.type, \
         f"got {got.type.__name__}({got.value}), but should be {want.type.__name__}({want.value}) [{name}]"
+
+
+# ----- 4. result dtypes (and values) for every dtype ---------------------------------------------
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]
+DTYPE_OPS = {
+    "neg": lambda T, x: -x, "abs": lambda T, x: x.abs(), "exp": lambda T, x: x.exp(),
+    "sqrt": lambda T, x: x.sqrt(), "sigmoid": lambda T, x: x.sigmoid(), "relu": lambda T, x: x.relu(),
+    "sign": lambda T, x: x.sign(), "floor": lambda T, x: x.floor(), "round": lambda T, x: x.round(),
+    "square": lambda T, x: x.square(), "reciprocal": lambda T, x: x.reciprocal(),
+    "add_self": lambda T, x: x + x, "mul_self": lambda T, x: x * x, "div": lambda T, x: x / (x + 1),
+    "floordiv": lambda T, x: x // 2, "mod": lambda T, x: x % 2, "pow2": lambda T, x: x ** 2,
+    "pow_half": lambda T, x: x ** 0.5, "rpow": lambda T, x: 2 ** x, "add_int": lambda T, x: x + 1,
+    "add_float": lambda T, x: x + 0.5, "mul_bool": lambda T, x: x * True, "wrap": lambda T, x: x + 300,
+    "sum": lambda T, x: x.sum(), "mean": lambda T, x: x.mean(), "prod": lambda T, x: x.prod(),
+    "max": lambda T, x: x.max(), "amax": lambda T, x: x.amax(0), "argmax": lambda T, x: x.argmax(),
+    "cumsum": lambda T, x: x.cumsum(0), "var": lambda T, x: x.var(), "norm": lambda T, x: x.norm(),
+    "all": lambda T, x: x.all(), "any": lambda T, x: x.any(), "sort": lambda T, x: x.sort()[0],
+    "topk": lambda T, x: x.topk(1)[0], "eq": lambda T, x: x == 1, "lt_float": lambda T, x: x < 0.5,
+    "maximum": lambda T, x: T.maximum(x, x), "where": lambda T, x: T.where(x > 0, x, 0),
+    "clamp": lambda T, x: x.clamp(0, 1), "clamp_float": lambda T, x: x.clamp(0.5),
+    "matmul": lambda T, x: x @ x, "cat_f32": lambda T, x: T.cat([x, T.ones(1)]),
+    "softmax": lambda T, x: x.softmax(0), "logical_not": lambda T, x: x.logical_not(),
+    "invert": lambda T, x: ~x, "and": lambda T, x: x & x, "or_int": lambda T, x: x | 1,
+    "isnan": lambda T, x: x.isnan(), "mean_dtype": lambda T, x: x.mean(dtype=T.float64),
+    "sum_dtype": lambda T, x: x.sum(dtype=T.int32), "masked_fill": lambda T, x: x.masked_fill(x > 1, 2),
+    "fill_float": lambda T, x: x.clone().fill_(1.5), "copy_float": lambda T, x: x.clone().copy_(
+        T.ones(3) * 1.7), "atan2": lambda T, x: T.atan2(x, x), "lerp": lambda T, x: T.lerp(x, x, 0.5),
+    "div_floor": lambda T, x: T.div(x, 2, rounding_mode="floor"), "one_hot": lambda T, x:
+        T.nn.functional.one_hot(x, 4), "min_dim": lambda T, x: x.min(0)[0],
+}
+# Deliberately lenient (SPEC): torch has no kernel for these dtypes and raises; we compute.
+LENIENT = {("abs", "bool"), ("relu", "bool"), ("floor", "bool"), ("round", "bool"),
+           ("argmax", "bool"), ("topk", "bool"), ("matmul", "bool")}
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_OPS))
+def test_dtype_rules_match_torch(name):
+    bad = []
+    for dt in DTYPES:
+        res = []
+        for T in (torch_ref, mt):
+            try:
+                r = DTYPE_OPS[name](T, T.tensor([1, 0, 3]).to(getattr(T, dt)))
+                vals = r.tolist() if r.dtype == T.bool else r.double().tolist()
+                res.append((str(r.dtype), vals))
+            except Exception as e:  # noqa: BLE001 - the class is what we compare
+                res.append((type(e).__name__, None))
+        (want, wv), (got, gv) = res
+        if (name, dt) in LENIENT and wv is None:
+            continue
+        if got != want:
+            bad.append(f"{dt}: got {got}, but should be {want}")
+        elif wv is not None and not np.allclose(np.array(gv, float), np.array(wv, float),
+                                                rtol=1e-2, equal_nan=True):
+            bad.append(f"{dt}: got {gv}, but should be {wv}")
+    assert not bad, f"[{name}] " + "; ".join(bad)
