@@ -1,21 +1,37 @@
-"""Shared timing helpers: interleaved medians so machine-speed drift cancels in the ratios."""
+"""Shared timing helpers: interleaved blocks so machine-speed drift cancels in the ratios."""
 from __future__ import annotations
 
 import statistics
 import time
 
 
-def interleaved_medians(fns: dict, steps: int = 200, warmup: int = 20, rounds: int = 5) -> dict:
-    """Median milliseconds per call of each function, measured in alternating blocks."""
+def interleaved_medians(fns: dict, steps: int = 200, warmup: int = 20, rounds: int = 10,
+                        baseline: str | None = None) -> dict:
+    """Median milliseconds per call of each function, measured in alternating blocks.
+
+    With ``baseline``, also ``"<name>/<baseline>"``: the median over rounds of the ratio of the two
+    functions' per-round medians (each round runs every function back to back, so a slow spell of
+    the machine hits both sides of a ratio).
+    """
     for fn in fns.values():
         for _ in range(warmup):
             fn()
     samples = {k: [] for k in fns}
+    per_round_medians = {k: [] for k in fns}
     per_round = max(1, steps // rounds)
     for _ in range(rounds):
         for name, fn in fns.items():
+            block = []
             for _ in range(per_round):
                 t = time.perf_counter()
                 fn()
-                samples[name].append(time.perf_counter() - t)
-    return {k: statistics.median(v) * 1e3 for k, v in samples.items()}
+                block.append(time.perf_counter() - t)
+            samples[name] += block
+            per_round_medians[name].append(statistics.median(block))
+    out = {k: statistics.median(v) * 1e3 for k, v in samples.items()}
+    if baseline is not None:
+        for k in fns:
+            if k != baseline:
+                out[f"{k}/{baseline}"] = statistics.median(
+                    a / b for a, b in zip(per_round_medians[k], per_round_medians[baseline]))
+    return out

@@ -261,6 +261,7 @@ class CsxBackendImpl(BaseBackendImpl):
         # Gradients the step leaves unset (zero_grad(set_to_none=True) ran in Python) must be
         # unset after every replay too, or the next run's capture would accumulate into them.
         self._unset_grads = [p for m in self.models for p in m.parameters() if p.grad is None]
+        self._tape.drop_grad_writes(self._unset_grads)
         return out
 
     def _replay_step(self, args, kwargs):

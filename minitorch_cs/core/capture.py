@@ -101,6 +101,12 @@ class Tape:
         self.live = []  # (tensor, slot): rebound to the slot's value after each replay
         self.signature = []  # op names and shapes, for retrace comparison
 
+    def drop_grad_writes(self, variables):
+        """Remove ``.grad`` writes to ``variables`` (their grads are unset after each step anyway;
+        the ops that use the gradient read it from its slot)."""
+        ids = {id(v) for v in variables}
+        self.entries = [e for e in self.entries if id(getattr(e, "var", None)) not in ids]
+
     def replay(self, input_arrays):
         env = [None] * self.n_slots
         for s, a in zip(self.input_slots, input_arrays):
@@ -257,7 +263,9 @@ class CaptureMode(_autograd.Tracer):
         self.tape.entries.append(_bwd_entry(node.op, key, grefs, out_slots, node.n_outputs))
 
     def set_grad(self, var, g):
-        self.tape.entries.append(_setgrad_entry(var, self.ref_array(g)))
+        entry = _setgrad_entry(var, self.ref_array(g))
+        entry.var = var
+        self.tape.entries.append(entry)
 
     def add_grad(self, var, g):
         self.tape.entries.append(_addgrad_entry(var, self.ref_array(g)))
@@ -415,7 +423,7 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
 
 
 def _setgrad_entry(var, ref):
-    def run(env, ctxs):
+    def run(env, ctxs):  # tagged so a backend can drop writes nobody can observe
         g = _resolve(env, ref)
         if var.grad is None:
             var.grad = Tensor._wrap(g)
