@@ -25,11 +25,14 @@ class Op:
     on ``ctx``. ``backward(ctx, grad)`` returns one gradient (or ``None``) per positional input,
     for same-shaped operands: the engine undoes broadcasting. ``saved`` lists the input positions
     whose values backward reads (their in-place modification is detected); ``saves_output`` says
-    backward reads the output.
+    backward reads the output. ``reads`` (optional) maps a saved position to the inputs whose
+    gradients need it, so a value that no needed gradient reads is not checked (torch's
+    ``x * 3`` saves nothing of ``x``).
     """
 
     name = "op"
     saved: tuple = ()
+    reads: dict | None = None
     saves_output = False
     differentiable = True
     is_view = False
@@ -119,9 +122,16 @@ def _make_node(op, args):
     node.next = nxt
     node.in_meta = meta
     node.needs_input_grad = [e is not None for e in nxt]
-    node.saved_versions = [(args[i], args[i]._vc[0]) for i in op.saved
-                           if i < len(args) and isinstance(args[i], Tensor)]
+    node.saved_versions = _saved_versions(op, args, node.needs_input_grad, 0)
     return node
+
+
+def _saved_versions(op, args, needs, first):
+    """(tensor, version) for each saved input from position ``first`` that a needed gradient reads."""
+    reads = op.reads
+    return [(args[i], args[i]._vc[0]) for i in op.saved
+            if first <= i < len(args) and isinstance(args[i], Tensor)
+            and (reads is None or any(needs[j] for j in reads.get(i, ()) if j < len(needs)))]
 
 
 def eager(op, args, attrs):
@@ -263,8 +273,7 @@ def _inplace_arrays(op, full, node):
     arrays = [a._data if isinstance(a, Tensor) else a for a in full]
     if 0 in op.saved:
         arrays[0] = arrays[0].copy()
-        node.saved_versions = [(full[i], full[i]._vc[0]) for i in op.saved
-                               if 0 < i < len(full) and isinstance(full[i], Tensor)]
+        node.saved_versions = _saved_versions(op, full, node.needs_input_grad, 1)
     return arrays
 
 

@@ -484,6 +484,7 @@ class Sub(Op):
 class Mul(Op):
     name = "mul"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # a is read for b's gradient, b for a's
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -499,6 +500,7 @@ class Mul(Op):
 class Div(Op):
     name = "div"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0, 1)}
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None, out=None):
