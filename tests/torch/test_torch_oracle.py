@@ -101,7 +101,26 @@ UNARY = {
     "detach_mix": lambda T, x: x + x.detach() * 0.5,
     "gelu": lambda T, x: T.nn.functional.gelu(x),
     "view_roundtrip": lambda T, x: x.reshape(-1).reshape(x.shape),
+    "setitem_view": lambda T, x: _setitem_view(x),
+    "inplace_chain": lambda T, x: (x * 1).mul_(2).add_(1).sigmoid_(),
+    "cat_chunk": lambda T, x: T.cat([x, x * 2], -1).chunk(2, -1)[1] if x.ndim else x * 2,
+    "split_stack": lambda T, x: T.stack(x.split(1, -1), -1).squeeze(-2) if x.ndim else x,
+    "unbind_stack": lambda T, x: T.stack(x.unbind(0), 0) if x.ndim else x,
+    "gather_roll": lambda T, x: x.gather(-1, T.arange(x.shape[-1]).roll(1).expand_as(x))
+    if x.ndim else x,
+    "index_select_flip": lambda T, x: x.index_select(-1, T.arange(x.shape[-1] - 1, -1, -1))
+    if x.ndim else x,
+    "masked_fill": lambda T, x: x.masked_fill(x > 0.5, 0.0),
+    "adv_index": lambda T, x: x[..., T.tensor([0] * x.shape[-1])] if x.ndim else x,
 }
+
+
+def _setitem_view(x):
+    y = x.clone()
+    if x.ndim:
+        y[..., :1] = y[..., :1] * 3
+        y[..., -1:].mul_(0.5)
+    return y
 BINARY = {
     "add": lambda T, a, b: a + b,
     "sub": lambda T, a, b: a - b,
