@@ -38,7 +38,10 @@ def _body(arr, fmt, indent, summarize, width=None):
         items = [fmt(v) for v in arr.tolist()]
         if summarize and len(items) > 6:
             items = items[:3] + [" ..."] + items[-3:]  # torch's ellipsis item is " ..."
-        return "[" + ", ".join(s if s == " ..." else s.rjust(width) for s in items) + "]"
+        items = [s if s == " ..." else s.rjust(width) for s in items]
+        per_line = max(1, (80 - indent) // (width + 2))  # torch wraps rows at linewidth 80
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
     rows = list(range(arr.shape[0]))
     if summarize and len(rows) > 6:
         rows = rows[:3] + [None] + rows[-3:]
