@@ -170,41 +170,29 @@ class Optimizer(ABC):
 
     def register_step_pre_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer, args, kwargs) -> None | (args, kwargs)`` before every ``step``."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer, args, kwargs)`` after every ``step``."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_zero_grad_pre_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer, args, kwargs) -> None | (args, kwargs)`` before ``zero_grad``."""
-        handle = RemovableHandle(self._optimizer_zero_grad_pre_hooks)
-        self._optimizer_zero_grad_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_zero_grad_pre_hooks, hook)
 
     def register_zero_grad_post_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer, args, kwargs)`` after ``zero_grad``."""
         # Differs from cstorch: the real method stores the hook among the *pre* hooks, so it
         # runs before zero_grad; here it runs after, as documented (SPEC, optim).
-        handle = RemovableHandle(self._optimizer_zero_grad_post_hooks)
-        self._optimizer_zero_grad_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_zero_grad_post_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer, state_dict) -> None | state_dict`` before ``load_state_dict``."""
-        handle = RemovableHandle(self._optimizer_load_state_dict_pre_hooks)
-        self._optimizer_load_state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
         """``hook(optimizer)`` after ``load_state_dict``."""
-        handle = RemovableHandle(self._optimizer_load_state_dict_post_hooks)
-        self._optimizer_load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook)
 
     # -- param groups --------------------------------------------------------------------------
     def add_param_group(self, param_group: dict) -> None:
@@ -424,3 +412,10 @@ def _cast_state(param, value, key=None):
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_state(param, v) for v in value)
     return value
+
+
+def _add_hook(store, hook) -> RemovableHandle:
+    """Register ``hook`` in the ordered dict ``store``; the handle removes it."""
+    handle = RemovableHandle(store)
+    store[handle.id] = hook
+    return handle

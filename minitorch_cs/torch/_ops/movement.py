@@ -345,38 +345,26 @@ class MaskedFill(Op):
         return (np.where(ctx.mask, 0, g), None, gv)
 
 
-class Tril(Op):
-    name = "tril"
+def _triangle(name, np_fn):
+    """``tril``/``triu``: keep one triangle (the gradient keeps the same triangle)."""
 
-    @staticmethod
     def forward(ctx, x, diagonal=0, out=None):
         ctx.k = diagonal
-        r = np.tril(x, diagonal)
+        r = np_fn(x, diagonal)
         if out is not None:
             out[...] = r
             return out
         return r
 
-    @staticmethod
     def backward(ctx, g):
-        return (np.tril(g, ctx.k),)
+        return (np_fn(g, ctx.k),)
+
+    return type(name.capitalize(), (Op,), {"name": name, "forward": staticmethod(forward),
+                                            "backward": staticmethod(backward)})
 
 
-class Triu(Op):
-    name = "triu"
-
-    @staticmethod
-    def forward(ctx, x, diagonal=0, out=None):
-        ctx.k = diagonal
-        r = np.triu(x, diagonal)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
-
-    @staticmethod
-    def backward(ctx, g):
-        return (np.triu(g, ctx.k),)
+Tril = _triangle("tril", np.tril)
+Triu = _triangle("triu", np.triu)
 
 
 class Pad(Op):
