@@ -218,11 +218,27 @@ def eager_inplace(op, target, args, attrs):
         _not_writable(target)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     dst = target._data
-    out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
-    if out is not dst:
-        _copy_into(dst, out)
+    try:
+        out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
+        if out is not dst:
+            _copy_into(dst, out)
+    except ValueError:
+        _broadcast_error(target, arrays)
+        raise
     target._vc[0] += 1
     return target
+
+
+def _broadcast_error(target, arrays):
+    """torch's error when an in-place op's operands broadcast beyond the target's shape."""
+    try:
+        shape = np.broadcast_shapes(target._data.shape,
+                                    *(a.shape for a in arrays if isinstance(a, np.ndarray)))
+    except ValueError:
+        return
+    if shape != target._data.shape:
+        raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}") from None
 
 
 def _not_writable(target):
@@ -256,7 +272,11 @@ def _inplace_with_grad(op, target, full, attrs):
     node = _make_node(op, full)
     arrays = _inplace_arrays(op, full, node)
     out = op.forward(node, *arrays, **attrs)
-    _copy_into(target._data, out)
+    try:
+        _copy_into(target._data, out)
+    except ValueError:
+        _broadcast_error(target, arrays[1:])
+        raise
     target._vc[0] += 1
     target.grad_fn = node
     target._output_nr = 0
