@@ -201,9 +201,14 @@ def copy_(self, src, non_blocking=False):
         if np.broadcast_shapes(src.shape, self.shape) != tuple(self.shape):
             raise ValueError
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match "
-                           f"the size of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton "
-                           "dimension") from None
+        try:
+            shape = np.broadcast_shapes(src.shape, self.shape)
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must "
+                               f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
+                               "non-singleton dimension") from None
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(shape)}") from None
     return apply_inplace(E.Copy, self, src)
 
 
@@ -353,10 +358,13 @@ def _norm_key(key):
                 continue
             if k._dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(k._data)
+            # torch reads a uint8 (byte) index tensor as a mask
+            out.append(k._data.astype(bool) if k._dtype is D.uint8 else k._data)
             adv = True
         elif isinstance(k, (list, np.ndarray)):
             a = np.asarray(k)
+            if a.size == 0:  # x[[]] selects nothing (numpy would read [] as float)
+                a = a.astype(np.int64)
             if a.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(a)
@@ -412,7 +420,20 @@ def __setitem__(self, key, value):
     if isinstance(value, (list, tuple)):
         from ._creation import tensor
         value = tensor(value, dtype=self._dtype)
-    apply_inplace(M.IndexPut, self, value, key=k)
+    try:
+        apply_inplace(M.IndexPut, self, value, key=k)
+    except ValueError:
+        vshape = tuple(getattr(value, "shape", ()))
+        tshape = np.empty(self.shape, dtype=bool)[k].shape
+        if adv:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                               f"broadcast to indexing result of shape {list(tshape)}") from None
+        pad = (1,) * (len(tshape) - len(vshape)) + vshape
+        d = next((i for i, (a, b) in enumerate(zip(tshape, pad)) if b not in (1, a)), 0)
+        raise RuntimeError(f"The expanded size of the tensor ({tshape[d] if tshape else 1}) must "
+                           f"match the existing size ({pad[d] if pad else 1}) at non-singleton "
+                           f"dimension {d}.  Target sizes: {list(tshape)}.  Tensor sizes: "
+                           f"{list(vshape)}") from None
 
 
 Tensor.__getitem__ = __getitem__
