@@ -76,7 +76,9 @@ def tensor_repr(t) -> str:
             body = "[]"
             if t.ndim > 1:
                 suffix.append(f"size={tuple(t.shape)}")
-    default = t._dtype in (D.get_default_dtype(), D.int64, D.bool)
+    # an empty or meta tensor shows every dtype but the default float (no values to infer it from)
+    default = t._dtype in ((D.get_default_dtype(),) if t._data.size == 0 or t._meta else
+                           (D.get_default_dtype(), D.int64, D.bool))
     if not default:
         suffix.append(f"dtype={t._dtype!r}")
     if t.grad_fn is not None:
