@@ -195,6 +195,15 @@ def test_setitem_and_inplace_ops_through_views():
     assert y.tolist() == [2.0] * 4
 
 
+def test_index_forms():
+    x = torch.arange(6).reshape(2, 3)
+    assert torch.arange(3)[[]].tolist() == [] and torch.arange(3)[[]].dtype is torch.int64
+    assert torch.arange(3)[torch.tensor([1, 0, 1], dtype=torch.uint8)].tolist() == [0, 2]
+    assert x[[0, 1], [2, 0]].tolist() == [2, 3] and x[None, ..., 1].shape == (1, 2)
+    assert x[torch.tensor([True, False])].tolist() == [[0, 1, 2]]
+    assert repr(torch.arange(3)[5:]) == "tensor([], dtype=torch.int64)"
+
+
 def test_version_counter_shared_by_views():
     x = torch.zeros(3)
     v = x[1:]
@@ -815,6 +824,15 @@ ERRORS = [
     ("create_graph", lambda: (torch.ones(1, requires_grad=True) * 2).sum().backward(
         create_graph=True), NotImplementedError, "create_graph=True"),
     ("len 0-d", lambda: len(torch.tensor(1.0)), TypeError, "len\\(\\) of a 0-d tensor"),
+    ("inplace broadcast", lambda: torch.ones(2).add_(torch.ones(2, 2)), RuntimeError,
+     r"output with shape \[2\] doesn't match the broadcast shape \[2, 2\]"),
+    ("copy_ broadcast", lambda: torch.ones(2).copy_(torch.ones(2, 2)), RuntimeError,
+     r"output with shape \[2\] doesn't match the broadcast shape \[2, 2\]"),
+    ("setitem shape", lambda: torch.zeros(3, 2).__setitem__(0, torch.ones(3)), RuntimeError,
+     r"The expanded size of the tensor \(2\) must match the existing size \(3\)"),
+    ("setitem adv shape", lambda: torch.zeros(3, 2).__setitem__(torch.tensor([0, 1]),
+                                                              torch.ones(3, 3)), RuntimeError,
+     r"shape mismatch: value tensor of shape \[3, 3\] cannot be broadcast to indexing result"),
     ("index", lambda: [0, 1][torch.tensor(0.5)], TypeError,
      "only integer tensors of a single element can be converted to an index"),
 ]

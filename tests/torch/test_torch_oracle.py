@@ -300,6 +300,14 @@ BAD = {
         T.ones(2, 3), T.tensor([0, 1]), weight=T.ones(3, dtype=T.float64)),
     "repeat_dims": lambda T: T.ones(2, 2).repeat(2),
     "meta_item": lambda T: T.ones(2, device="meta").sum().item(),
+    "inplace_broadcast": lambda T: T.ones(2).add_(T.ones(2, 2)),
+    "masked_fill_broadcast": lambda T: T.ones(2).masked_fill_(T.ones(2, 2, dtype=T.bool), 0),
+    "setitem_shape": lambda T: T.ones(3).__setitem__(slice(0, 2), T.ones(3)),
+    "neg_bool": lambda T: -T.tensor([True]),
+    "bitwise_float": lambda T: T.ones(2) & T.ones(2),
+    "invert_float": lambda T: ~T.ones(2),
+    "var_int": lambda T: T.tensor([1, 2]).var(),
+    "softmax_int": lambda T: T.tensor([1, 2]).softmax(0),
     "meta_tolist": lambda T: T.ones(2, device="meta").tolist(),
 }
 
