@@ -579,6 +579,7 @@ class Maximum(Op):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
+        a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
         ctx.a, ctx.b = a, b
         return _binary(np.maximum, a, b, out)
 
@@ -596,6 +597,7 @@ class Minimum(Op):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
+        a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
         ctx.a, ctx.b = a, b
         return _binary(np.minimum, a, b, out)
 
