@@ -139,7 +139,7 @@ class Tensor:
                                "to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         if value and not self._dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._rg = value
 
     def requires_grad_(self, requires_grad=True):
