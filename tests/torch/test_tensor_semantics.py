@@ -349,7 +349,7 @@ def test_requires_grad_rules():
     assert (a * 2).grad_fn.name() == "MulBackward0"
     c = torch.zeros(2).requires_grad_()
     assert c.requires_grad and c.is_leaf
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require grad"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require grad"):
         torch.ones(2, dtype=torch.int64).requires_grad_()
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf"):
         (a * 2).requires_grad = False
