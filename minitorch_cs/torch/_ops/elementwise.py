@@ -573,39 +573,26 @@ class Pow(Op):
         return (ga, gb)
 
 
-class Maximum(Op):
-    name = "maximum"
-    saved = (0, 1)
+def _extremum(name, np_fn, wins):
+    """``maximum``/``minimum``; ties share the gradient evenly, as torch does."""
 
-    @staticmethod
     def forward(ctx, a, b, out=None):
         a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
         ctx.a, ctx.b = a, b
-        return _binary(np.maximum, a, b, out)
+        return _binary(np_fn, a, b, out)
 
-    @staticmethod
-    def backward(ctx, g):
-        # Ties share the gradient evenly, as torch does for maximum/minimum.
-        a, b = ctx.a, ctx.b
-        w = (a > b) + 0.5 * (a == b)
-        return (g * w, g * (1 - w))
-
-
-class Minimum(Op):
-    name = "minimum"
-    saved = (0, 1)
-
-    @staticmethod
-    def forward(ctx, a, b, out=None):
-        a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
-        ctx.a, ctx.b = a, b
-        return _binary(np.minimum, a, b, out)
-
-    @staticmethod
     def backward(ctx, g):
         a, b = ctx.a, ctx.b
-        w = (a < b) + 0.5 * (a == b)
+        w = wins(a, b) + 0.5 * (a == b)
         return (g * w, g * (1 - w))
+
+    return type(name.capitalize(), (Op,), {"name": name, "saved": (0, 1),
+                                            "forward": staticmethod(forward),
+                                            "backward": staticmethod(backward)})
+
+
+Maximum = _extremum("maximum", np.maximum, np.greater)
+Minimum = _extremum("minimum", np.minimum, np.less)
 
 
 class Atan2(Op):
