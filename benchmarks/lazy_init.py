@@ -5,8 +5,10 @@
     python benchmarks/lazy_init.py rss     [--layers 16 --width 8192]      # >= 1B params, efficient
 
 ttfl:  a fresh process builds an MLP, re-initializes every weight with ``model.apply(init_fn)``
-       (normal, std 0.02, as GPT-style models do), compiles it, and prints the first loss; we time process start
-       to the loss line (the training step that follows is the same in both arms and is left out). Eager: plain construction on the CPU backend. Lazy: construction inside the
+       (normal, std 0.02, as GPT-style models do), compiles it, and prints the first loss; we time
+       process start to the moment the loss line reaches our pipe (process teardown and the training
+       step that would follow are the same in both arms and left out). Eager: plain construction
+       on the CPU backend. Lazy: construction inside the
        emulated CSX device with lazy initialization (record-time seeding, pruning). A and B
        alternate, medians and the median of the pairwise ratios are printed.
 build: construction alone of a >= 2B-parameter model under lazy init: wall time and peak RSS.
@@ -88,13 +90,29 @@ def _timed(cmd, env):
     return time.perf_counter() - t, out.stdout
 
 
+def _time_to_line(cmd, env, prefix):
+    """Seconds from process start to the first stdout line starting with ``prefix``."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for line in proc.stdout:
+        if line.startswith(prefix):
+            elapsed = time.perf_counter() - t
+            break
+    else:
+        elapsed = None
+    _, err = proc.communicate()
+    if proc.returncode != 0 or elapsed is None:
+        raise RuntimeError(f"no {prefix!r} line; exit code {proc.returncode}\n{err[-3000:]}")
+    return elapsed
+
+
 def ttfl(args, env):
     with tempfile.TemporaryDirectory() as art:
         times = {"eager": [], "lazy": []}
         for _ in range(args.runs):
             for mode in ("eager", "lazy"):
                 cmd = [sys.executable, "-c", _TTFL, mode, str(args.layers), str(args.width), art]
-                times[mode].append(_timed(cmd, env)[0])
+                times[mode].append(_time_to_line(cmd, env, "loss"))
     params = args.layers * args.width * (args.width + 1)
     ratios = [lz / eg for lz, eg in zip(times["lazy"], times["eager"])]
     print(f"MLP {args.layers}x{args.width}^2 = {params / 1e6:.0f}M parameters, {args.runs} runs each")

@@ -6,7 +6,7 @@ broadcast dimensions and casts them to each input's dtype.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from . import _special as special
 
 from .. import _dtype as D
 from .._dispatch import Op
@@ -290,7 +290,7 @@ Relu = _unary("relu", _relu, lambda x, y, g: g * (y > 0), saved=(), saves_output
               float_only=False)
 Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
 Silu = _unary("silu", _silu, _silu_bwd)
-Erf = _unary("erf", _wrap1(special.erf),
+Erf = _unary("erf", special.erf,
              lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
 Sign = _unary("sign", lambda x, out=None: (np.copyto(out, x) or out if out is not None else x.copy())
               if x.dtype == np.bool_ else np.sign(x, out=out), _zero_grad, saved=(), float_only=False)

@@ -5,7 +5,7 @@ initializers run under ``no_grad``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from . import _special as special
 
 from .._dispatch import Op
 
