@@ -1,6 +1,6 @@
 """Lazy and efficient weight initialization: time to first loss and peak memory, as ratios.
 
-    python benchmarks/lazy_init.py ttfl    [--layers 6 --width 8192 --runs 3]
+    python benchmarks/lazy_init.py ttfl    [--layers 6 --width 8192 --runs 5 --warmup 1]
     python benchmarks/lazy_init.py build   [--layers 32 --width 8192]      # >= 2B params, lazy
     python benchmarks/lazy_init.py rss     [--layers 16 --width 8192]      # >= 1B params, efficient
 
@@ -10,7 +10,8 @@ ttfl:  a fresh process builds an MLP, re-initializes every weight with ``model.a
        step that would follow are the same in both arms and left out). Eager: plain construction
        on the CPU backend. Lazy: construction inside the
        emulated CSX device with lazy initialization (record-time seeding, pruning). A and B
-       alternate, medians and the median of the pairwise ratios are printed.
+       alternate after an untimed warm-up round; medians and the median of the pairwise ratios
+       are printed.
 build: construction alone of a >= 2B-parameter model under lazy init: wall time and peak RSS.
 rss:   peak RSS of efficient (non-lazy) device construction of a >= 1B-parameter model, against
        the model's size.
@@ -109,10 +110,12 @@ def _time_to_line(cmd, env, prefix):
 def ttfl(args, env):
     with tempfile.TemporaryDirectory() as art:
         times = {"eager": [], "lazy": []}
-        for _ in range(args.runs):
+        for i in range(args.warmup + args.runs):
             for mode in ("eager", "lazy"):
                 cmd = [sys.executable, "-c", _TTFL, mode, str(args.layers), str(args.width), art]
-                times[mode].append(_time_to_line(cmd, env, "loss"))
+                elapsed = _time_to_line(cmd, env, "loss")
+                if i >= args.warmup:
+                    times[mode].append(elapsed)
     params = args.layers * args.width * (args.width + 1)
     ratios = [lz / eg for lz, eg in zip(times["lazy"], times["eager"])]
     print(f"MLP {args.layers}x{args.width}^2 = {params / 1e6:.0f}M parameters, {args.runs} runs each")
@@ -138,7 +141,10 @@ def main(argv=None):
     ap.add_argument("what", choices=["ttfl", "build", "rss"])
     ap.add_argument("--layers", type=int)
     ap.add_argument("--width", type=int, default=8192)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="untimed rounds first: on a VM the first touch of fresh guest memory can "
+                         "cost seconds, and which arm meets it is luck")
     args = ap.parse_args(argv)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if args.what == "ttfl":

@@ -113,7 +113,7 @@ def _gen(generator):
 
 
 def _draw(kind, shape, dtype, generator, a=0.0, b=1.0):
-    """Draw samples as float64/int64 via numpy then cast, so every dtype sees the same stream."""
+    """Fresh samples in ``dtype`` (half dtypes draw float32 and cast; the definitions: SPEC 2.4)."""
     g = _gen(generator)
     if kind == "uniform":
         if dtype in (np.float32, np.float64):
@@ -123,14 +123,8 @@ def _draw(kind, shape, dtype, generator, a=0.0, b=1.0):
         if a != 0.0 or b != 1.0:
             r = r * (b - a) + a
     elif kind == "normal":
-        if dtype in (np.float32, np.float64):
-            r = g.standard_normal(shape, dtype=dtype)
-        else:
-            r = g.standard_normal(shape, dtype=np.float32)
-        if b != 1.0:
-            r *= b
-        if a != 0.0:
-            r += a
+        r = np.empty(shape, dtype if dtype in (np.float32, np.float64) else np.float32)
+        _normal_into(g, r.reshape(-1), b, a)
     elif kind == "exponential":
         r = g.standard_exponential(shape, dtype=np.float32 if dtype != np.float64 else np.float64)
         r /= a
@@ -154,15 +148,63 @@ def _fill_into(g, kind, out, a, b):
     by element, so blocked calls give exactly the values of a single call.
     """
     flat = out.reshape(-1)
-    draw = g.random if kind == "uniform" else g.standard_normal
-    scale, shift = (b - a, a) if kind == "uniform" else (b, a)
+    if kind == "normal":
+        _normal_into(g, flat, b, a)
+        return
     for start in range(0, flat.size, _CHUNK):
         block = flat[start:start + _CHUNK]
-        draw(out=block, dtype=block.dtype)
+        g.random(out=block, dtype=block.dtype)
+        if b - a != 1.0:
+            block *= b - a
+        if a != 0.0:
+            block += a
+
+
+def _normal_into(g, flat, scale=1.0, shift=0.0):
+    """Fill the 1-D contiguous float32/float64 ``flat`` with N(shift, scale**2) samples.
+
+    Box-Muller on uniforms, as torch's CPU ``normal_`` does: draw ``n`` uniforms U (one more when
+    ``n`` is odd) exactly as ``rand(n)`` would, let ``h = ceil(n / 2)``, and for ``i < h`` set
+    ``r = sqrt(-2 log(1 - U[i]))``, ``t = 2 pi U[h + i]``, ``out[i] = r cos t`` and
+    ``out[h + i] = r sin t`` (the last sine is dropped when ``n`` is odd); then scale and shift.
+    """
+    n = flat.size
+    if n == 0:
+        return
+    dt = flat.dtype
+    g.random(out=flat, dtype=dt)
+    h = (n + 1) // 2
+    if n % 2:
+        last = np.empty(2, dt)
+        last[0] = flat[h - 1]
+        g.random(out=last[1:], dtype=dt)
+        _box_muller(last[:1], last[1:], scale, shift)
+    done = n // 2
+    for start in range(0, done, _CHUNK):
+        stop = min(start + _CHUNK, done)
+        a, b = flat[start:stop], flat[h + start:h + stop]
+        _box_muller(a, b, scale, shift)
+    if n % 2:
+        flat[h - 1] = last[0]
+
+
+def _box_muller(a, b, scale, shift):
+    """Uniform pairs (a, b) -> normal pairs, in place."""
+    dt = a.dtype
+    r = np.subtract(dt.type(1), a)
+    np.log(r, out=r)
+    r *= dt.type(-2)
+    np.sqrt(r, out=r)
+    t = np.multiply(b, dt.type(2 * np.pi))
+    np.cos(t, out=a)
+    a *= r
+    np.sin(t, out=b)
+    b *= r
+    for x in (a, b):
         if scale != 1.0:
-            block *= scale
+            x *= scale
         if shift != 0.0:
-            block += shift
+            x += shift
 
 
 class RandomFill(Op):

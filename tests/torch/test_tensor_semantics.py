@@ -586,6 +586,38 @@ def test_in_place_fills_equal_fresh_draws_across_blocks(n, dtype, kind, offset):
     assert torch.rand(3, generator=g1).tolist() == torch.rand(3, generator=g2).tolist()
 
 
+def _box_muller_reference(u, n):
+    """SPEC 2.4's normal_: u holds the n (+1 when n is odd) uniforms the fill consumed."""
+    h = (n + 1) // 2
+    r = np.sqrt(u.dtype.type(-2) * np.log(u.dtype.type(1) - u[:h]))
+    t = u[h:2 * h] * u.dtype.type(2 * np.pi)
+    return np.concatenate([r * np.cos(t), r * np.sin(t)])[:n]
+
+
+@given(st.integers(0, 2 * (1 << 16) + 3), st.sampled_from(["float32", "float64"]),
+       st.integers(0, 2 ** 32))
+def test_normal_is_box_muller_on_the_uniform_stream(n, dtype, seed):
+    dt = getattr(torch, dtype)
+    g, ref = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+    z = torch.randn(n, dtype=dt, generator=g).numpy()
+    u = torch.rand(n + n % 2, dtype=dt, generator=ref).numpy()  # the stream normal_ consumed
+    assert z.dtype == u.dtype and np.isfinite(z).all()
+    np.testing.assert_array_max_ulp(z, _box_muller_reference(u, n), maxulp=2)
+    assert torch.rand(4, generator=g).tolist() == torch.rand(4, generator=ref).tolist()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_normal_samples_pass_a_normality_test(dtype):
+    from scipy import stats
+    z = torch.randn(200_001, dtype=dtype, generator=torch.Generator().manual_seed(1)).numpy()
+    assert stats.kstest(z.astype(np.float64), "norm").pvalue > 1e-3
+    assert stats.kstest(z[::2].astype(np.float64), "norm").pvalue > 1e-3  # pairs are independent
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
+    # float32 uniforms have 24 bits, so the radius never exceeds sqrt(-2 log 2**-24) (as in torch)
+    if dtype is torch.float32:
+        assert np.abs(z).max() <= np.sqrt(-2 * np.log(2.0 ** -24)) + 1e-5
+
+
 def test_random_values_have_the_right_distribution_shape_and_dtype():
     torch.manual_seed(0)
     u = torch.rand(2000, dtype=torch.float64)
