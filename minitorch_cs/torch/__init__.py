@@ -7,6 +7,7 @@ from __future__ import annotations
 import math as _math
 
 from . import _alloc  # noqa: F401  (malloc thresholds; see _alloc)
+from . import _fpe  # noqa: F401  (numpy's inf/nan RuntimeWarnings silenced in our frames)
 from . import _dtype
 from ._autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
+from .._fpe import warn_user
 
 
 def _expand_back(g, shape, axis, keepdim):
@@ -49,6 +50,9 @@ class Mean(Op):
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
         n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         ctx.n = n
+        if n == 0:  # torch: nan, silently (numpy warns "Mean of empty slice")
+            return np.full(np.add.reduce(x, axis=axis, keepdims=keepdim).shape, np.nan,
+                           dtype or x.dtype)
         r = np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=dtype))
         return r.astype(dtype or x.dtype, copy=False)
 
@@ -65,7 +69,8 @@ class Prod(Op):
     @staticmethod
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
-        r = np.asarray(np.prod(x, axis=axis, keepdims=keepdim, dtype=_acc_dtype(x, dtype)))
+        r = np.asarray(np.multiply.reduce(x, axis=axis, keepdims=keepdim,
+                                          dtype=_acc_dtype(x, dtype)))
         ctx.y = r
         return r
 
@@ -165,7 +170,15 @@ class Var(Op):
         n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         ctx.n = n
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.asarray(np.var(x, axis=axis, ddof=correction, keepdims=keepdim))
+            if n - correction > 0:
+                r = np.asarray(np.var(x, axis=axis, ddof=correction, keepdims=keepdim))
+            else:  # torch divides by max(0, n - correction) and warns
+                name = "std" if std else "var"
+                warn_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                          "than the reduction factor (input numel divided by output numel).")
+                mean = np.add.reduce(x, axis=axis, keepdims=True) / n
+                sq = np.add.reduce(np.square(x - mean), axis=axis, keepdims=keepdim)
+                r = np.asarray(sq / np.asarray(0, sq.dtype))
             if std:
                 r = np.sqrt(r)
         ctx.y = r
