@@ -6,6 +6,8 @@ primitive; composites are built only from other functions here.
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
 import math
 
 import numpy as np
@@ -986,3 +988,39 @@ def meshgrid(*tensors, indexing="ij"):
 
 def _pi():
     return math.pi
+
+
+# ----- numpy-style keyword aliases ---------------------------------------------------------------
+# torch's argument parser accepts ``axis`` for ``dim`` and ``keepdims`` for ``keepdim`` in every
+# native function (``x.sum(axis=0, keepdims=True)``); the few defined in Python (``norm``, ``split``,
+# ``unique``) do not.
+_ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
+_PYTHON_LEVEL = {"norm", "split", "unique"}
+
+
+def _with_numpy_names(f, aliases):
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        if kwargs:
+            for alias, name in aliases:
+                if alias in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{f.__name__}() got an unexpected keyword argument "
+                                        f"'{alias}'")
+                    kwargs[name] = kwargs.pop(alias)
+        return f(*args, **kwargs)
+    return call
+
+
+def _install_numpy_names():
+    for fname in __all__:
+        f = globals()[fname]
+        if fname in _PYTHON_LEVEL or not callable(f):
+            continue
+        params = inspect.signature(f).parameters
+        aliases = tuple((a, n) for a, n in _ALIASES if n in params and a not in params)
+        if aliases:
+            globals()[fname] = _with_numpy_names(f, aliases)
+
+
+_install_numpy_names()

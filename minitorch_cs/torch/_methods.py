@@ -53,8 +53,8 @@ def _log_softmax(self, dim, dtype=None):
 
 Tensor.where = _where
 Tensor.repeat = _repeat
-Tensor.softmax = _softmax
-Tensor.log_softmax = _log_softmax
+Tensor.softmax = F._with_numpy_names(_softmax, (("axis", "dim"),))  # native in torch: axis= works
+Tensor.log_softmax = F._with_numpy_names(_log_softmax, (("axis", "dim"),))
 Tensor.expand_as = lambda self, other: F.expand(self, tuple(other.shape))
 Tensor.view_as = lambda self, other: F.view(self, tuple(other.shape))
 Tensor.reshape_as = lambda self, other: F.reshape(self, tuple(other.shape))

@@ -893,3 +893,17 @@ ERRORS = [
 def test_documented_error(name, fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn()
+
+
+def test_numpy_keyword_aliases():
+    x = torch.arange(6.0).reshape(2, 3)
+    assert x.sum(axis=0).tolist() == x.sum(dim=0).tolist() == [3.0, 5.0, 7.0]
+    assert torch.mean(x, axis=1, keepdims=True).shape == (2, 1)
+    assert torch.cat([x, x], axis=1).shape == (2, 6)
+    assert x.softmax(axis=1).tolist() == x.softmax(dim=1).tolist()
+    with pytest.raises(TypeError, match=r"sum\(\) got an unexpected keyword argument 'axis'"):
+        x.sum(dim=0, axis=0)
+    with pytest.raises(TypeError):  # Python-level in torch: no aliases
+        x.norm(axis=0)
+    with pytest.raises(TypeError):
+        x.split(1, axis=0)

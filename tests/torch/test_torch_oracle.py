@@ -378,3 +378,38 @@ def test_dtype_rules_match_torch(name):
                                                 rtol=1e-2, equal_nan=True):
             bad.append(f"{dt}: got {gv}, but should be {wv}")
     assert not bad, f"[{name}] " + "; ".join(bad)
+
+
+_NUMPY_NAMES = [
+    lambda T, x: x.sum(axis=0), lambda T, x: x.sum(axis=1, keepdims=True),
+    lambda T, x: T.mean(x, axis=(0, 1), keepdims=True), lambda T, x: x.amax(axis=0),
+    lambda T, x: x.max(axis=1).values, lambda T, x: x.argmin(axis=0), lambda T, x: x.std(axis=0),
+    lambda T, x: x.var(axis=1, keepdims=True), lambda T, x: x.logsumexp(axis=0),
+    lambda T, x: x.cumsum(axis=1), lambda T, x: x.softmax(axis=0), lambda T, x: x.log_softmax(axis=1),
+    lambda T, x: T.cat([x, x], axis=1), lambda T, x: T.stack([x, x], axis=0),
+    lambda T, x: x.unsqueeze(axis=0), lambda T, x: x.sort(axis=0).values,
+    lambda T, x: x.topk(1, axis=0).values, lambda T, x: x.chunk(2, axis=1)[0],
+    lambda T, x: x.count_nonzero(axis=0), lambda T, x: x.prod(axis=0, keepdims=True),
+    # Python-level in torch, so no numpy names: TypeError in both
+    lambda T, x: x.norm(axis=0), lambda T, x: x.split(1, axis=0), lambda T, x: x.sum(dim=0, axis=0),
+    lambda T, x: x.count_nonzero(0, keepdims=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(_NUMPY_NAMES)))
+def test_numpy_keyword_aliases_like_torch(i):
+    """torch's argument parser takes ``axis``/``keepdims`` for ``dim``/``keepdim`` in native
+    functions; ours accepts them in the same places and refuses them elsewhere."""
+    fn = _NUMPY_NAMES[i]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    results = []
+    for T in (torch_ref, mt):
+        try:
+            results.append(to_numpy(fn(T, T.from_numpy(x.copy()))))
+        except TypeError:
+            results.append(TypeError)
+    want, got = results
+    if want is TypeError or got is TypeError:
+        assert got is want
+    else:
+        assert_close(mt.from_numpy(got), want, rtol=1e-6, atol=1e-6)
