@@ -11,7 +11,7 @@ from .core.creation import (from_numpy, full, full_like, make_constant, ones, on
                             to_numpy, zeros, zeros_like)
 from .utils.data import current_executor
 from .utils.step_closures import checkpoint_closure, step_closure
-from . import amp, distributed, metrics, optim, utils  # noqa: E402
+from . import amp, distributed, metrics, nn, optim, utils  # noqa: E402
 from .storage import load, save  # noqa: E402
 
 __version__ = "2.10.0"  # the cerebras.pytorch release whose behaviour we mirror
@@ -19,7 +19,7 @@ __version__ = "2.10.0"  # the cerebras.pytorch release whose behaviour we mirror
 __all__ = ["backends", "backend", "current_backend", "current_torch_device", "use_cs", "compile",
            "trace", "step_closure", "checkpoint_closure", "current_executor", "full", "full_like",
            "ones", "ones_like", "zeros", "zeros_like", "from_numpy", "to_numpy", "tensor",
-           "make_constant", "utils", "distributed", "optim", "amp", "metrics", "save", "load"]
+           "make_constant", "utils", "distributed", "nn", "optim", "amp", "metrics", "save", "load"]
 
 _REMOVED = {
     "summarize_scalar": "cstorch.summarize_scalar is now removed. Please create a SummaryWriter and "

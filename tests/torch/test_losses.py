@@ -195,6 +195,9 @@ LOSS_GRADS = [
      lambda: [RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))]),
     ("TripletMargin", lambda: nn.TripletMarginLoss(margin=3.0),
      lambda: [RNG.standard_normal((3, 4)) for _ in range(3)]),
+    ("TripletMarginWithDistance", lambda: nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda x, y: (x - y).abs().sum(-1), margin=3.0, swap=True),
+     lambda: [RNG.standard_normal((3, 4)) + 0.5 * k for k in range(3)]),
 ]
 
 
@@ -251,6 +254,15 @@ def test_bad_reduction_name(loss):
      RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 2"),
     (lambda: nn.TripletMarginLoss(margin=0), ValueError,
      "TripletMarginLoss: expected margin to be greater than 0, got 0 instead"),
+    (lambda: nn.TripletMarginWithDistanceLoss(margin=0), ValueError,
+     "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got 0 instead"),
+    (lambda: nn.functional.triplet_margin_with_distance_loss(
+        torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3), margin=-1.0), ValueError,
+     "margin must be greater than 0, got -1.0"),
+    (lambda: nn.TripletMarginWithDistanceLoss()(torch.randn(2, 3), torch.randn(2, 3),
+                                                 torch.randn(3)), RuntimeError,
+     "The anchor, positive, and negative tensors are expected to have the same number of "
+     "dimensions, but got: anchor 2D, positive 2D, and negative 1D inputs"),
 ])
 def test_bad_target_errors(action, exc, msg):
     with pytest.raises(exc) as info:
@@ -264,3 +276,11 @@ def test_functional_and_module_agree():
                        F.cross_entropy(x, y, label_smoothing=0.1))
     a, b = torch.randn(5), torch.randn(5)
     assert torch.equal(nn.SmoothL1Loss(beta=2.0)(a, b), F.smooth_l1_loss(a, b, beta=2.0))
+
+
+def test_hinge_embedding_targets_other_than_plus_minus_one():
+    # torch: the hinge term wherever target != 1, the input wherever target != -1 (both for 0, 2)
+    x = torch.tensor([0.3, -0.5, 2.0, 0.1])
+    t = torch.tensor([1.0, -1.0, 0.0, 2.0])
+    out = nn.functional.hinge_embedding_loss(x, t, margin=1.0, reduction="none")
+    assert_close(out, np.array([0.3, 1.5, 2.0, 1.0]), rtol=1e-6, call="hinge")

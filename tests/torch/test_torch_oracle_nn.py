@@ -235,6 +235,11 @@ LOSSES = [
      ["a", "b", "c"]),
     ("MultiLabelSoftMarginLoss", lambda ns, w: ns.nn.MultiLabelSoftMarginLoss(weight=w(ns)),
      ["x", "t"]),
+    ("TripletMarginWithDistanceLoss", lambda ns, w: ns.nn.TripletMarginWithDistanceLoss(),
+     ["a", "b", "c"]),
+    ("TripletMarginWithDistanceLoss-cos-swap", lambda ns, w: ns.nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda x, y: 1.0 - ns.nn.functional.cosine_similarity(x, y),
+        margin=0.5, swap=True, reduction="sum"), ["a", "b", "c"]),
 ]
 
 

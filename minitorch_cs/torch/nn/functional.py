@@ -27,7 +27,7 @@ __all__ = [
     "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
     "pairwise_distance", "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
-    "margin_ranking_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+    "margin_ranking_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "multilabel_soft_margin_loss", "interpolate", "unfold", "scaled_dot_product_attention",
 ]
 
@@ -597,8 +597,10 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
                          reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
     zero = Tensor._wrap(np.zeros((), input._dtype.np))
-    loss = T.where(target == 1, input, zero) + T.where(target == -1, T.clamp(margin - input, min=0),
-                                                       zero)
+    # torch's rule, also for targets other than ±1: the hinge term wherever the target is not 1,
+    # the input itself wherever it is not -1
+    loss = T.where(target != 1, T.clamp(margin - input, min=0), zero) + \
+        T.where(target != -1, input, zero)
     return _reduce(loss, reduction)
 
 
@@ -650,6 +652,23 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     if swap:
         dn = T.minimum(dn, pairwise_distance(positive, negative, p, eps))
     return _reduce(T.clamp(dp - dn + margin, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """max(margin + d(a, p) - d(a, n), 0) for any distance ``d`` (default: pairwise_distance)."""
+    reduction = _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = T.minimum(d_neg, dist(positive, negative))
+    return _reduce(T.clamp_min(margin + d_pos - d_neg, 0), reduction)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
