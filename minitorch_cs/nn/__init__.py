@@ -1,13 +1,14 @@
-"""``cerebras.pytorch.nn`` (``cstorch.nn``): its loss modules and, in ``functional``, the CPU
-semantics of its functional helpers. Not provided: ``CTCLoss`` (torch's CTC loss is not part of
+"""``cerebras.pytorch.nn`` (``cstorch.nn``): its loss modules (``losses``) and, in ``functional``,
+the CPU semantics of its functional helpers. Not provided: ``CTCLoss`` (torch's CTC loss is not part of
 our torch subset) and the wafer-side tensor wrappers and scopes (``Parameter``, ``Buffer``,
 ``Scope``, ``SelectiveGrad``); asking for them raises AttributeError saying so (SPEC §8)."""
 from __future__ import annotations
 
+from . import functional
 from .losses import *  # noqa: F401,F403
 from .losses import __all__ as _losses_all
 
-__all__ = list(_losses_all)
+__all__ = ["functional"] + list(_losses_all)
 
 _NOT_PROVIDED = {
     "CTCLoss": "torch.nn.CTCLoss is not part of minitorch_cs's torch subset",
