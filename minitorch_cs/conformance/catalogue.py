@@ -648,10 +648,80 @@ def _checkpoint_scenarios():
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# cstorch.nn: losses and functional helpers (CPU)
+# ---------------------------------------------------------------------------------------------
+#: float32 losses and their gradients (reduction order differs between stacks)
+NN_TOL = {"rtol": 1e-5, "atol": 1e-6}
+
+
+def _nn_scenarios():
+    x = {"float": [4, 5], "index": 1, "grad": True}
+    t = {"float": [4, 5], "index": 2, "scale": 2.0}
+    y = {"ints": [0, 2, 4, 1]}
+    seg = {"float": [2, 3, 2, 3, 2], "index": 5, "scale": 2.0, "grad": True}
+    lab = {"labels": [2, 2, 3, 2], "classes": 3}
+    shape = {"list": [2, 3, 2, 3, 2]}
+    positive = lambda n, i: {"float": [n], "index": i, "scale": 0.5, "shift": 1.5}  # noqa: E731
+    losses = [
+        ("CrossEntropyLoss-autogen", "CrossEntropyLoss", [], {"use_autogen": True,
+                                                              "label_smoothing": 0.1}, [x, y],
+         "torch's CrossEntropyLoss that also takes use_autogen (kept as autogen_enabled)"),
+        ("HuberLoss", "HuberLoss", [], {}, [x, t], "cstorch's own Huber loss, delta 1"),
+        ("HuberLoss-delta-0", "HuberLoss", [], {"delta": 0.0}, [x, t],
+         "a non-positive delta fails an assert (AssertionError)"),
+        ("HuberLoss-bogus-reduction", "HuberLoss", [], {"reduction": "avg"}, [x, t],
+         "a reduction other than mean/sum returns the elementwise loss (no ValueError)"),
+        ("SmoothL1Loss-sum", "SmoothL1Loss", ["sum", 0.3], {}, [x, t],
+         "positional (reduction, beta), unlike torch's signature"),
+        ("GaussianNLLLoss-homoscedastic", "GaussianNLLLoss", [], {}, [x, t, positive(4, 3)],
+         "one variance per sample (var one dim short of input)"),
+        ("GaussianNLLLoss-bad-var", "GaussianNLLLoss", [], {}, [x, t, positive(5, 3)],
+         "a variance of the wrong shape: ValueError"),
+        ("MultiMarginLoss-p2-weight-sum", "MultiMarginLoss", [],
+         {"p": 2, "margin": 0.5, "weight": positive(5, 4), "reduction": "sum"}, [x, y],
+         "cstorch's own multi-class hinge loss, squared, class weights, summed"),
+        ("MultiMarginLoss-none", "MultiMarginLoss", [], {"reduction": "none"}, [x, y],
+         "reduction 'none' fails an assert (AssertionError)"),
+        ("DiceLoss", "DiceLoss", [3], {}, [seg, lab, shape],
+         "per-sample, per-class Dice of a 3-D segmentation, background channel masked out"),
+        ("DiceCELoss", "DiceCELoss", [3, False], {}, [seg, lab, shape],
+         "0.5 cross entropy + 0.5 (1 - mean Dice · C/(C-1))"),
+    ]
+    out = [Scenario(f"cstorch_nn/{name}", "cstorch_nn",
+                    {"kind": "loss", "class": cls, "args": args, "kwargs": kwargs,
+                     "operands": ops}, desc, NN_TOL)
+           for name, cls, args, kwargs, ops, desc in losses]
+    functions = [
+        ("one_hot", {"num_classes": 4}, [{"ints": [[0, 2], [1, 3]]}],
+         "one-hot along a new last dim, dtype int32"),
+        ("bias_add", {"dim": 1}, [x, {"float": [5], "index": 6, "grad": True}],
+         "a 1-D bias added along dim 1; gradients for both"),
+        ("matmul", {}, [{"float": [3, 4], "index": 9, "grad": True},
+                        {"float": [4, 2], "index": 10, "grad": True}], "weight @ input"),
+        ("conditional_arange", {}, [{"ints": [[0, 1, 1, 1, 0, 0, 1]]}, {"ints": 2},
+                                    {"ints": 7}], "start + step · j at the j-th set position, -1 "
+                                                  "elsewhere"),
+        ("nth_order_statistic", {"k": 2, "dimension": 1}, [{"float": [3, 6], "index": 8}],
+         "an int16 mask of the 2 largest entries of each row"),
+        ("unbind", {}, [x], "the rows as a tuple of views; gradients flow back"),
+        ("sparse_act_matmul", {}, [{"float": [2, 3, 4], "index": 11, "grad": True},
+                                   {"ints": [[1, 0, 1], [0, 1, 1]]},
+                                   {"float": [5, 4], "index": 12, "grad": True}],
+         "input @ weight.T with rows dropped by the mask"),
+    ]
+    out += [Scenario(f"cstorch_nn/functional-{name}", "cstorch_nn",
+                     {"kind": "function", "name": name, "kwargs": kwargs, "operands": ops},
+                     desc, NN_TOL)
+            for name, kwargs, ops, desc in functions]
+    return out
+
+
 def catalogue() -> list:
     """Every scenario, in a fixed order."""
     scenarios = (_scheduler_scenarios() + _optimizer_scenarios() + _executor_scenarios() +
-                 _training_scenarios() + _lazy_scenarios() + _checkpoint_scenarios())
+                 _training_scenarios() + _lazy_scenarios() + _checkpoint_scenarios() +
+                 _nn_scenarios())
     names = [s.name for s in scenarios]
     assert len(names) == len(set(names)), "scenario names must be unique"
     return scenarios

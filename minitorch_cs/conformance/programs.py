@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-FAMILIES = ("scheduler", "optimizer", "executor", "training", "lazy_init", "checkpoint")
+FAMILIES = ("scheduler", "optimizer", "executor", "training", "lazy_init", "checkpoint",
+            "cstorch_nn")
 
 
 class Unsupported(Exception):
@@ -825,3 +826,68 @@ def _attr_str(v):
     if isinstance(v, np.ndarray):
         return _attr_str(v.tolist())
     return str(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# cstorch_nn: cstorch.nn losses and functional helpers on fixed operands
+# ---------------------------------------------------------------------------------------------
+def _nn_operand(torch, spec):
+    """An operand from its JSON spec: ``{"float": shape, "index": i, "scale": s}`` (formula
+    values, float32; ``"grad": true`` makes it a leaf that requires grad), ``{"labels": shape,
+    "classes": c}`` (int64 ``(7 * i + 3) % c`` over the flat index), ``{"ints": [...]}`` (int64),
+    ``{"list": [...]}`` (a Python list, e.g. an ``input_shape``); anything else as is."""
+    if not isinstance(spec, dict):
+        return spec
+    if "float" in spec:
+        a = formula_values(tuple(spec["float"]), spec.get("index", 0), spec.get("scale", 1.0))
+        if "shift" in spec:
+            a = (a + np.float32(spec["shift"])).astype(np.float32)
+        return torch.tensor(a, requires_grad=bool(spec.get("grad", False)))
+    if "labels" in spec:
+        n = int(np.prod(spec["labels"]))
+        a = ((7 * np.arange(n) + 3) % spec["classes"]).reshape(spec["labels"])
+        return torch.tensor(a.astype(np.int64))
+    if "ints" in spec:
+        return torch.tensor(np.asarray(spec["ints"], dtype=np.int64))
+    if "list" in spec:
+        return list(spec["list"])
+    raise ValueError(f"unknown operand spec {spec}")
+
+
+def run_cstorch_nn(env, inputs):
+    """``kind``: ``"loss"`` — construct ``cstorch.nn.<class>(*args, **kwargs)`` (operand specs in
+    kwargs become tensors) and call it on the operands; ``"function"`` — call
+    ``cstorch.nn.functional.<name>(*operands, **kwargs)``. The trace: the output's values, dtype
+    and shape (a tuple output: each), the loss's ``autogen_enabled`` (or None), and the gradients
+    of ``sum(output * formula_values(output.shape, 7))`` w.r.t. each operand that requires grad
+    (None for the others) — or, when construction or the call raises, the exception class and
+    message."""
+    torch, cstorch = env.torch, env.cstorch
+    ops = [_nn_operand(torch, spec) for spec in inputs.get("operands", [])]
+    kwargs = {k: _nn_operand(torch, v) for k, v in inputs.get("kwargs", {}).items()}
+    try:
+        if inputs["kind"] == "loss":
+            obj = getattr(cstorch.nn, inputs["class"])(*inputs.get("args", []), **kwargs)
+            out = obj(*ops)
+        else:
+            obj = getattr(cstorch.nn.functional, inputs["name"])
+            out = obj(*ops, **kwargs)
+    except Exception as e:  # noqa: BLE001 - the error is the observation
+        return {"error": exception_name(e), "message": str(e)}
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    trace = {"outputs": [{"values": values(o), "dtype": dtype_name(o.dtype),
+                          "shape": list(o.shape)} for o in outs],
+             "autogen": getattr(obj, "autogen_enabled", None)}
+    leaves = [o for o in ops if getattr(o, "requires_grad", False)]
+    if leaves:
+        total = None
+        for o in outs:
+            if o.requires_grad:
+                w = torch.from_numpy(formula_values(tuple(o.shape), 7))
+                term = (o * w).sum()
+                total = term if total is None else total + term
+        if total is not None:
+            total.backward()
+        trace["grads"] = [values(o.grad) if getattr(o, "grad", None) is not None else None
+                          for o in ops if getattr(o, "requires_grad", False)]
+    return trace

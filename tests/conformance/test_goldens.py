@@ -61,7 +61,7 @@ def test_manifest_lists_every_scenario_with_tolerance_and_backends():
         assert "inputs" in doc and "expected" in doc
     families = {e["family"] for e in manifest["scenarios"]}
     assert families == {"scheduler", "optimizer", "executor", "training", "lazy_init",
-                        "checkpoint"}
+                        "checkpoint", "cstorch_nn"}
     csx_only = {e["family"] for e in manifest["scenarios"] if e["csx_only"]}
     assert "lazy_init" in csx_only and "training" in csx_only
 
