@@ -39,80 +39,12 @@ BEGIN_BACKWARD = "BEGIN_BACKWARD"
 END_FORWARD = "END_FORWARD"
 END_BACKWARD = "END_BACKWARD"
 
-# torch's names for dtypes in kernel error messages: ScalarType names, and the C++ type names
-# that mm's dtype check prints
-_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_CPP_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
-             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool"}
-
-
-def _dtype_key(dtype) -> str:
-    return str(dtype).replace("torch.", "")
-
-
-_DOUBLE_MAX = 1.7976931348623157e308  # largest finite float64
-
-
 # ----- torch-kernel checks the real functions reach through torch ops -----------------------------
-def _check_scatter_index(index, dim_size: int, dim: int) -> None:
-    """torch.scatter's checks on ``index``: int64 only, every entry in ``[0, dim_size)``.
-
-    Our scatter kernel would accept other integer dtypes and wrap negative indices (numpy), so the
-    checks are made here with torch's messages."""
+def _check_scatter_index(index) -> None:
+    """torch 2.4's scatter (the real stack's) takes int64 indices only; ours, like torch 2.13,
+    also takes int32. Bounds are checked by the scatter op itself, with torch's message."""
     if index.dtype is not torch.int64:
         raise RuntimeError("scatter(): Expected dtype int64 for index")
-    values = index._data  # read like torch's kernel reads it (our _functions._index_arr does too)
-    bad = (values < 0) | (values >= dim_size)
-    if bad.any():
-        first = int(values[bad].flat[0])
-        raise RuntimeError(f"index {first} is out of bounds for dimension {dim} with size "
-                           f"{dim_size}")
-
-
-def _einsum(subscripts, out, *operands):
-    """``torch.einsum`` for equations whose only ``...`` is in the first operand.
-
-    Our einsum has no ``...``: it is spelled out in lowercase letters for the first operand's
-    leading dims. Checks and broadcasting of size-1 subscripts follow torch.einsum, with its
-    messages."""
-    sizes: dict[str, int] = {}
-    letters = []
-    for i, (sub, op) in enumerate(zip(subscripts, operands)):
-        named = sub.replace("...", "")
-        if "..." in sub:
-            if len(named) > op.ndim:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                                   f"({len(named)}) is more than the number of dimensions "
-                                   f"({op.ndim}) for operand {i}")
-            lead = "abcdefghijklmnopqrstuvwxyz"[:op.ndim - len(named)]
-            full = sub.replace("...", lead)
-            out = out.replace("...", lead)
-        else:
-            if len(named) != op.ndim:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
-                                   f"({len(named)}) does not match the number of dimensions "
-                                   f"({op.ndim}) for operand {i} and no ellipsis was given")
-            full = sub
-        for c, s in zip(full, op.shape):
-            seen = sizes.get(c)
-            if seen is not None and seen != s and seen != 1 and s != 1:
-                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {i} which "
-                                   f"does not broadcast with previously seen size {seen}")
-            if seen is None or seen == 1:
-                sizes[c] = s
-        letters.append(full)
-    first = operands[0].dtype
-    for op in operands[1:]:
-        if op.dtype is not first:
-            raise RuntimeError(f"expected scalar type {_SCALAR_NAME[_dtype_key(first)]} but "
-                               f"found {_SCALAR_NAME[_dtype_key(op.dtype)]}")
-    ops = [op.expand(*[sizes[c] for c in full]) if tuple(op.shape) != tuple(sizes[c] for c in full)
-           else op for full, op in zip(letters, operands)]
-    return torch.einsum(f"{','.join(letters)}->{out}", *ops)
 
 
 def _check_2d(t, what: str) -> None:
@@ -145,7 +77,7 @@ def one_hot(array, num_classes):
                         f"'{type(num_classes).__name__}')") from None
     out = torch.zeros(tuple(shape) + (n,), dtype=torch.int)
     index = array.unsqueeze(-1)
-    _check_scatter_index(index, n, out.ndim - 1)
+    _check_scatter_index(index)
     return out.scatter_(-1, index, 1)
 
 
@@ -219,10 +151,6 @@ def matmul(weight: torch.Tensor, input_value: torch.Tensor,
         f"Expect weight.shape(1) == input_value.shape[0]. Instead got weight.shape = "
         f"{weight.shape} and input_value.shape = {input_value.shape}")
     _check_weight_transposed(weight, weight_transposed)
-    if weight.dtype is not input_value.dtype:  # torch.mm's check, with its message
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP_NAME[_dtype_key(weight.dtype)]} != "
-                           f"{_CPP_NAME[_dtype_key(input_value.dtype)]}")
     return torch.matmul(weight, input_value)
 
 
@@ -244,7 +172,7 @@ def ranged_matmul(weight: torch.Tensor, input_value: torch.Tensor, num_cols: tor
         f"Expected len(num_cols.shape) == 1. Instead got len(num_cols.shape) = "
         f"{len(num_cols.shape)}")
     _check_weight_transposed(weight, weight_transposed)
-    return _einsum(["...MN", "KN"], "...MK", input_value, weight)
+    return torch.einsum("...MN,KN->...MK", input_value, weight)
 
 
 # ----- index-producing kernels --------------------------------------------------------------------
@@ -286,15 +214,7 @@ def nth_order_statistic(input: torch.Tensor, k: int, dimension: int) -> torch.Te
         raise RuntimeError("\"topk_cpu\" not implemented for 'Bool'")
     if input.ndim == 0:  # torch treats a 0-d tensor as one element along dim 0 (or -1)
         return nth_order_statistic(input.reshape(1), k, dimension).reshape(())
-    key = input
-    if input.is_floating_point():
-        # Our topk ranks NaN lowest; torch ranks it above +inf. Rank in float64 instead, with +inf
-        # moved to the largest finite double and NaN to +inf: exact for half, bfloat16 and
-        # float32 (for float64, +inf then ties with a finite 1.797e308).
-        key = input.to(torch.float64)
-        key = torch.where(torch.isinf(key) & (key > 0), _DOUBLE_MAX, key)
-        key = torch.where(torch.isnan(key), float("inf"), key)
-    top = torch.topk(key, operator.index(k), dim=dimension).indices
+    top = torch.topk(input, operator.index(k), dim=dimension).indices
     mask = torch.zeros_like(input, dtype=torch.int16)
     return torch.scatter(mask, dimension, top, torch.ones_like(top, dtype=torch.int16))
 
@@ -330,9 +250,9 @@ def sparse_matmul(input_values: torch.Tensor, input_indices: torch.Tensor,
     indices = input_indices.unsqueeze(-1)
     dense = torch.zeros(dense_shape, dtype=input_values.dtype)
     scatter_index = indices.broadcast_to(input_values.shape)
-    _check_scatter_index(scatter_index, full_sparse, len(dense_shape) + sparse_dim)
+    _check_scatter_index(scatter_index)
     dense = torch.scatter(dense, sparse_dim, scatter_index, input_values)
-    output = _einsum(["...MBN", "KBN"], "...MBK", dense, weight)
+    output = torch.einsum("...MBN,KBN->...MBK", dense, weight)
     out_shape = (*input_values.shape[:-1], weight.shape[0])
     return torch.gather(output, sparse_dim, indices.broadcast_to(out_shape))
 
@@ -350,5 +270,5 @@ def sparse_act_matmul(input_value: torch.Tensor, input_mask: torch.Tensor, weigh
         f"Expect input_value and input_mask to have the same shape (except for last dim of "
         f"input_value).\nInstead got input_value.shape = {input_value.shape} and "
         f"input_mask.shape = {input_mask.shape}")
-    out = _einsum(["...MN", "KN"], "...MK", input_value, weight)
+    out = torch.einsum("...MN,KN->...MK", input_value, weight)
     return out * input_mask.unsqueeze(-1).broadcast_to(out.shape).to(out.dtype)

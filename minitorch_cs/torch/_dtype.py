@@ -72,6 +72,16 @@ _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Shor
                  "float64": "Double"}
 
 
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+
+
+def cpp_name(d) -> str:
+    """The C++ type name some torch kernels print (``float``, ``long int``, ``c10::Half``)."""
+    return _CPP_NAMES[to_dtype(d).name]
+
+
 def scalar_name(d) -> str:
     """torch's C++ scalar-type name used in error messages (``Float``, ``Long``, ...)."""
     return _SCALAR_NAMES[to_dtype(d).name]

@@ -340,7 +340,7 @@ def _minmax(input, dim, keepdim, other, largest):
         return _on_0d(_minmax, input, dim, False, other, largest)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
     from ._return_types import MinMax
-    return MinMax(res)
+    return MinMax(res, "max" if largest else "min")
 
 
 def max(input, dim=None, keepdim=False, *, out=None):
@@ -538,9 +538,56 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 def einsum(equation, *operands):
+    """torch.einsum: ``...`` and size-1 broadcasting are resolved here (``...`` becomes unused
+    letters, right-aligned across operands; size-1 dims are expanded, so their gradients sum),
+    and the op sees one explicit equation over operands of matching sizes."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return apply(L.Einsum, *operands, equation=equation)
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    subs = lhs.split(",")
+    if len(operands) != len(subs):
+        more = "more" if len(operands) > len(subs) else "fewer"
+        raise RuntimeError(f"einsum(): {more} operands were provided than specified in the "
+                           "equation")
+    named = [sub.replace("...", "") for sub in subs]
+    ell_rank = 0
+    for i, (sub, n, op) in enumerate(zip(subs, named, operands)):
+        if "..." in sub:
+            if len(n) > op.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(n)}) "
+                                   f"is more than the number of dimensions ({op.ndim}) for "
+                                   f"operand {i}")
+            ell_rank = builtins.max(ell_rank, op.ndim - len(n))
+        elif len(n) != op.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(n)}) does "
+                               f"not match the number of dimensions ({op.ndim}) for operand {i} "
+                               "and no ellipsis was given")
+    letters = [c for c in "".join(named) if c.isalpha()]
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in eq]
+    ell = "".join(spare[:ell_rank])
+    subs = [sub.replace("...", ell[ell_rank - (op.ndim - len(n)):]) if "..." in sub else sub
+            for sub, n, op in zip(subs, named, operands)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:  # torch: the broadcast dims, then the letters used once, alphabetically
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    sizes = {}
+    for i, (sub, op) in enumerate(zip(subs, operands)):
+        for c, n in zip(sub, op.shape):
+            seen = sizes.get(c)
+            if seen is not None and seen != n and 1 not in (seen, n):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            if seen is None or seen == 1:
+                sizes[c] = n
+    for op in operands[1:]:
+        if op.dtype is not operands[0].dtype:
+            raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but found "
+                               f"{D.scalar_name(op.dtype)}")
+    operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
+        sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
+    return apply(L.Einsum, *operands, equation=",".join(subs) + "->" + out)
 
 
 def tensordot(a, b, dims=2):

@@ -1,18 +1,31 @@
-"""Named tuples returned by reductions, like ``torch.return_types``."""
+"""Named tuples returned by reductions, like ``torch.return_types`` (same names and repr)."""
 from collections import namedtuple
 
-_MinMax = namedtuple("max", ["values", "indices"])
-_Sorted = namedtuple("sort", ["values", "indices"])
-_TopK = namedtuple("topk", ["values", "indices"])
+
+def _return_type(name):
+    cls = namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    cls.__repr__ = __repr__
+    cls.__module__ = "minitorch_cs.torch.return_types"
+    return cls
 
 
-def MinMax(pair):
-    return _MinMax(*pair)
+max = _return_type("max")
+min = _return_type("min")
+sort = _return_type("sort")
+topk = _return_type("topk")
+
+
+def MinMax(pair, name="max"):
+    return (max if name == "max" else min)(*pair)
 
 
 def Sorted(pair):
-    return _Sorted(*pair)
+    return sort(*pair)
 
 
 def TopK(pair):
-    return _TopK(*pair)
+    return topk(*pair)

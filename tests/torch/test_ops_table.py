@@ -444,6 +444,18 @@ for _eq, _shp in [
         (lambda eq: lambda T, *xs: T.einsum(eq, *xs))(_eq),
         n_arrays(_eq.count(",") + 1, shapes=st.tuples(*(st.integers(1, 3),) * 3).map(
             (lambda f: lambda s: f(*s))(_shp))))
+# ellipsis (right-aligned, broadcasting) and size-1 broadcasting of a named dim; the gradient of
+# a broadcast operand sums over the broadcast dims
+for _eq, _shp in [
+    ("...ij,jk->...ik", lambda a, b, c: ((a, b, c), (c, a))),
+    ("...ij,...jk", lambda a, b, c: ((a, 1, b, c), (b, c, a))),
+    ("i...->...", lambda a, b, c: ((a, b, c),)),
+    ("bij,bjk->bik", lambda a, b, c: ((1, a, b), (c, b, a))),
+]:
+    row(f"einsum-broadcast[{_eq}]", (lambda eq: lambda *xs: np.einsum(eq, *xs))(_eq),
+        (lambda eq: lambda T, *xs: T.einsum(eq, *xs))(_eq),
+        n_arrays(_eq.count(",") + 1, shapes=st.tuples(*(st.integers(1, 3),) * 3).map(
+            (lambda f: lambda s: f(*s))(_shp))))
 
 # ----- joining and splitting --------------------------------------------------------------------
 

@@ -907,3 +907,35 @@ def test_numpy_keyword_aliases():
         x.norm(axis=0)
     with pytest.raises(TypeError):
         x.split(1, axis=0)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: torch.ones(2, 3).gather(1, torch.tensor([[-1], [0]])),
+     "index -1 is out of bounds for dimension 1 with size 3"),
+    (lambda: torch.zeros(2, 3).scatter(1, torch.tensor([[3], [0]]), 1.0),
+     "index 3 is out of bounds for dimension 1 with size 3"),
+    (lambda: torch.zeros(3).scatter_add(0, torch.tensor([-1]), torch.ones(1)),
+     "index -1 is out of bounds for dimension 0 with size 3"),
+    (lambda: torch.ones(2, 3).index_select(1, torch.tensor([-1])),
+     "INDICES element is out of DATA bounds, id=-1 axis_dim=3"),
+    (lambda: torch.tensor([True, False]).topk(1), "topk does not support bool dtypes on CPU"),
+    (lambda: torch.ones(2, 2) @ torch.ones(2, 2, dtype=torch.float64),
+     "expected m1 and m2 to have the same dtype, but got: float != double"),
+    (lambda: torch.einsum("ij,jk->ik", torch.ones(2, 3), torch.ones(4, 5)),
+     "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously "
+     "seen size 3"),
+])
+def test_index_and_kernel_errors_are_torchs(call, message):
+    # numpy would wrap a negative index; torch refuses it (and every index past the end)
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_nan_sorts_as_the_largest_value():
+    x = torch.tensor([1.0, float("nan"), 3.0, float("inf"), -2.0])
+    assert x.sort(descending=True).indices.tolist() == [1, 3, 2, 0, 4]
+    assert x.sort().indices.tolist() == [4, 0, 2, 3, 1]
+    assert x.topk(2).indices.tolist() == [1, 3]
+    assert x.topk(2, largest=False).indices.tolist() == [4, 0]
+    assert repr(x.max(0)).startswith("torch.return_types.max(\nvalues=tensor(nan)")

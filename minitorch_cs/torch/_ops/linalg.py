@@ -42,7 +42,7 @@ class Matmul(Op):
         _check_mm(a, b)
         if a.dtype != b.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_name(a.dtype)} != {_name(b.dtype)}")
+                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
         ctx.a, ctx.b = a, b
         return _matmul(a, b)
 
@@ -85,9 +85,9 @@ def _sum_to(g, shape):
     return g.sum(axis=axes, keepdims=True) if axes else g
 
 
-def _name(dt):
+def _cpp(dt):
     from .. import _dtype as D
-    return D._BY_NP[dt].name.capitalize()
+    return D.cpp_name(D._BY_NP[dt])
 
 
 class Linear(Op):
@@ -103,8 +103,8 @@ class Linear(Op):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                                f"{w.shape[1]}x{w.shape[0]})")
         if x.dtype != w.dtype:
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(x.dtype)} "
-                               f"and {_name(w.dtype)}")
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
         ctx.x, ctx.w = x, w
         y = _matmul(x, w.T)
         if b is not None:

@@ -241,11 +241,20 @@ class RepeatInterleave(Op):
         return (z,)
 
 
+def _check_bounds(index, size, dim, message=None):
+    """torch refuses an index outside ``[0, size)`` (numpy would wrap a negative one)."""
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = int(index[(index < 0) | (index >= size)].flat[0])
+        raise RuntimeError(message.format(bad=bad, size=size) if message else
+                           f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
 class Gather(Op):
     name = "gather"
 
     @staticmethod
     def forward(ctx, x, index, dim):
+        _check_bounds(index, x.shape[dim], dim)
         ctx.shape, ctx.index, ctx.dim = x.shape, index, dim
         # torch allows index.size(d) <= x.size(d) for d != dim: read that leading block only
         # (take_along_axis would broadcast the index instead)
@@ -274,6 +283,7 @@ class Scatter(Op):
 
     @staticmethod
     def forward(ctx, x, index, src, dim, reduce=None, out=None):
+        _check_bounds(index, x.shape[dim], dim)
         ctx.index, ctx.dim, ctx.reduce = index, dim, reduce
         r = out if out is not None else np.array(x, copy=True)
         key = _scatter_index(dim, index)
@@ -314,6 +324,8 @@ class IndexSelect(Op):
 
     @staticmethod
     def forward(ctx, x, index, dim):
+        _check_bounds(index, x.shape[dim], dim,
+                      "INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         ctx.shape, ctx.index, ctx.dim = x.shape, index, dim
         return np.take(x, index, axis=dim)
 

@@ -311,6 +311,18 @@ class AllAny(Op):
         return r.astype(np.uint8) if x.dtype == np.uint8 else r  # torch keeps uint8 here
 
 
+def _argsort_descending(x, axis):
+    """Stable descending order with NaN first (torch ranks NaN above every number)."""
+    key = x.astype(np.int64) if x.dtype.kind in "bu" else x
+    if key.dtype.kind == "f":
+        nan = np.isnan(key)
+        if nan.any():
+            idx = np.argsort(-np.where(nan, 0, key), axis=axis, kind="stable")
+            first = np.argsort(~np.take_along_axis(nan, idx, axis), axis=axis, kind="stable")
+            return np.take_along_axis(idx, first, axis)
+    return np.argsort(-key, axis=axis, kind="stable")
+
+
 class Sort(Op):
     name = "sort"
     n_outputs = 2
@@ -319,8 +331,7 @@ class Sort(Op):
     @staticmethod
     def forward(ctx, x, dim=-1, descending=False, stable=False):
         if descending:
-            key = x.astype(np.int64) if x.dtype.kind in "bu" else x
-            idx = np.argsort(-key, axis=dim, kind="stable")
+            idx = _argsort_descending(x, dim)
         else:
             idx = np.argsort(x, axis=dim, kind="stable")
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
@@ -342,9 +353,9 @@ class TopK(Op):
     def forward(ctx, x, k, dim=-1, largest=True, sorted=True):
         if k > x.shape[dim] or k < 0:
             raise RuntimeError("selected index k out of range")
-        key = x.astype(np.int64) if x.dtype.kind in "bu" else x
-        key = -key if largest else key
-        idx = np.argsort(key, axis=dim, kind="stable")
+        if x.dtype == np.bool_:
+            raise RuntimeError("topk does not support bool dtypes on CPU")
+        idx = _argsort_descending(x, dim) if largest else np.argsort(x, axis=dim, kind="stable")
         idx = np.take(idx, np.arange(k), axis=dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
