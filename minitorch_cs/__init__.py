@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from . import backends
 from .backend import backend, current_backend, current_torch_device, use_cs
+from .core.annotations import (add_debug_name, current_pol, device_annotation, get_debug_name,
+                               name_scope, pol, set_debug_scope)
 from .core.compile import compile, trace
 from .core.creation import (from_numpy, full, full_like, make_constant, ones, ones_like, tensor,
                             to_numpy, zeros, zeros_like)
@@ -19,7 +21,9 @@ __version__ = "2.10.0"  # the cerebras.pytorch release whose behaviour we mirror
 __all__ = ["backends", "backend", "current_backend", "current_torch_device", "use_cs", "compile",
            "trace", "step_closure", "checkpoint_closure", "current_executor", "full", "full_like",
            "ones", "ones_like", "zeros", "zeros_like", "from_numpy", "to_numpy", "tensor",
-           "make_constant", "utils", "distributed", "nn", "optim", "amp", "metrics", "save", "load"]
+           "make_constant", "name_scope", "set_debug_scope", "add_debug_name", "get_debug_name",
+           "pol", "current_pol", "device_annotation", "utils", "distributed", "nn", "optim", "amp",
+           "metrics", "save", "load"]
 
 _REMOVED = {
     "summarize_scalar": "cstorch.summarize_scalar is now removed. Please create a SummaryWriter and "
