@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from ._opmath import opmath
 from .linalg import _HALF
 
 
@@ -22,6 +23,7 @@ class Softmax(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, dim):
         z = x - np.max(x, axis=dim, keepdims=True)
         e = np.exp(z)
@@ -40,6 +42,7 @@ class LogSoftmax(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, dim):
         y = _log_softmax(x, dim)
         ctx.y, ctx.dim = y, dim
@@ -66,6 +69,7 @@ class NllLoss(Op):
     name = "nll_loss"
 
     @staticmethod
+    @opmath
     def forward(ctx, logp, target, weight=None, ignore_index=-100, reduction="mean"):
         loss, ctx.bw = _nll_forward(ctx, logp, target, weight, ignore_index, reduction)
         return loss
@@ -128,6 +132,7 @@ class CrossEntropy(Op):
     name = "cross_entropy"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean",
                 label_smoothing=0.0):
         dim = 1 if x.ndim > 1 else 0
@@ -186,6 +191,7 @@ class CrossEntropyProbs(Op):
     name = "cross_entropy_probs"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, target, weight=None, reduction="mean", label_smoothing=0.0):
         dim = 1 if x.ndim > 1 else 0
         C = x.shape[dim]
@@ -222,6 +228,7 @@ class LayerNorm(Op):
     saved = (1,)
 
     @staticmethod
+    @opmath
     def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
         mu = x.mean(axis=axes, keepdims=True)
@@ -259,6 +266,7 @@ class BatchNormTrain(Op):
     name = "batch_norm"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, w=None, b=None, eps=1e-5):
         axes = (0,) + tuple(range(2, x.ndim))
         shape = [1] * x.ndim

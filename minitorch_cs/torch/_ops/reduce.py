@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
+from ._opmath import opmath
 from .._fpe import warn_user
 
 
@@ -29,6 +30,7 @@ class Sum(Op):
     name = "sum"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
         r = np.sum(x, axis=axis, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
@@ -43,6 +45,7 @@ class Mean(Op):
     name = "mean"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         if x.dtype.kind in "biu" and dtype is None:
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
@@ -67,6 +70,7 @@ class Prod(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
         r = np.asarray(np.multiply.reduce(x, axis=axis, keepdims=keepdim,
@@ -165,6 +169,7 @@ class Var(Op):
     saved = (0,)
 
     @staticmethod
+    @opmath
     def forward(ctx, x, axis=None, correction=1, keepdim=False, std=False):
         ctx.x, ctx.axis, ctx.correction, ctx.keepdim, ctx.std = x, axis, correction, keepdim, std
         n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
@@ -205,6 +210,7 @@ class LogSumExp(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, axis, keepdim=False):
         m = np.max(x, axis=axis, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)
@@ -227,6 +233,7 @@ class Norm(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, p=2.0, axis=None, keepdim=False):
         ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
         a = np.abs(x)
@@ -272,6 +279,7 @@ class Cumsum(Op):
     name = "cumsum"
 
     @staticmethod
+    @opmath
     def forward(ctx, x, dim, dtype=None):
         ctx.dim = dim
         return np.cumsum(x, axis=dim, dtype=_acc_dtype(x, dtype))
@@ -287,6 +295,7 @@ class Cumprod(Op):
     saves_output = True
 
     @staticmethod
+    @opmath
     def forward(ctx, x, dim, dtype=None):
         ctx.x, ctx.dim = x, dim
         ctx.y = np.cumprod(x, axis=dim, dtype=_acc_dtype(x, dtype))
