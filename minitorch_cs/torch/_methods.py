@@ -402,8 +402,42 @@ def _check_bounds(shape, key):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
 
 
+def _split_ints(key):
+    """torch applies integer indices before advanced ones, like ``select``; numpy counts an int
+    as an advanced index, which moves the broadcast dims to the front (``x[1, :, [0]]`` is (3, 1)
+    in torch, (1, 3) in numpy). Returns ``(first, rest)`` with ``x[key] == x[first][rest]``, or
+    None when the key has no int next to an advanced index."""
+    if not any(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+               for x in key):
+        return None
+    first, rest = [], []
+    for x in key:
+        if isinstance(x, (bool, np.bool_)):
+            rest.append(x)  # consumes no dimension
+        elif isinstance(x, (int, np.integer)):
+            first.append(x)
+        elif x is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif x is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        elif isinstance(x, np.ndarray):
+            first.extend([slice(None)] * (x.ndim if x.dtype == np.bool_ else 1))
+            rest.append(x)
+        else:  # a slice
+            first.append(slice(None))
+            rest.append(x)
+    return tuple(first), tuple(rest)
+
+
 def __getitem__(self, key):
     k, adv = _norm_key(key)
+    split = _split_ints(k) if adv else None
+    if split is not None:
+        first, rest = split
+        _check_bounds(self.shape, first)
+        return __getitem__(apply(M.Index, self, key=first), rest)
     if adv:
         try:
             return apply(M.AdvIndex, self, key=k)
@@ -415,6 +449,12 @@ def __getitem__(self, key):
 
 def __setitem__(self, key, value):
     k, adv = _norm_key(key)
+    split = _split_ints(k) if adv else None
+    if split is not None:
+        first, rest = split
+        _check_bounds(self.shape, first)
+        __setitem__(apply(M.Index, self, key=first), rest, value)
+        return
     if not adv:
         _check_bounds(self.shape, k)
     if isinstance(value, (list, tuple)):

@@ -939,3 +939,48 @@ def test_nan_sorts_as_the_largest_value():
     assert x.topk(2).indices.tolist() == [1, 3]
     assert x.topk(2, largest=False).indices.tolist() == [4, 0]
     assert repr(x.max(0)).startswith("torch.return_types.max(\nvalues=tensor(nan)")
+
+
+def test_integer_indices_apply_before_advanced_ones():
+    # torch selects the int dims first; numpy would move the advanced dims to the front
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    a = x.numpy()
+    assert x[1, :, [0]].shape == (3, 1)
+    assert x[1, :, [0]].tolist() == a[1][:, [0]].tolist()
+    idx = torch.tensor([[0, 1], [2, 3]])
+    assert x[-1, :, idx].shape == (3, 2, 2)
+    assert x[0, :, torch.tensor([2, 0, 1])].tolist() == a[0][:, [2, 0, 1]].tolist()
+    assert x[[0, 1], 1, [0, 2]].tolist() == [a[0, 1, 0], a[1, 1, 2]]  # adjacent: numpy's rule
+    y = torch.zeros(2, 3, 3)
+    y[0, :, torch.tensor([0, 1, 2])] = torch.arange(9.0).reshape(3, 3)
+    assert y[0].tolist() == torch.arange(9.0).reshape(3, 3).tolist()  # not its transpose
+
+
+def test_half_precision_with_python_numbers_computes_in_float32():
+    h = torch.tensor([0.5, -0.25, 0.999], dtype=torch.float16)
+    assert (h * 65536.0).tolist() == [32768.0, -16384.0, 65472.0]  # 65536 itself overflows float16
+    assert (h * 1e-8 * 1e8).isfinite().all()
+    b = torch.full((3000,), 0.1, dtype=torch.bfloat16)
+    assert b.sum().item() == 300.0 and b.sum().dtype is torch.bfloat16  # float32 accumulation
+    assert abs(b.mean().item() - 0.1) < 1e-3
+    s = torch.nn.functional.softmax(torch.randn(4, 512).to(torch.bfloat16), -1).float().sum(-1)
+    assert (abs(s - 1) < 1e-2).all()
+
+
+def test_reductions_of_inf_and_empty_are_silent_and_torchs():
+    import warnings
+    x = torch.tensor([[1.0, float("inf"), -float("inf")]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's "invalid value encountered in reduce" must not leak
+        assert np.isnan(x.sum(1).item()) and np.isnan(x.mean(1).item())
+        assert np.isnan(x.var(1).item()) and np.isnan(x.cumsum(1)[0, 2].item())
+        assert torch.logsumexp(torch.zeros(0, 3), 0).tolist() == [-np.inf] * 3
+
+
+def test_cumprod_gradient_with_zeros_is_exact():
+    x = torch.tensor([1.0, 0.0, 2.0, 3.0], requires_grad=True)
+    torch.cumprod(x, 0).backward(torch.ones(4))
+    assert x.grad.tolist() == [1.0, 9.0, 0.0, 0.0]  # d/dx1 = 1 + 2 + 2*3, torch's values
+    y = torch.tensor([0.0, 0.0, 2.0], requires_grad=True)
+    torch.cumprod(y, 0).backward(torch.ones(3))
+    assert y.grad.tolist() == [1.0, 0.0, 0.0]

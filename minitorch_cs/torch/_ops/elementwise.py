@@ -81,6 +81,9 @@ def _size_mismatch(sa, sb):
     return None
 
 
+_HALF_DT = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+
+
 def _wrap_int(v, rt):
     """A Python int outside an integer dtype's range wraps around (a C cast), as in torch."""
     return np.array(v).astype(rt) if type(v) is int else v
@@ -88,6 +91,13 @@ def _wrap_int(v, rt):
 
 def _binary(f, a, b, out):
     a, b, rt = _prep(a, b)
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray) and rt in _HALF_DT:
+        # torch computes half tensors with a Python number in float32 ("opmath") and rounds the
+        # result: h * 65536. is finite where |h| < 1, not inf from rounding 65536 to float16
+        if type(a) is not np.ndarray:
+            a = np.float32(a)
+        if type(b) is not np.ndarray:
+            b = np.float32(b)
     if out is not None:
         _out_check(rt, out)
         try:
@@ -110,7 +120,6 @@ def _binary(f, a, b, out):
     return r
 
 
-_HALF_DT = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
 
 
 def _float_out(a):

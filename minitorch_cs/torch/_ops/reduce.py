@@ -26,6 +26,21 @@ def _acc_dtype(x, dtype):
     return None
 
 
+def _accumulate(ufunc, x, axis, dtype=None):
+    """``ufunc.accumulate`` along ``axis`` (what np.cumsum/np.cumprod do), 0-d inputs included."""
+    if x.ndim == 0:
+        return ufunc.accumulate(x.reshape(1), axis=0, dtype=dtype).reshape(())
+    return ufunc.accumulate(x, axis=axis, dtype=dtype)
+
+
+def _var(x, axis, n, correction, keepdim):
+    """np.var's arithmetic (sum, divide, square the deviations, sum, divide)."""
+    mean = np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
+    dev = np.asarray(x - mean)
+    np.multiply(dev, dev, out=dev)
+    return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
+
+
 class Sum(Op):
     name = "sum"
 
@@ -33,7 +48,9 @@ class Sum(Op):
     @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
-        r = np.sum(x, axis=axis, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+        # ufunc methods, not np.sum/np.mean/np.var: numpy's Python wrappers would raise their
+        # floating-point warnings from numpy's frames, past our filter (_fpe)
+        r = np.add.reduce(x, axis=axis, dtype=_acc_dtype(x, dtype), keepdims=keepdim)
         return np.asarray(r)
 
     @staticmethod
@@ -56,7 +73,8 @@ class Mean(Op):
         if n == 0:  # torch: nan, silently (numpy warns "Mean of empty slice")
             return np.full(np.add.reduce(x, axis=axis, keepdims=keepdim).shape, np.nan,
                            dtype or x.dtype)
-        r = np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=dtype))
+        r = np.asarray(np.true_divide(np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdim),
+                                      n))  # np.mean's arithmetic
         return r.astype(dtype or x.dtype, copy=False)
 
     @staticmethod
@@ -176,7 +194,7 @@ class Var(Op):
         ctx.n = n
         with np.errstate(divide="ignore", invalid="ignore"):
             if n - correction > 0:
-                r = np.asarray(np.var(x, axis=axis, ddof=correction, keepdims=keepdim))
+                r = np.asarray(_var(x, axis, n, correction, keepdim))
             else:  # torch divides by max(0, n - correction) and warns
                 name = "std" if std else "var"
                 warn_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
@@ -192,7 +210,7 @@ class Var(Op):
     @staticmethod
     def backward(ctx, g):
         x = ctx.x
-        mean = np.mean(x, axis=ctx.axis, keepdims=True)
+        mean = np.true_divide(np.add.reduce(x, axis=ctx.axis, keepdims=True), ctx.n)
         denom = max(ctx.n - ctx.correction, 0)
         gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
         gx = gb * 2 * (x - mean) / denom
@@ -212,9 +230,9 @@ class LogSumExp(Op):
     @staticmethod
     @opmath
     def forward(ctx, x, axis, keepdim=False):
-        m = np.max(x, axis=axis, keepdims=True)
+        m = np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)  # empty: -inf
         m = np.where(np.isfinite(m), m, 0)
-        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        r = np.log(np.add.reduce(np.exp(x - m), axis=axis, keepdims=True)) + m
         if not keepdim:
             r = np.squeeze(r, axis)
         ctx.x, ctx.axis, ctx.keepdim, ctx.y = x, axis, keepdim, r
@@ -282,11 +300,11 @@ class Cumsum(Op):
     @opmath
     def forward(ctx, x, dim, dtype=None):
         ctx.dim = dim
-        return np.cumsum(x, axis=dim, dtype=_acc_dtype(x, dtype))
+        return _accumulate(np.add, x, dim, _acc_dtype(x, dtype))
 
     @staticmethod
     def backward(ctx, g):
-        return (np.flip(np.cumsum(np.flip(g, ctx.dim), axis=ctx.dim), ctx.dim),)
+        return (np.flip(_accumulate(np.add, np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 
 class Cumprod(Op):
@@ -298,15 +316,23 @@ class Cumprod(Op):
     @opmath
     def forward(ctx, x, dim, dtype=None):
         ctx.x, ctx.dim = x, dim
-        ctx.y = np.cumprod(x, axis=dim, dtype=_acc_dtype(x, dtype))
+        ctx.y = _accumulate(np.multiply, x, dim, _acc_dtype(x, dtype))
         return ctx.y
 
     @staticmethod
     def backward(ctx, g):
-        # valid for inputs without zeros (torch falls back to a slower exact path)
         x, y, d = ctx.x, ctx.y, ctx.dim
-        r = np.flip(np.cumsum(np.flip(g * y, d), axis=d), d)
-        return (r / x,)
+        if x.ndim and not (x == 0).any():
+            return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
+        # with zeros, as torch: d y_j / d x_i is the product of x_k over k <= j, k != i
+        xs, gs = np.moveaxis(np.atleast_1d(x), d, -1), np.moveaxis(np.atleast_1d(g), d, -1)
+        out = np.empty_like(xs)
+        for i in range(xs.shape[-1]):
+            without = xs.copy()
+            without[..., i] = 1
+            partial = np.multiply.accumulate(without, axis=-1)
+            out[..., i] = np.add.reduce((gs * partial)[..., i:], axis=-1)
+        return (np.moveaxis(out, -1, d).reshape(x.shape),)
 
 
 class AllAny(Op):
