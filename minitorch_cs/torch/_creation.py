@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 import numbers
 
 import numpy as np
@@ -163,8 +164,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
 
 def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
     if dtype is None:
-        if isinstance(fill_value, Tensor):
-            fill_value = fill_value.item()
+        if isinstance(fill_value, (Tensor, np.generic)):
+            fill_value = fill_value.item()  # a numpy scalar counts as the Python number (torch)
         dtype = D._scalar_dtype(fill_value)
     return _full(_shape((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
                  requires_grad)
@@ -350,3 +351,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _rand_new(tuple(size), dtype, "normal", generator, device, requires_grad,
                      a=float(mean), b=float(std))
+
+
+def _install_out():
+    from ._out import supports_out
+    g = globals()
+    for fname in ("zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand",
+                  "randn", "randint", "randperm", "normal"):
+        if "out" in inspect.signature(g[fname]).parameters:
+            g[fname] = supports_out(g[fname], creation=True)
+
+
+_install_out()

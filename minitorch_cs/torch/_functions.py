@@ -27,9 +27,13 @@ __all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all
 
 
 def _t(x):
-    """Python scalars pass through; numpy values become tensors."""
+    """Python scalars pass through; arrays become tensors; a numpy scalar counts as the Python
+    number it holds (weak in type promotion, as torch treats it: ``t * np.float64(.5)`` stays
+    float32)."""
     if isinstance(x, np.ndarray):
         return Tensor._wrap(x)
+    if isinstance(x, np.generic):
+        return x.item()
     return x
 
 
@@ -479,12 +483,15 @@ def nonzero(input, *, as_tuple=False):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    r = np.unique(input._data, return_inverse=return_inverse, return_counts=return_counts)
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    r = np.unique(input._data, return_inverse=return_inverse, return_counts=return_counts,
+                  axis=axis)
     if not (return_inverse or return_counts):
         return Tensor._wrap(r)
     out = [Tensor._wrap(r[0])]
-    if return_inverse:
-        out.append(Tensor._wrap(r[1].reshape(input.shape).astype(np.int64)))
+    if return_inverse:  # one entry per element, or per slice along ``dim``
+        shape = input.shape if axis is None else (input.shape[axis],)
+        out.append(Tensor._wrap(r[1].reshape(shape).astype(np.int64)))
     if return_counts:
         out.append(Tensor._wrap(r[-1].astype(np.int64)))
     return tuple(out)
@@ -1071,3 +1078,13 @@ def _install_numpy_names():
 
 
 _install_numpy_names()
+
+
+def _install_out():
+    from ._out import supports_out
+    for fname in ("add", "sub", "mul", "div", "pow", "neg", "bitwise_not", "clamp", "max", "min",
+                  "matmul", "cat", "stack"):
+        globals()[fname] = supports_out(globals()[fname])
+
+
+_install_out()

@@ -279,8 +279,14 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self._data
 
+    # numpy defers its operators to ours (``np.float32(2) * t`` is a Tensor, as in torch)
+    __array_priority__ = 1000
+
     def __array__(self, dtype=None, copy=None):
         self._check_readable("__array__")
+        if self._rg:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __len__(self) -> int:
@@ -381,8 +387,12 @@ class Tensor:
         return out
 
     def _cast(self, dt):
+        from ._autograd import no_grad
         from ._dispatch import apply
         from ._ops.elementwise import Cast
+        if not dt.is_floating_point:  # an integer or bool result is never differentiable (torch)
+            with no_grad():
+                return apply(Cast, self, dtype=dt.np)
         return apply(Cast, self, dtype=dt.np)
 
     def type_as(self, other):

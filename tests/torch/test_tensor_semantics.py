@@ -986,3 +986,40 @@ def test_cumprod_gradient_with_zeros_is_exact():
     y = torch.tensor([0.0, 0.0, 2.0], requires_grad=True)
     torch.cumprod(y, 0).backward(torch.ones(3))
     assert y.grad.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_out_argument_writes_the_result():
+    y = torch.empty(2)
+    assert torch.add(torch.ones(2), 1, out=y) is y and y.tolist() == [2.0, 2.0]
+    c = torch.empty(0)
+    torch.cat([torch.ones(2), torch.zeros(1)], out=c)
+    assert c.tolist() == [1.0, 1.0, 0.0]  # an empty out is resized silently
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        torch.mul(torch.ones(2), 3, out=torch.empty(3))
+    v, i = torch.empty(0), torch.empty(0, dtype=torch.int64)
+    torch.max(torch.tensor([[1.0, 3.0], [2.0, 0.0]]), 1, out=(v, i))
+    assert v.tolist() == [3.0, 2.0] and i.tolist() == [1, 0]
+    z = torch.empty(2, 3, dtype=torch.float64)
+    torch.zeros(2, 3, out=z)
+    assert z.dtype is torch.float64 and z.abs().sum().item() == 0.0  # creation takes out's dtype
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output "
+                                           "type Long"):
+        torch.add(torch.ones(2), 1, out=torch.empty(2, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"add\(\): functions with out=... arguments don't "
+                                           "support automatic differentiation"):
+        torch.add(torch.ones(2, requires_grad=True), 1, out=torch.empty(2))
+
+
+def test_casts_numpy_scalars_and_unique_dim_like_torch():
+    t = torch.ones(2, requires_grad=True)
+    r = np.float32(2.0) + t  # numpy defers to the tensor: autograd is kept
+    assert isinstance(r, torch.Tensor) and r.requires_grad
+    assert (torch.ones(2) * np.float64(0.5)).dtype is torch.float32  # numpy scalars are weak
+    assert torch.full((2,), np.int64(3)).dtype is torch.int64
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        np.asarray(t)
+    assert t.long().requires_grad is False and t.double().requires_grad is True
+    x = torch.tensor([[1, 3, 3], [2, 2, 0], [1, 3, 3]])
+    rows, inverse, counts = torch.unique(x, dim=0, return_inverse=True, return_counts=True)
+    assert rows.tolist() == [[1, 3, 3], [2, 2, 0]] and inverse.tolist() == [0, 1, 0]
+    assert counts.tolist() == [2, 1]

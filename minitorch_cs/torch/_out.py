@@ -1,0 +1,71 @@
+"""``out=`` for the functions that take it: torch writes the result into the given tensor(s).
+
+Rules (torch's): the result dtype must be castable to ``out``'s ("result type Float can't be cast
+to the desired output type Long"); an ``out`` of another shape is resized, with torch's
+deprecation warning when it had elements; autograd does not record through ``out=`` (an input that
+requires grad is a RuntimeError); creation functions without ``dtype`` take ``out``'s. The ``out``
+tensor itself is returned (a tuple of them for ``max``/``min`` with ``dim``).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _dtype as D
+from ._autograd import GradState
+from ._fpe import warn_user
+from ._tensor import Tensor
+
+
+def _requires_grad(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        items = a if isinstance(a, (list, tuple)) else (a,)
+        if any(isinstance(t, Tensor) and t.requires_grad for t in items):
+            return True
+    return False
+
+
+def write(result: Tensor, out: Tensor) -> None:
+    """Copy ``result`` into ``out`` by torch's rules (cast check, resize)."""
+    src, dst = result._data, out._data
+    if src.dtype != dst.dtype and not np.can_cast(src.dtype, dst.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {D.scalar_name(result._dtype)} can't be cast to the "
+                           f"desired output type {D.scalar_name(out._dtype)}")
+    if dst.shape != src.shape:
+        if dst.size:
+            warn_user(f"An output with one or more elements was resized since it had shape "
+                      f"{list(dst.shape)}, which does not match the required output shape "
+                      f"{list(src.shape)}. This behavior is deprecated, and in a future PyTorch "
+                      "release outputs will not be resized unless they have zero elements. You "
+                      "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                      "elements with t.resize_(0).")
+        out._data = dst = np.empty(src.shape, dst.dtype)
+    np.copyto(dst, src, casting="unsafe")
+    out._vc[0] += 1
+
+
+def supports_out(f, creation=False):
+    """Wrap ``f`` (which ignores ``out``) so ``out=`` is honoured."""
+    @functools.wraps(f)
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        if creation:
+            if kwargs.get("dtype") is None:
+                kwargs["dtype"] = outs[0].dtype
+        elif GradState.enabled and _requires_grad(args, kwargs):
+            raise RuntimeError(f"{f.__name__}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        result = f(*args, **kwargs)
+        results = tuple(result) if isinstance(result, tuple) else (result,)
+        if len(results) != len(outs):
+            raise TypeError(f"{f.__name__}(): out must be a tuple of {len(results)} tensors")
+        for r, o in zip(results, outs):
+            write(r, o)
+        if isinstance(result, tuple):
+            return type(result)(*outs) if hasattr(result, "_fields") else outs
+        return out
+    return call
