@@ -31,6 +31,8 @@ from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa
 from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)
 from .autograd import Function  # noqa: F401
 from . import utils  # noqa: F401  (torch.utils.data, torch.utils.hooks)
+from .serialization import load, save  # noqa: F401  (PyTorch's zip format)
+from . import serialization  # noqa: F401
 
 pi = _math.pi
 e = _math.e
