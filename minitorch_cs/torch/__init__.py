@@ -33,6 +33,7 @@ from .autograd import Function  # noqa: F401
 from . import utils  # noqa: F401  (torch.utils.data, torch.utils.hooks)
 from .serialization import load, save  # noqa: F401  (PyTorch's zip format)
 from . import serialization  # noqa: F401
+from . import _return_types as return_types  # noqa: F401  (torch.return_types.max, ...)
 
 pi = _math.pi
 e = _math.e

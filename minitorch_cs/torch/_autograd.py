@@ -7,16 +7,55 @@ summed over uses, broadcasting undone in one place, saved-tensor version checks,
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 
 __all__ = ["Node", "AccumulateGrad", "run_backward", "no_grad", "enable_grad", "set_grad_enabled",
-           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "GradState"]
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "GradState",
+           "Anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 
 class GradState:
     enabled = True
     inference = False
+
+
+class Anomaly:
+    """Anomaly detection (``torch.autograd.detect_anomaly``). Off by default; while it is off the
+    engine pays one flag test per recorded node and per backward call, nothing more."""
+
+    enabled = False
+    check_nan = True
+
+
+def is_anomaly_enabled() -> bool:
+    """``torch.is_anomaly_enabled()``: whether anomaly detection is on."""
+    return Anomaly.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """``torch.is_anomaly_check_nan_enabled()``: whether anomaly mode also checks for NaN."""
+    return Anomaly.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True) -> None:
+    """``torch.set_anomaly_enabled(enabled, check_nan=True)``: switch anomaly detection on or off.
+
+    With it on, every node records the stack of the forward call that made it; a backward rule
+    that raises first warns ``Error detected in XBackward0. Traceback of forward call that caused
+    the error: ...``, and (with ``check_nan``) a rule that returns NaN in any input gradient raises
+    ``RuntimeError("Function 'XBackward0' returned nan values in its 0th output.")``.
+
+    Raises:
+        TypeError: ``enabled`` or ``check_nan`` is not a bool (torch's argument parser).
+    """
+    for i, (name, v) in enumerate((("enabled", enabled), ("check_nan", check_nan))):
+        if type(v) is not bool:
+            raise TypeError(f"set_anomaly_enabled(): argument '{name}' (position {i + 1}) must be "
+                            f"bool, not {type(v).__name__}")
+    Anomaly.enabled = enabled
+    Anomaly.check_nan = check_nan
 
 
 def is_grad_enabled() -> bool:
@@ -127,6 +166,11 @@ class inference_mode(_GradModeContext):
         return super().__exit__(*exc)
 
 
+# ops whose torch node has another name than the CamelCase of ours (torch's decomposition)
+_TORCH_NODE_NAMES = {"cross_entropy": "NllLoss", "max_dim": "Max", "linear": "Addmm",
+                     "matmul": "Mm"}
+
+
 class Node:
     """One recorded op call. ``next`` holds one edge ``(node, output_nr)`` or ``None`` per input."""
 
@@ -140,7 +184,16 @@ class Node:
         self.freed = False
 
     def name(self) -> str:
-        return f"{self.op.name.capitalize()}Backward0"
+        fixed = getattr(self.op, "node_name", None)  # an op that names its node (MedianBackward1)
+        if fixed is not None:
+            return fixed
+        fn_cls = self.__dict__.get("fn_cls")  # a custom autograd.Function: "MyFnBackward"
+        if fn_cls is not None:
+            return f"{fn_cls.__name__}Backward"
+        base = _TORCH_NODE_NAMES.get(self.op.name)
+        if base is None:  # torch's spelling: log_softmax -> LogSoftmaxBackward0
+            base = "".join(part.capitalize() for part in self.op.name.split("_"))
+        return f"{base}Backward0"
 
     def __repr__(self) -> str:
         return f"<{self.name()} object>"
@@ -174,7 +227,7 @@ class Node:
 
     def release(self):
         self.freed = True
-        keep = ("in_meta", "needs_input_grad")
+        keep = ("in_meta", "needs_input_grad", "fn_cls")
         for k in [k for k in self.__dict__ if k not in keep]:
             del self.__dict__[k]
         self.saved_versions = None
@@ -330,7 +383,10 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             if node.n_outputs > 1:
                 grads = [g if g is not None else np.zeros(shape, dt)
                          for g, (shape, dt) in zip(grads, node.out_meta)]
-            in_grads = node.apply_backward(grads)
+            if Anomaly.enabled:
+                in_grads = _anomaly_backward(node, grads)
+            else:
+                in_grads = node.apply_backward(grads)
             if tr is not None:
                 tr.bwd(node, grads, in_grads)
             if not retain_graph:
@@ -351,6 +407,45 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             deps[m] -= 1
             if deps[m] == 0:
                 ready.append(m)
+
+
+def record_forward_stack(node) -> None:
+    """Anomaly mode: keep the stack of the forward call that recorded ``node`` (torch prints it
+    when the node's backward fails)."""
+    import traceback
+    stack = traceback.extract_stack()
+    while stack and stack[-1].filename.startswith(_PACKAGE_DIR + os.sep):  # drop our own frames
+        stack.pop()
+    node.__dict__["forward_stack"] = "".join(traceback.format_list(stack))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../minitorch_cs
+
+
+def _is_float(a) -> bool:
+    from ._dtype import _BY_NP
+    dt = _BY_NP.get(np.asarray(a).dtype)
+    return dt is not None and dt.is_floating_point
+
+
+def _anomaly_backward(node, grads):
+    """``node.apply_backward`` with torch's anomaly checks: a failing rule first warns where its
+    forward call was made; a NaN in any returned gradient raises (when ``check_nan``)."""
+    try:
+        in_grads = node.apply_backward(grads)
+        if Anomaly.check_nan:
+            for i, g in enumerate(in_grads):
+                if g is not None and _is_float(g) and np.isnan(g).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
+                                       f"{i}th output.")
+    except Exception:
+        stack = node.__dict__.get("forward_stack")
+        if stack is not None:
+            from ._fpe import warn_user
+            warn_user(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                      f"the error:\n{stack}")
+        raise
+    return in_grads
 
 
 def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._autograd import GradState, Node
+from ._autograd import Anomaly, GradState, Node, record_forward_stack
 
 __all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "redispatch", "OPS",
            "Ctx"]
@@ -123,6 +123,8 @@ def _make_node(op, args):
     node.in_meta = meta
     node.needs_input_grad = [e is not None for e in nxt]
     node.saved_versions = _saved_versions(op, args, node.needs_input_grad, 0)
+    if Anomaly.enabled:
+        record_forward_stack(node)
     return node
 
 
@@ -301,6 +303,7 @@ class _CopySlices(Op):
     """Gradient bookkeeping for an in-place op applied to a view of a tensor in the graph."""
 
     name = "copy_slices"
+    node_name = "CopySlices"
 
     @staticmethod
     def backward(ctx, g):
@@ -337,6 +340,8 @@ def _inplace_on_view(op, target, full, attrs):
     node.in_meta = [(base._data.shape, base._data.dtype)] + list(inner.in_meta[1:])
     node.needs_input_grad = [e is not None for e in node.next]
     node.saved_versions = inner.saved_versions
+    if Anomaly.enabled:
+        node.__dict__["forward_stack"] = inner.__dict__.get("forward_stack")
     _copy_into(target._data, out)
     target._vc[0] += 1
     if op.saves_output:

@@ -9,7 +9,7 @@ import numpy as np
 __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int64", "long",
     "int32", "int", "int16", "short", "int8", "uint8", "bool", "promote_types", "result_type",
-    "get_default_dtype", "set_default_dtype", "to_dtype", "from_numpy_dtype",
+    "get_default_dtype", "set_default_dtype", "to_dtype", "from_numpy_dtype", "finfo", "iinfo",
 ]
 
 
@@ -180,3 +180,131 @@ def result_type(*operands) -> dtype:
         if out is None or d._category > out._category:
             out = d
     return out
+
+
+# ----- torch.finfo / torch.iinfo ----------------------------------------------------------------
+# std::numeric_limits<T>::digits10 of torch's C++ types: ``resolution`` is 10 ** -digits10.
+_DIGITS10 = {"float16": 3, "bfloat16": 2, "float32": 6, "float64": 15}
+
+
+def _info_dtype(args, kwargs, fname, want_float):
+    """The dtype argument of finfo/iinfo, checked as torch's argument parser checks it."""
+    extra = [k for k in kwargs if k != "type"]
+    if not args and "type" not in kwargs:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "type"')
+    if want_float and (len(args) + len(kwargs) > 1):
+        got = ", ".join([_parser_type_name(a) for a in args] +
+                        [f"{k}={_parser_type_name(v)}" for k, v in kwargs.items()])
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (torch.dtype type)\n * ()\n")
+    if len(args) > 1:
+        raise TypeError(f"{fname}() takes 1 positional argument but {len(args)} were given")
+    if args and "type" in kwargs:
+        raise TypeError(f"{fname}() got multiple values for argument 'type'")
+    if extra:
+        raise TypeError(f"{fname}() got an unexpected keyword argument '{extra[0]}'")
+    d = args[0] if args else kwargs["type"]
+    if d is builtins.float:  # the parser reads Python's float as double, int as long
+        d = float64
+    elif d is builtins.int:
+        d = int64
+    elif d is builtins.bool:
+        d = bool
+    if not isinstance(d, dtype):
+        raise TypeError(f"{fname}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{type(d).__name__}")
+    if want_float and not d.is_floating_point:
+        raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                        "handle 'torch.finfo'")
+    if not want_float:
+        if d.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+    return d
+
+
+def _parser_type_name(v):
+    return "torch.dtype" if isinstance(v, dtype) else type(v).__name__
+
+
+def _g(v) -> str:
+    return f"{v:g}"  # C++'s default ostream format (6 significant digits), as torch prints
+
+
+class _Info:
+    """Read-only, value-compared, unhashable: like torch's C-level finfo/iinfo objects."""
+
+    __slots__ = ()
+    __hash__ = None
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __setattr__(self, name, value):
+        if name not in self.__slots__:
+            raise AttributeError(f"'torch.{type(self).__name__}' object has no attribute '{name}'")
+        raise AttributeError(f"attribute '{name}' of 'torch.{type(self).__name__}' objects is not "
+                             "writable")
+
+    def _set(self, **values):
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def __str__(self):
+        return repr(self)
+
+
+class finfo(_Info):
+    """``torch.finfo(type)``: machine limits of a floating dtype (the default dtype without
+    arguments). Attributes, all Python floats but ``bits`` (int) and ``dtype`` (the dtype's name,
+    a str, as in torch): ``bits``, ``eps``, ``max``, ``min``, ``tiny``, ``smallest_normal``
+    (``tiny`` is its alias), ``resolution`` (``10 ** -digits10``).
+
+    Raises:
+        TypeError: ``type`` is not a dtype, or not a floating one (torch's messages).
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.finfo(torch.bfloat16).eps
+        0.0078125
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, *args, **kwargs):
+        d = _info_dtype(args, kwargs, "finfo", True) if args or kwargs else get_default_dtype()
+        info = ml_dtypes.finfo(d.np)
+        self._set(bits=builtins.int(info.bits), eps=builtins.float(info.eps),
+                  max=builtins.float(info.max), min=builtins.float(info.min),
+                  tiny=builtins.float(info.smallest_normal),
+                  smallest_normal=builtins.float(info.smallest_normal),
+                  resolution=10.0 ** -_DIGITS10[d.name], dtype=d.name)
+
+    def __repr__(self):
+        return (f"finfo(resolution={_g(self.resolution)}, min={_g(self.min)}, max={_g(self.max)}, "
+                f"eps={_g(self.eps)}, smallest_normal={_g(self.smallest_normal)}, "
+                f"tiny={_g(self.tiny)}, dtype={self.dtype})")
+
+
+class iinfo(_Info):
+    """``torch.iinfo(type)``: limits of an integer dtype: ``bits``, ``max``, ``min`` (ints) and
+    ``dtype`` (the dtype's name, a str).
+
+    Raises:
+        TypeError: ``type`` is missing, not a dtype, floating or bool (torch's messages).
+    """
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, *args, **kwargs):
+        d = _info_dtype(args, kwargs, "iinfo", False)
+        info = np.iinfo(d.np)
+        self._set(bits=builtins.int(info.bits), max=builtins.int(info.max),
+                  min=builtins.int(info.min), dtype=d.name)
+
+    def __repr__(self):
+        return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"

@@ -14,14 +14,17 @@ import numpy as np
 
 from . import _autocast
 from . import _dtype as D
+from ._autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._dispatch import apply, apply_inplace
+from ._dtype import finfo, iinfo
+from ._format import set_printoptions
 from ._ops import elementwise as E
 from ._ops import linalg as L
 from ._ops import movement as M
 from ._ops import reduce as R
 from ._tensor import Tensor, _wrap_dim
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 # ----- argument helpers ---------------------------------------------------------------------------
 
@@ -203,6 +206,22 @@ tanh = _unary_fn(E.Tanh)
 sigmoid = _unary_fn(E.Sigmoid)
 relu = _unary_fn(E.Relu)
 erf = _unary_fn(E.Erf)
+
+
+def erfinv(input, *, out=None):
+    """The inverse error function, elementwise (``erfinv(±1) = ±inf``, NaN outside [-1, 1]);
+    integer inputs give the default float dtype. Differentiable:
+    ``d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2)``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.erfinv(torch.tensor([0.0, 0.5, -1.0]))
+        tensor([0.0000, 0.4769,   -inf])
+    """
+    _check_tensor(input, "erfinv")
+    return apply(E.Erfinv, input)
+
+
 sign = _unary_fn(E.Sign)
 floor = _unary_fn(E.Floor)
 ceil = _unary_fn(E.Ceil)
@@ -214,6 +233,43 @@ def bitwise_not(input, *, out=None):
 isnan = _unary_fn(E.IsNan)
 isinf = _unary_fn(E.IsInf)
 isfinite = _unary_fn(E.IsFinite)
+
+
+def _nan_to_num_args(nan, posinf, neginf):
+    """torch reads the replacement values as Python floats (``None`` nan is 0; a 0-d tensor
+    gives its value); ``None`` posinf/neginf mean the dtype's largest/smallest finite value."""
+    def num(v, name):
+        if v is None:
+            return None
+        if isinstance(v, Tensor):
+            v = v.item()
+        if not isinstance(v, (builtins.int, builtins.float, np.number)):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not "
+                            f"{type(v).__name__}")
+        return builtins.float(v)
+    nan = num(nan, "nan")
+    return dict(nan=0.0 if nan is None else nan, posinf=num(posinf, "posinf"),
+                neginf=num(neginf, "neginf"))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN, +inf and -inf in ``input`` with ``nan``, ``posinf`` and ``neginf`` (default:
+    0 and the dtype's largest and smallest finite values); integer and bool tensors come back as
+    unchanged copies. Differentiable: the gradient passes where ``input`` is finite, 0 elsewhere.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), 1.5]), posinf=9.0)
+        tensor([0.0000, 9.0000, 1.5000])
+    """
+    _check_tensor(input, "nan_to_num")
+    return apply(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    """In-place :func:`nan_to_num`; returns ``input``."""
+    _check_tensor(input, "nan_to_num_")
+    return apply_inplace(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
 
 
 def round(input, *, decimals=0):
@@ -474,6 +530,36 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return TopK(apply(R.TopK, input, k=int(k), dim=_wrap_dim(dim, input.ndim), largest=largest))
 
 
+_NO_DIM = object()
+
+
+def median(input, dim=_NO_DIM, keepdim=None):
+    """``median(input)``: the median of all elements, the LOWER of the two middle values for an
+    even count (NaN when any element is NaN; an empty tensor gives NaN). ``median(input, dim,
+    keepdim=False)``: ``torch.return_types.median(values, indices)`` along ``dim``, ``indices``
+    holding the position of each median (the first NaN of a slice that has one; among equal
+    values, the one a stable sort puts in the middle, as torch's CPU kernel does).
+
+    Gradients: the reduction over all elements shares the gradient evenly among the elements
+    equal to the median (torch's rule); the ``dim`` form sends it to ``indices``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.median(torch.tensor([4.0, 1.0, 3.0, 2.0]))
+        tensor(2.)
+    """
+    from ._return_types import median as Median
+    if dim is _NO_DIM:
+        if keepdim is not None:
+            raise TypeError('median() missing 1 required positional arguments: "dim"')
+        return apply(R.Median, input)
+    if not isinstance(dim, (builtins.int, np.integer)) or isinstance(dim, builtins.bool):
+        raise TypeError(f"median(): argument 'dim' (position 2) must be int, not "
+                        f"{type(dim).__name__}")
+    return Median(*apply(R.MedianDim, input, dim=_wrap_dim(dim, input.ndim),
+                         keepdim=builtins.bool(keepdim)))
+
+
 def nonzero(input, *, as_tuple=False):
     idx = np.nonzero(input._data)
     if as_tuple:
@@ -503,6 +589,37 @@ def bincount(input, weights=None, minlength=0):
 
 
 # ----- linear algebra -----------------------------------------------------------------------------
+_MATMUL_PRECISION = ["highest"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record the internal precision of float32 matrix multiplications: ``"highest"`` (the
+    default), ``"high"`` or ``"medium"``.
+
+    On torch's CPU backend (and here) this has no numeric effect: float32 matmuls always compute
+    in float32, so the setting is only stored for :func:`get_float32_matmul_precision`. Another
+    string warns (torch's UserWarning) and leaves the setting unchanged.
+
+    Raises:
+        RuntimeError: ``precision`` is not a str (torch's message).
+    """
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):
+        from ._fpe import warn_user
+        # torch's text, missing space included
+        warn_user(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                  "setFloat32MatmulPrecision call has no effect.")
+        return
+    _MATMUL_PRECISION[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The value set by :func:`set_float32_matmul_precision` (``"highest"`` by default)."""
+    return _MATMUL_PRECISION[0]
+
+
 def matmul(input, other, *, out=None):
     if _autocast.dtype is not None:
         input, other = _autocast.cast_inputs(input, other)
@@ -982,6 +1099,189 @@ def index_select(input, dim, index):
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     return apply(M.IndexSelect, input, index=idx.reshape(-1), dim=_wrap_dim(dim, input.ndim))
+
+
+def _need_tensor(x, fn, name, pos):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def _sizes_str(shape):
+    return " ".join(str(n) for n in shape)  # how torch's C++ prints a std::vector of sizes
+
+
+def _index_add_args(input, dim, index, source, fn="index_add"):
+    """torch's checks for ``index_add``, in torch's order; returns (dim, 1-d int64 index)."""
+    _need_tensor(index, fn, "index", 2)
+    _need_tensor(source, fn, "source", 3)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {D.scalar_name(index._dtype)} and size: "
+                         f"{list(index.shape)}")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{D.scalar_name(index._dtype)}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_add_(): self ({D.scalar_name(input._dtype)}) and source "
+                           f"({D.scalar_name(source._dtype)}) must have the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {source.ndim}")
+    n = index.numel()
+    if n != (1 if source.ndim == 0 else source.shape[d]):
+        if source.ndim == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    ss, xs = list(source.shape), list(input.shape)
+    if source.ndim and input.ndim:
+        del ss[d], xs[d]
+    if ss != xs:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} "
+                           f"source.shape = {list(source.shape)}")
+    idx = index._data.reshape(-1).astype(np.int64, copy=False)
+    size = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        if input.ndim <= 1:  # torch's kernel for vectors reports it this way
+            raise IndexError("index out of range in self")
+        bad = int(idx[(idx < 0) | (idx >= size)][0])
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d, idx
+
+
+def _index_copy_args(input, dim, index, source, fn="index_copy"):
+    """torch's checks for ``index_copy``, in torch's order; returns (dim, 1-d index)."""
+    _need_tensor(index, fn, "index", 2)
+    _need_tensor(source, fn, "source", 3)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    n = index.numel()
+    if source.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.ndim}), "
+                         f"destination dimensionality ({input.ndim})")
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{D.scalar_name(index._dtype)}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {D.scalar_name(input._dtype)} and (source) "
+                           f"{D.scalar_name(source._dtype)}")
+    xs, ss = list(input.shape), list(source.shape)
+    if xs:
+        del xs[d]
+    if ss:
+        del ss[d]
+    if xs != ss:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {_sizes_str(xs)} at dimension {d} and source "
+                           f"slice shape: {_sizes_str(ss)} at dimension 0.")
+    if source.ndim and n != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source.shape[d]})")
+    idx = index._data.reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = int(idx[(idx < 0) | (idx >= size)][0])
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with "
+                         f"size {size}")
+    return d, idx
+
+
+def _parser_error(fn, args, overloads):
+    """torch's argument-parser TypeError when no overload of ``fn`` accepts ``args``."""
+    def name(a):
+        return "Tensor" if isinstance(a, Tensor) else type(a).__name__
+    got = ", ".join(name(a) for a in args)
+    lines = [f"{fn}() received an invalid combination of arguments - got ({got}), but expected one "
+             "of:"]
+    for sig, kinds in overloads:
+        marked = ", ".join(name(a) if isinstance(a, k) and not (isinstance(a, builtins.bool) and
+                                                                k is builtins.int)
+                           else f"!{name(a)}!" for a, k in zip(args, kinds))
+        lines.append(f" * ({sig})\n      didn't match because some of the arguments have invalid "
+                     f"types: ({marked})")
+    raise TypeError("\n".join(lines) + "\n")
+
+
+def _index_fill_args(input, dim, index, value, fn="index_fill"):
+    """torch's checks for ``index_fill``, in torch's order; returns (dim, index wrapped into
+    ``[0, n)``, value) with value a number, or a 0-d tensor that requires grad."""
+    number = (builtins.int, builtins.float, np.number)
+    if not isinstance(index, Tensor) or not isinstance(value, (Tensor,) + number):
+        _parser_error(fn, (dim, index, value), [
+            ("int dim, Tensor index, Tensor value", (builtins.int, Tensor, Tensor)),
+            ("int dim, Tensor index, Number value", (builtins.int, Tensor, number))])
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        if not value.requires_grad:
+            value = value.item()
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    idx = index._data.reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = int(idx[(idx < -size) | (idx >= size)][0])
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d, np.where(idx < 0, idx + size, idx), value
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``out = input.clone(); out[..., index[i], ...] += alpha * source[..., i, ...]`` along
+    ``dim`` (repeated indices accumulate). ``index`` is a 0-d or 1-d int64/int32 tensor with one
+    entry per slice of ``source``; ``source`` has ``input``'s dtype and its shape but along ``dim``.
+    Differentiable w.r.t. ``input`` and ``source``.
+
+    Raises:
+        RuntimeError/IndexError: torch's errors for a bad index (an index outside
+            ``[0, size)``: a negative index does not wrap), dtype or shape.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.zeros(3).index_add(0, torch.tensor([0, 2, 0]), torch.ones(3), alpha=2)
+        tensor([4., 0., 2.])
+    """
+    d, idx = _index_add_args(input, dim, index, source)
+    return apply(M.IndexAdd, input, source, index=idx, dim=d, alpha=alpha)
+
+
+def index_copy(input, dim, index, source):
+    """``out = input.clone(); out[..., index[i], ...] = source[..., i, ...]`` along ``dim`` (the
+    last of repeated indices wins, as on torch's CPU). ``index`` must be int64. Differentiable
+    w.r.t. ``input`` (zero where overwritten) and ``source``.
+
+    Raises:
+        RuntimeError/IndexError: torch's errors for a bad index (outside ``[0, size)``), dtype or
+            shape.
+    """
+    d, idx = _index_copy_args(input, dim, index, source)
+    return apply(M.IndexCopy, input, source, index=idx, dim=d)
+
+
+def index_fill(input, dim, index, value):
+    """``out = input.clone()`` with every slice ``index[i]`` along ``dim`` set to ``value`` (a
+    number or a 0-d tensor). ``index`` must be int64; negative entries count from the end (as in
+    torch's index_fill). Differentiable w.r.t. ``input`` (zero where filled) and a value tensor.
+
+    Raises:
+        IndexError: index not int64, or outside ``[-size, size)``.
+        RuntimeError: index with more than one dimension, or a value tensor that is not 0-d.
+    """
+    d, idx, value = _index_fill_args(input, dim, index, value)
+    op = M.IndexFillTensor if isinstance(value, Tensor) else M.IndexFill
+    return apply(op, input, value, index=idx, dim=d)
 
 
 def masked_fill(input, mask, value):

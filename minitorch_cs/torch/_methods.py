@@ -23,7 +23,7 @@ cumsum cumprod sort argsort topk nonzero matmul mm bmm mv dot outer addmm reshap
 unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand
 broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat_interleave diagonal
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
-unique bincount""".split()
+unique bincount erfinv nan_to_num median index_add index_copy index_fill""".split()
 
 for _name in _SAME:
     setattr(Tensor, _name, getattr(F, _name))
@@ -278,6 +278,22 @@ def index_put_(self, indices, values, accumulate=False):
     return apply_inplace(M.IndexPut, self, values, key=key, accumulate=accumulate)
 
 
+def index_add_(self, dim, index, source, *, alpha=1):
+    d, idx = F._index_add_args(self, dim, index, source, "index_add_")
+    return apply_inplace(M.IndexAdd, self, source, index=idx, dim=d, alpha=alpha)
+
+
+def index_copy_(self, dim, index, source):
+    d, idx = F._index_copy_args(self, dim, index, source, "index_copy_")
+    return apply_inplace(M.IndexCopy, self, source, index=idx, dim=d)
+
+
+def index_fill_(self, dim, index, value):
+    d, idx, value = F._index_fill_args(self, dim, index, value, "index_fill_")
+    op = M.IndexFillTensor if isinstance(value, Tensor) else M.IndexFill
+    return apply_inplace(op, self, value, index=idx, dim=d)
+
+
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     s = src if src is not None else value
     return apply_inplace(M.Scatter, self, index._data, s, dim=dim % max(self.ndim, 1), reduce=reduce)
@@ -322,6 +338,10 @@ Tensor.random_ = _random_fill("integers")
 Tensor.masked_fill_ = masked_fill_
 Tensor.index_put_ = index_put_
 Tensor.scatter_ = scatter_
+Tensor.index_add_ = index_add_
+Tensor.index_copy_ = index_copy_
+Tensor.index_fill_ = index_fill_
+Tensor.nan_to_num_ = F.nan_to_num_
 Tensor.scatter_add_ = scatter_add_
 Tensor.lerp_ = lerp_
 Tensor.addcmul_ = addcmul_
@@ -334,7 +354,8 @@ _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt"
                   "rsqrt": E.Rsqrt, "reciprocal": E.Reciprocal, "sin": E.Sin, "cos": E.Cos,
                   "tanh": E.Tanh, "sigmoid": E.Sigmoid, "relu": E.Relu, "floor": E.Floor,
                   "ceil": E.Ceil, "trunc": E.Trunc, "round": E.Round, "sign": E.Sign,
-                  "square": E.Square, "log1p": E.Log1p, "expm1": E.Expm1, "erf": E.Erf}
+                  "square": E.Square, "log1p": E.Log1p, "expm1": E.Expm1, "erf": E.Erf,
+                  "erfinv": E.Erfinv}
 for _n, _op in _INPLACE_UNARY.items():
     setattr(Tensor, _n + "_", (lambda op: lambda self: apply_inplace(op, self))(_op))
 

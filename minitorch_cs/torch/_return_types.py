@@ -17,6 +17,7 @@ max = _return_type("max")
 min = _return_type("min")
 sort = _return_type("sort")
 topk = _return_type("topk")
+median = _return_type("median")
 
 
 def MinMax(pair, name="max"):

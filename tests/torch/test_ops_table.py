@@ -136,6 +136,8 @@ for _name, _ref, _call, _dom in [
     ("tanh", np.tanh, lambda T, x: T.tanh(x), {}),
     ("sigmoid", special.expit, lambda T, x: T.sigmoid(x), {}),
     ("erf", special.erf, lambda T, x: T.erf(x), {}),
+    ("erfinv", special.erfinv, lambda T, x: T.erfinv(x), dict(lo=-0.95, hi=0.95)),
+    ("Tensor.erfinv_", special.erfinv, lambda T, x: (x + 0).erfinv_(), dict(lo=-0.95, hi=0.95)),
     ("relu", lambda x: np.maximum(x, 0), lambda T, x: T.relu(x), NONZERO),
     ("sign", np.sign, lambda T, x: T.sign(x), NONZERO),
     ("floor", np.floor, lambda T, x: x.floor(), dict(avoid=(-2, -1, 0, 1, 2), gap=0.05)),
@@ -381,6 +383,47 @@ def _topk_ref(x, k, dim=-1, largest=True):
 
 row("topk", _topk_ref, lambda T, x, **kw: tuple(T.topk(x, **kw)), _topk_inputs())
 
+
+def _median_ref(x):  # the lower of the two middle values
+    return np.sort(x, axis=None)[(x.size - 1) // 2]
+
+
+def _median_dim_ref(x, dim, keepdim=False):
+    if x.ndim == 0:
+        return x, np.array(0)
+    i = np.take(np.argsort(x, axis=dim, kind="stable"), [(x.shape[dim] - 1) // 2], axis=dim)
+    v = np.take_along_axis(x, i, dim)
+    return (v, i) if keepdim else (np.squeeze(v, dim), np.squeeze(i, dim))
+
+
+row("median", _median_ref, lambda T, x: T.median(x), one(**DISTINCT))
+row("median_even", _median_ref, lambda T, x: x.median(),
+    one(shape=S.shapes(min_dims=1, max_dims=1).map(lambda s: (2 * s[0],)), **DISTINCT))
+row("median_dim", _median_dim_ref, lambda T, x, **kw: tuple(T.median(x, **kw)),
+    one(kw=lambda s: dict(keepdim=st.booleans()), req=_d1, **DISTINCT))
+
+
+@st.composite
+def _nonfinite_inputs(draw):
+    """An array with some entries replaced by NaN, +inf and -inf."""
+    (x,), _ = draw(one())
+    x = np.array(x)
+    if x.size:
+        kind = np.asarray(draw(st.lists(st.sampled_from([0, 0, 1, 2, 3]), min_size=x.size,
+                                        max_size=x.size))).reshape(x.shape)
+        x[kind == 1], x[kind == 2], x[kind == 3] = np.nan, np.inf, -np.inf
+    return (x,), {}
+
+
+_NTN = dict(nan=0.5, posinf=2.0, neginf=-3.0)
+row("nan_to_num", lambda x: np.nan_to_num(x, **_NTN), lambda T, x: T.nan_to_num(x, **_NTN),
+    _nonfinite_inputs())
+row("Tensor.nan_to_num_", lambda x: np.nan_to_num(x, nan=0.0, posinf=2.0, neginf=-3.0),
+    lambda T, x: (x + 0).nan_to_num_(posinf=2.0, neginf=-3.0), _nonfinite_inputs())
+# default posinf/neginf are float64's extremes here; the float32 path is checked in the oracle
+row("nan_to_num_defaults", lambda x: np.nan_to_num(x), lambda T, x: x.nan_to_num(),
+    _nonfinite_inputs(), grad=False, f32=False)
+
 # ----- linear algebra ---------------------------------------------------------------------------
 
 
@@ -563,6 +606,83 @@ def _index_select_inputs(draw):
 row("index_select", lambda x, dim, index: np.take(x, index, axis=dim),
     lambda T, x, dim, index: T.index_select(x, dim, T.tensor(index, dtype=T.int64)),
     _index_select_inputs())
+
+
+@st.composite
+def _index_put_inputs(draw, unique=False, negative=False, value=None):
+    """``(x, source)`` (or ``(x,)``/``(x, value)`` when ``value`` is "scalar"/"tensor") with
+    ``dim`` and a 1-d int64 ``index`` into ``x``'s ``dim`` (repeats unless ``unique``; entries
+    counted from the end too when ``negative``). ``source`` is ``x``'s shape with ``len(index)``
+    along ``dim`` (a 0-d ``x`` takes a 0-d source and a one-element index)."""
+    shape = draw(S.shapes())
+    x = draw(S.arrays(shape))
+    nd = max(len(shape), 1)
+    dim = draw(st.integers(-nd, nd - 1))
+    n = shape[dim] if shape else 1
+    if unique:
+        index = draw(st.permutations(range(n)))[:draw(st.integers(0 if shape else 1, n))]
+    else:
+        index = draw(st.lists(st.integers(-n if negative else 0, n - 1),
+                              min_size=0 if shape else 1, max_size=1 if not shape else 5))
+    index = np.array(index, dtype=np.int64)
+    kw = dict(dim=dim, index=index)
+    if value == "scalar":
+        return (x,), dict(kw, value=draw(st.sampled_from([-1.5, 0.0, 2.0])))
+    if value == "tensor":
+        return (x, draw(S.arrays(()))), kw
+    sshape = () if not shape else tuple(len(index) if i == dim % nd else s
+                                        for i, s in enumerate(shape))
+    return (x, draw(S.arrays(sshape))), kw
+
+
+def _along(x, dim, index):
+    return (slice(None),) * (dim % max(x.ndim, 1)) + (index,)
+
+
+def _index_add_ref(x, s, dim, index, alpha=1):
+    r = np.array(x, copy=True).reshape(x.shape or (1,))
+    np.add.at(r, _along(r, dim, index), alpha * s.reshape(np.shape(r[_along(r, dim, index)])))
+    return r.reshape(x.shape)
+
+
+def _index_copy_ref(x, s, dim, index):
+    r = np.array(x, copy=True).reshape(x.shape or (1,))
+    r[_along(r, dim, index)] = s.reshape(np.shape(r[_along(r, dim, index)]))
+    return r.reshape(x.shape)
+
+
+def _index_fill_ref(x, *v, dim, index, value=None):
+    r = np.array(x, copy=True).reshape(x.shape or (1,))
+    r[_along(r, dim, index)] = v[0] if v else value
+    return r.reshape(x.shape)
+
+
+row("index_add", _index_add_ref,
+    lambda T, x, s, dim, index, **kw: T.index_add(x, dim, T.tensor(index), s, **kw),
+    st.tuples(_index_put_inputs(), S.kwargs(alpha=st.sampled_from([2, -0.5]))).map(
+        lambda t: (t[0][0], dict(t[0][1], **t[1]))))
+row("Tensor.index_add_", _index_add_ref,
+    lambda T, x, s, dim, index: (x + 0).index_add_(dim, T.tensor(index, dtype=T.int32), s),
+    _index_put_inputs())
+# unique indices: with repeats the last write wins and torch still hands every source slice the
+# gradient of its target (not a derivative), so central differences cannot check it
+row("index_copy", _index_copy_ref,
+    lambda T, x, s, dim, index: x.index_copy(dim, T.tensor(index), s),
+    _index_put_inputs(unique=True))
+row("Tensor.index_copy_", _index_copy_ref,
+    lambda T, x, s, dim, index: (x + 0).index_copy_(dim, T.tensor(index), s),
+    _index_put_inputs(unique=True))
+row("index_fill", _index_fill_ref,
+    lambda T, x, dim, index, value: T.index_fill(x, dim, T.tensor(index), value),
+    _index_put_inputs(negative=True, value="scalar"))
+# a value tensor that requires grad (non-negative indices: torch's backward for this overload
+# rejects negative ones, which its forward accepts)
+row("index_fill_tensor_value", _index_fill_ref,
+    lambda T, x, v, dim, index: x.index_fill(dim, T.tensor(index), v),
+    _index_put_inputs(value="tensor"))
+row("Tensor.index_fill_", _index_fill_ref,
+    lambda T, x, dim, index, value: (x + 0).index_fill_(dim, T.tensor(index), value),
+    _index_put_inputs(negative=True, value="scalar"))
 
 
 @st.composite

@@ -886,6 +886,45 @@ ERRORS = [
      r"shape mismatch: value tensor of shape \[3, 3\] cannot be broadcast to indexing result"),
     ("index", lambda: [0, 1][torch.tensor(0.5)], TypeError,
      "only integer tensors of a single element can be converted to an index"),
+    ("index_add bounds", lambda: torch.zeros(2, 3).index_add(1, torch.tensor([3]),
+                                                             torch.ones(2, 1)), RuntimeError,
+     "index 3 is out of bounds for dimension 1 with size 3"),
+    ("index_add vector bounds", lambda: torch.zeros(3).index_add(0, torch.tensor([-1]),
+                                                                 torch.ones(1)), IndexError,
+     "index out of range in self"),
+    ("index_add dtype", lambda: torch.zeros(3).index_add(0, torch.tensor([0]),
+                                                         torch.ones(1, dtype=torch.float64)),
+     RuntimeError, r"index_add_\(\): self \(Float\) and source \(Double\) must have the same"),
+    ("index_add count", lambda: torch.zeros(3, 2).index_add(0, torch.tensor([0, 1]),
+                                                            torch.ones(3, 2)), RuntimeError,
+     r"Number of indices \(2\) should be equal to source.size\(dim\): \(3\), for dim: 0"),
+    ("index_copy long", lambda: torch.zeros(3).index_copy(0, torch.tensor([0], dtype=torch.int32),
+                                                          torch.ones(1)), RuntimeError,
+     "index_copy_\\(\\): Expected a long tensor for index, but got Int"),
+    ("index_copy bounds", lambda: torch.zeros(3).index_copy(0, torch.tensor([-1]), torch.ones(1)),
+     IndexError, r"index_copy_\(\): index -1 is out of bounds for dimension 0 with size 3"),
+    ("index_fill long", lambda: torch.zeros(3).index_fill(0, torch.tensor([0.0]), 1), IndexError,
+     r"index_fill_\(\): Expected dtype int64 for index."),
+    ("index_fill bounds", lambda: torch.zeros(3).index_fill(0, torch.tensor([-4]), 1), IndexError,
+     "index -4 is out of bounds for dimension 0 with size 3"),
+    ("index_fill value", lambda: torch.zeros(3).index_fill(0, torch.tensor([0]), torch.ones(1)),
+     RuntimeError, "index_fill_ only supports a 0-dimensional value tensor"),
+    ("median empty dim", lambda: torch.ones(0, 3).median(0), IndexError,
+     r"median\(\): Expected reduction dim 0 to have non-zero size."),
+    ("median bool", lambda: torch.tensor([True]).median(), NotImplementedError,
+     "\"median_cpu\" not implemented for 'Bool'"),
+    ("median keepdim without dim", lambda: torch.ones(2).median(keepdim=True), TypeError,
+     'median\\(\\) missing 1 required positional arguments: "dim"'),
+    ("erfinv_ int", lambda: torch.tensor([0, 1]).erfinv_(), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    ("finfo int", lambda: torch.finfo(torch.int32), TypeError,
+     r"torch.finfo\(\) requires a floating point input type"),
+    ("iinfo bool", lambda: torch.iinfo(torch.bool), TypeError,
+     "torch.bool is not supported by torch.iinfo"),
+    ("matmul precision", lambda: torch.set_float32_matmul_precision(1), RuntimeError,
+     "set_float32_matmul_precision expects a str, but got int"),
+    ("anomaly mode", lambda: torch.autograd.set_detect_anomaly("yes"), TypeError,
+     r"set_anomaly_enabled\(\): argument 'enabled' \(position 1\) must be bool, not str"),
 ]
 
 
@@ -1023,3 +1062,290 @@ def test_casts_numpy_scalars_and_unique_dim_like_torch():
     rows, inverse, counts = torch.unique(x, dim=0, return_inverse=True, return_counts=True)
     assert rows.tolist() == [[1, 3, 3], [2, 2, 0]] and inverse.tolist() == [0, 1, 0]
     assert counts.tolist() == [2, 1]
+
+
+
+# ----- finfo / iinfo ------------------------------------------------------------------------------
+def test_finfo_and_iinfo():
+    f = torch.finfo(torch.float32)
+    assert (f.bits, f.eps, f.max, f.min) == (32, 2.0 ** -23, float(np.finfo(np.float32).max),
+                                              -float(np.finfo(np.float32).max))
+    assert f.tiny == f.smallest_normal == 2.0 ** -126 and f.resolution == 1e-6
+    assert f.dtype == "float32" and isinstance(f.eps, float)
+    h, b = torch.finfo(torch.half), torch.finfo(torch.bfloat16)
+    assert (h.bits, h.eps, h.max, h.tiny, h.resolution) == (16, 2.0 ** -10, 65504.0, 2.0 ** -14, 1e-3)
+    assert (b.bits, b.eps, b.tiny, b.resolution) == (16, 2.0 ** -7, 2.0 ** -126, 0.01)
+    assert b.max == float(torch.tensor(3.3895e38, dtype=torch.bfloat16)) == -b.min
+    assert torch.finfo(torch.float64).eps == np.finfo(np.float64).eps
+    assert torch.finfo() == torch.finfo(torch.get_default_dtype()) != torch.finfo(torch.float64)
+    assert torch.finfo(float).dtype == "float64"  # Python float is double to torch's parser
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert torch.finfo().dtype == "float64"
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert repr(f) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+                       "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
+    i = torch.iinfo(torch.int64)
+    assert (i.bits, i.max, i.min, i.dtype) == (64, 2 ** 63 - 1, -2 ** 63, "int64")
+    assert (torch.iinfo(torch.uint8).min, torch.iinfo(torch.uint8).max) == (0, 255)
+    assert torch.iinfo(int) == i and repr(torch.iinfo(torch.int8)) == "iinfo(min=-128, max=127, dtype=int8)"
+    with pytest.raises(AttributeError, match="not writable"):
+        f.eps = 1.0
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(f)
+    with pytest.raises(TypeError, match="must be torch.dtype, not str"):
+        torch.finfo("float32")
+    with pytest.raises(TypeError, match=r"torch.iinfo\(\) requires an integer input type"):
+        torch.iinfo(torch.float16)
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "type"'):
+        torch.iinfo()
+
+
+# ----- print options ------------------------------------------------------------------------------
+@pytest.fixture
+def printoptions():
+    yield torch.set_printoptions
+    torch.set_printoptions(profile="default")
+
+
+def test_set_printoptions_shapes_repr(printoptions):
+    x = torch.tensor([1.12345, 2.5])
+    printoptions(precision=2)
+    assert repr(x) == "tensor([1.12, 2.50])"
+    printoptions(precision=6)
+    assert repr(x) == "tensor([1.123450, 2.500000])"
+    printoptions(profile="default")
+    assert repr(x) == "tensor([1.1235, 2.5000])"
+    printoptions(threshold=5)  # summarize past 5 elements, 3 edge items
+    assert repr(torch.arange(10)) == "tensor([0, 1, 2,  ..., 7, 8, 9])"
+    printoptions(threshold=5, edgeitems=1)
+    assert repr(torch.arange(10)) == "tensor([0,  ..., 9])"
+    printoptions(threshold=5, edgeitems=0)  # torch then shows the size instead
+    assert repr(torch.arange(10)) == "tensor([...], size=(10,))"
+    printoptions(profile="default")
+    assert repr(torch.arange(10)) == "tensor([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])"
+    printoptions(sci_mode=True)
+    assert repr(x) == "tensor([1.1235e+00, 2.5000e+00])"
+    printoptions(sci_mode=False)
+    assert repr(torch.tensor([1e-5, 1e5])) == "tensor([     0.0000, 100000.0000])"
+    printoptions()  # every call resets sci_mode to automatic, as in torch
+    assert repr(torch.tensor([1e-5, 1e5])) == "tensor([1.0000e-05, 1.0000e+05])"
+    printoptions(linewidth=30)
+    assert repr(torch.arange(8.0) / 3) == ("tensor([0.0000, 0.3333,\n"
+                                           "        0.6667, 1.0000,\n"
+                                           "        1.3333, 1.6667,\n"
+                                           "        2.0000, 2.3333])")
+    printoptions(linewidth=30)  # a suffix past linewidth goes to its own line
+    assert repr(torch.ones(3, requires_grad=True) * 2) == \
+        "tensor([2., 2., 2.],\n       grad_fn=<MulBackward0>)"
+    printoptions(profile="short")
+    assert repr(torch.arange(2000.0) / 3) == \
+        "tensor([0.00e+00, 3.33e-01,  ..., 6.66e+02, 6.66e+02])"  # precision 2, 2 edge items
+    printoptions(profile="full")
+    assert "..." not in repr(torch.arange(2000))
+
+
+# ----- float32 matmul precision -------------------------------------------------------------------
+def test_float32_matmul_precision_is_recorded_without_numeric_effect():
+    a, b = torch.randn(5, 7), torch.randn(7, 3)
+    assert torch.get_float32_matmul_precision() == "highest"
+    want = (a @ b).numpy().copy()
+    try:
+        for p in ("high", "medium"):
+            torch.set_float32_matmul_precision(p)
+            assert torch.get_float32_matmul_precision() == p
+            np.testing.assert_array_equal((a @ b).numpy(), want)  # CPU: no effect
+        with pytest.warns(UserWarning, match="low is not one of 'highest', 'high', or 'medium'"):
+            torch.set_float32_matmul_precision("low")
+        assert torch.get_float32_matmul_precision() == "medium"  # unchanged
+    finally:
+        torch.set_float32_matmul_precision("highest")
+
+
+# ----- anomaly mode -------------------------------------------------------------------------------
+def _forward_with_nan_gradient():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    return (x.sqrt() * 0).sum()  # d/dx sqrt at 0 is inf, times 0: NaN
+
+
+# pytest.warns records every warning, numpy's floating-point ones too, which our filter would
+# otherwise keep quiet (the NaN these tests make on purpose)
+_quiet_numpy = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@_quiet_numpy
+def test_detect_anomaly_raises_on_nan_gradients_and_restores():
+    assert not torch.is_anomaly_enabled()
+    _forward_with_nan_gradient().backward()  # off: NaN gradients pass silently
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled") as rec:
+        mode = torch.autograd.detect_anomaly()
+    assert rec[0].filename == __file__
+    with mode:
+        assert torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+        loss = _forward_with_nan_gradient()
+        with pytest.warns(UserWarning, match=r"Error detected in SqrtBackward0. Traceback of "
+                                             r"forward call that caused the error:(.|\n)*x.sqrt"):
+            with pytest.raises(RuntimeError, match=r"^Function 'SqrtBackward0' returned nan "
+                                                   r"values in its 0th output.$"):
+                loss.backward()
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        with pytest.warns(UserWarning, match="Error detected in DivBackward0"):
+            with pytest.raises(RuntimeError, match="'DivBackward0' returned nan values in its 1th"):
+                torch.autograd.grad((x / x).sum(), x)  # d/d(divisor) is -x/x**2: NaN at 0
+        y = torch.tensor([1.0, 4.0], requires_grad=True)
+        y.sqrt().sum().backward()  # finite gradients are untouched
+        assert y.grad.tolist() == [0.5, 0.25]
+    assert not torch.is_anomaly_enabled()
+
+
+@_quiet_numpy
+def test_set_detect_anomaly_and_check_nan():
+    torch.autograd.set_detect_anomaly(True)
+    try:
+        assert torch.is_anomaly_enabled()
+        with pytest.warns(UserWarning, match="Error detected in SqrtBackward0"):
+            with pytest.raises(RuntimeError, match="returned nan values"):
+                _forward_with_nan_gradient().backward()
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    assert not torch.is_anomaly_enabled()
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
+        _forward_with_nan_gradient().backward()  # NaN allowed
+    assert not torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+
+
+def test_anomaly_mode_costs_nothing_when_off():
+    y = torch.ones(2, requires_grad=True) * 2
+    assert "forward_stack" not in y.grad_fn.__dict__  # no stack is recorded when off
+    with torch.autograd.set_detect_anomaly(True):
+        z = torch.ones(2, requires_grad=True) * 2
+    assert "test_anomaly_mode_costs_nothing_when_off" in z.grad_fn.__dict__["forward_stack"]
+
+
+def test_anomaly_names_custom_functions():
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    with torch.autograd.set_detect_anomaly(True):
+        x = torch.ones(2, requires_grad=True)
+        with pytest.warns(UserWarning, match="Error detected in BadBackward"):
+            with pytest.raises(RuntimeError, match="Function 'BadBackward' returned nan"):
+                Bad.apply(x).sum().backward()
+
+
+# ----- index_add / index_copy / index_fill --------------------------------------------------------
+def test_index_ops_values_and_inplace_semantics():
+    x = torch.zeros(3, 2)
+    r = x.index_add(0, torch.tensor([2, 0, 2]), torch.ones(3, 2), alpha=2)
+    assert r.tolist() == [[2, 2], [0, 0], [4, 4]] and x.sum().item() == 0  # out of place
+    v = x[:, 1]  # in place through a view: the base sees it, the version counter moves
+    before = x._version
+    assert v.index_add_(0, torch.tensor([1]), torch.tensor([5.0])) is v
+    assert x.tolist() == [[0, 0], [0, 5], [0, 0]] and x._version == before + 1
+    c = torch.zeros(3).index_copy(0, torch.tensor([1, 1]), torch.tensor([7.0, 8.0]))
+    assert c.tolist() == [0, 8, 0]  # the last of repeated indices wins (torch's CPU)
+    f = torch.arange(6.0).reshape(2, 3).index_fill(1, torch.tensor([-1, 0]), -1)
+    assert f.tolist() == [[-1, 1, -1], [-1, 4, -1]]  # index_fill counts negatives from the end
+    i = torch.zeros(4, dtype=torch.int32).index_add(0, torch.tensor([0, 0]),
+                                                    torch.ones(2, dtype=torch.int32), alpha=-2.5)
+    assert i.tolist() == [-4, 0, 0, 0] and i.dtype is torch.int32  # alpha truncated, as in torch
+    assert torch.zeros(2, dtype=torch.int64).index_fill(0, torch.tensor([1]), 2.7).tolist() == [0, 2]
+    s = torch.tensor(1.0)  # 0-d self: one element along dim 0
+    assert s.index_add(0, torch.tensor([0]), torch.tensor(2.0)).item() == 3.0
+    leaf = torch.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        leaf.index_fill_(0, torch.tensor([0]), 1.0)
+
+
+def test_index_ops_gradients():
+    idx = torch.tensor([2, 0])
+    gradcheck(lambda x, s: x.index_add(1, idx, s, alpha=-1.5), np.random.rand(2, 3),
+              np.random.rand(2, 2), name="index_add")
+    gradcheck(lambda x, s: x.index_copy(0, idx, s), np.random.rand(3, 2), np.random.rand(2, 2),
+              name="index_copy")
+    gradcheck(lambda x, v: x.index_fill(0, idx, v), np.random.rand(3, 2), np.array(0.5),
+              name="index_fill value tensor")
+
+    def on_view(x, s, v):  # in place on a view of a non-leaf (the CopySlices path)
+        y = x * 1
+        y[1:].index_add_(0, torch.tensor([0, 0]), s).index_fill_(1, torch.tensor([1]), v)
+        return y
+    gradcheck(on_view, np.random.rand(3, 2), np.random.rand(2, 2), np.array(0.25),
+              name="in place on a view")
+    x = torch.ones(3, 2, requires_grad=True)
+    assert x.index_add(0, idx, torch.ones(2, 2)).grad_fn.name() == "IndexAddBackward0"
+    assert x.index_fill(0, idx, 1.0).grad_fn.name() == "IndexFillBackward0"
+    assert x.index_fill(0, idx, torch.tensor(1.0, requires_grad=True)).grad_fn.name() == \
+        "IndexFillBackward1"
+
+
+# ----- median, nan_to_num, erfinv -------------------------------------------------------------------
+def test_median_is_the_lower_middle_value():
+    assert torch.median(torch.tensor([4.0, 1.0, 3.0, 2.0])).item() == 2.0
+    assert torch.tensor([[5, 1], [3, 9]]).median().item() == 3  # all elements, integer dtype kept
+    assert np.isnan(torch.tensor([1.0, float("nan"), 0.0]).median().item())
+    assert np.isnan(torch.tensor([]).median().item())
+    r = torch.tensor([[3.0, 1.0, 2.0, 2.0], [float("nan"), 0.0, float("nan"), 1.0]]).median(1)
+    assert r.values.tolist()[0] == 2.0 and np.isnan(r.values.tolist()[1])
+    assert r.indices.tolist() == [2, 0]  # ties: the stable-sort middle; NaN: the first NaN
+    assert type(r).__name__ == "median" and r == (r.values, r.indices)
+    assert repr(torch.tensor([1.0, 2.0]).median(0)) == \
+        "torch.return_types.median(\nvalues=tensor(1.),\nindices=tensor(0))"
+    k = torch.ones(2, 3).median(dim=-1, keepdim=True)
+    assert k.values.shape == (2, 1) and k.indices.shape == (2, 1)
+    assert torch.ones(2, 3).median(axis=0).values.shape == (3,)  # numpy name, like torch
+
+
+def test_median_gradients():
+    x = torch.tensor([1.0, 2.0, 2.0, 3.0], requires_grad=True)
+    x.median().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.5, 0.0]  # ties share the gradient (torch's rule)
+    x = torch.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    torch.median(x, 1).values.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 1.0]]  # the dim form: the selected element
+    gradcheck(lambda t: t.median(), np.array([0.3, -1.2, 2.5, 0.9]), name="median")
+    gradcheck(lambda t: torch.median(t, 0, keepdim=True), np.array([[0.3, 1.0], [-1.2, 2.0],
+                                                                     [2.5, -0.5]]),
+              name="median(dim)")
+
+
+def test_nan_to_num_defaults_per_dtype():
+    vals = [float("nan"), float("inf"), -float("inf"), 1.5]
+    for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        big = torch.finfo(dt).max
+        assert torch.tensor(vals, dtype=dt).nan_to_num().tolist() == [0.0, big, -big, 1.5]
+    t = torch.tensor(vals)
+    assert t.nan_to_num(nan=1.0, posinf=2.0, neginf=-2.0).tolist() == [1.0, 2.0, -2.0, 1.5]
+    assert torch.nan_to_num(t, posinf=1e40)[1].item() == float("inf")  # overflows float32
+    assert torch.nan_to_num_(t) is t and t.tolist()[0] == 0.0
+    i = torch.tensor([1, 2])
+    assert torch.nan_to_num(i, nan=5.0).tolist() == [1, 2] and torch.nan_to_num(i) is not i
+    x = torch.tensor(vals, requires_grad=True)
+    x.nan_to_num().backward(torch.full((4,), 3.0))
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 3.0]  # gradient only where the input was finite
+
+
+def test_erfinv():
+    x = torch.tensor([-1.0, 0.0, 0.5, 1.0, 1.5])
+    y = torch.erfinv(x)
+    assert y.tolist()[:2] == [-float("inf"), 0.0] and y[3].item() == float("inf")
+    assert np.isnan(y[4].item()) and abs(y[2].item() - 0.4769362762) < 1e-6
+    assert torch.erfinv(torch.tensor([0, 1])).dtype is torch.float32  # ints give the default float
+    assert torch.tensor([0.5], dtype=torch.bfloat16).erfinv().dtype is torch.bfloat16
+    assert x.clone().erfinv_().tolist()[:2] == [-float("inf"), 0.0]
+    t = torch.tensor([0.3], requires_grad=True)
+    t.erfinv().backward()
+    from scipy.special import erfinv
+    assert abs(t.grad.item() - np.sqrt(np.pi) / 2 * np.exp(erfinv(0.3) ** 2)) < 1e-6
+    gradcheck(torch.erfinv, np.array([-0.9, -0.2, 0.4, 0.8]), name="erfinv")
+    with pytest.raises(TypeError, match=r"erfinv\(\): argument 'input' \(position 1\) must be "
+                                        r"Tensor, not list"):
+        torch.erfinv([0.5])

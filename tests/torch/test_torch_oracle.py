@@ -215,6 +215,13 @@ def _bad_grad_unused(T):
     T.autograd.grad((x * 2).sum(), [x, y])
 
 
+def _quietly(make):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make()
+
+
 BAD = {
     "matmul_shapes": lambda T: T.ones(2, 3) @ T.ones(2, 3),
     "mm_not_matrix": lambda T: T.mm(T.ones(2), T.ones(2, 2)),
@@ -325,6 +332,48 @@ BAD = {
     "einsum_rank": lambda T: T.einsum("ij->i", T.ones(2, 3, 1)),
     "einsum_ellipsis_rank": lambda T: T.einsum("...ijk->i", T.ones(2, 3)),
     "einsum_dtypes": lambda T: T.einsum("ij,jk->ik", T.ones(2, 3), T.ones(3, 4, dtype=T.float64)),
+    "index_add_oob": lambda T: T.zeros(3, 4).index_add(0, T.tensor([0, 3]), T.ones(2, 4)),
+    "index_add_negative": lambda T: T.zeros(2, 3).index_add_(1, T.tensor([-1]), T.ones(2, 1)),
+    "index_add_vector_oob": lambda T: T.index_add(T.zeros(3), 0, T.tensor([0, 5]), T.ones(2)),
+    "index_add_float_index": lambda T: T.zeros(3).index_add(0, T.tensor([0.0]), T.ones(1)),
+    "index_add_2d_index": lambda T: T.zeros(3).index_add(0, T.tensor([[0]]), T.ones(1)),
+    "index_add_dtypes": lambda T: T.zeros(3).index_add(0, T.tensor([0]), T.ones(1).double()),
+    "index_add_count": lambda T: T.zeros(3, 4).index_add(0, T.tensor([0, 1]), T.ones(3, 4)),
+    "index_add_shape": lambda T: T.zeros(3, 4).index_add(0, T.tensor([0, 1]), T.ones(2, 5)),
+    "index_add_src_dim": lambda T: T.zeros(2, 3, 4).index_add(2, T.tensor([0]), T.ones(2, 3)),
+    "index_add_scalar_src": lambda T: T.zeros(3).index_add(0, T.tensor([0, 1]), T.tensor(1.0)),
+    "index_copy_oob": lambda T: T.zeros(3, 4).index_copy(0, T.tensor([3]), T.ones(1, 4)),
+    "index_copy_negative": lambda T: T.zeros(3).index_copy_(0, T.tensor([-1]), T.ones(1)),
+    "index_copy_int32_index": lambda T: T.zeros(3).index_copy(0, T.tensor([0], dtype=T.int32),
+                                                              T.ones(1)),
+    "index_copy_2d_index": lambda T: T.zeros(3).index_copy(0, T.tensor([[0]]), T.ones(1)),
+    "index_copy_dtypes": lambda T: T.index_copy(T.zeros(3), 0, T.tensor([0]), T.ones(1).double()),
+    "index_copy_slices": lambda T: T.zeros(2, 3, 4).index_copy(1, T.tensor([0]), T.ones(2, 1, 5)),
+    "index_copy_ndim": lambda T: T.zeros(2, 3).index_copy(1, T.tensor([0]), T.ones(2, 1, 1)),
+    "index_copy_count": lambda T: T.zeros(3).index_copy(0, T.tensor([0]), T.ones(2)),
+    "index_copy_scalar_src": lambda T: T.zeros(3).index_copy(0, T.tensor([0, 1]), T.tensor(1.0)),
+    "index_fill_oob": lambda T: T.zeros(2, 3).index_fill(1, T.tensor([3]), 1.0),
+    "index_fill_negative_oob": lambda T: T.zeros(2, 3).index_fill_(1, T.tensor([-4]), 1.0),
+    "index_fill_int32_index": lambda T: T.zeros(3).index_fill(0, T.tensor([0], dtype=T.int32), 1),
+    "index_fill_2d_index": lambda T: T.zeros(3).index_fill(0, T.tensor([[0]]), 1),
+    "index_fill_value_dims": lambda T: T.index_fill(T.zeros(3), 0, T.tensor([0]), T.ones(1)),
+    "index_fill_dim": lambda T: T.zeros(3).index_fill(1, T.tensor([0]), 1),
+    "median_empty_dim": lambda T: T.ones(2, 0).median(-1),
+    "median_bool": lambda T: T.tensor([True, False]).median(),
+    "median_dim_bool": lambda T: T.median(T.tensor([True, False]), 0),
+    "median_dim_range": lambda T: T.ones(2, 3).median(2),
+    "median_dim_none": lambda T: T.median(T.ones(2), None),
+    "median_keepdim_no_dim": lambda T: T.median(T.ones(2), keepdim=True),
+    "erfinv_int_inplace": lambda T: T.tensor([0, 1]).erfinv_(),
+    "erfinv_list": lambda T: T.erfinv([0.5]),
+    "finfo_int": lambda T: T.finfo(T.int64),
+    "finfo_str": lambda T: T.finfo("float32"),
+    "iinfo_float": lambda T: T.iinfo(T.float32),
+    "iinfo_bool": lambda T: T.iinfo(T.bool),
+    "iinfo_missing": lambda T: T.iinfo(),
+    "matmul_precision_type": lambda T: T.set_float32_matmul_precision(None),
+    "detect_anomaly_mode_type": lambda T: T.autograd.set_detect_anomaly(1),
+    "detect_anomaly_not_decorator": lambda T: _quietly(T.autograd.detect_anomaly)(len),
 }
 
 
@@ -332,7 +381,9 @@ _SAME_MESSAGE = ["gather_negative_index", "gather_index_oob", "scatter_negative_
                  "scatter_add_negative_index", "index_select_negative", "index_select_oob",
                  "topk_bool", "matmul_dtypes", "linear_dtypes", "einsum_too_many_operands",
                  "einsum_too_few_operands", "einsum_no_broadcast", "einsum_rank",
-                 "einsum_ellipsis_rank", "einsum_dtypes"]
+                 "einsum_ellipsis_rank", "einsum_dtypes"] + [
+    n for n in BAD if n.split("_")[0] in ("index", "median", "erfinv", "finfo", "iinfo")
+    or n in ("matmul_precision_type", "detect_anomaly_mode_type")]
 
 
 @pytest.mark.parametrize("name", _SAME_MESSAGE)
@@ -396,6 +447,12 @@ DTYPE_OPS = {
         T.ones(3) * 1.7), "atan2": lambda T, x: T.atan2(x, x), "lerp": lambda T, x: T.lerp(x, x, 0.5),
     "div_floor": lambda T, x: T.div(x, 2, rounding_mode="floor"), "one_hot": lambda T, x:
         T.nn.functional.one_hot(x, 4), "min_dim": lambda T, x: x.min(0)[0],
+    "erfinv": lambda T, x: x.erfinv(), "nan_to_num": lambda T, x: T.nan_to_num(x / 0, 1.5),
+    "median": lambda T, x: x.median(), "median_dim": lambda T, x: x.median(0)[0],
+    "index_add": lambda T, x: x.index_add(0, T.tensor([2, 2]), x[:2], alpha=2),
+    "index_copy": lambda T, x: x.index_copy(0, T.tensor([2]), x[:1]),
+    "index_fill": lambda T, x: x.index_fill(0, T.tensor([-1]), 2.5),
+    "index_fill_tensor": lambda T, x: x.index_fill(0, T.tensor([0]), T.tensor(2.5)),
 }
 # Deliberately lenient (SPEC): torch has no kernel for these dtypes and raises; we compute.
 LENIENT = {("abs", "bool"), ("relu", "bool"), ("floor", "bool"), ("round", "bool"),
@@ -458,3 +515,150 @@ def test_numpy_keyword_aliases_like_torch(i):
         assert got is want
     else:
         assert_close(mt.from_numpy(got), want, rtol=1e-6, atol=1e-6)
+
+
+
+# ----- 5. the rest of the torch surface the new ops brought ----------------------------------------
+@pytest.mark.parametrize("name", ["float32", "float64", "float16", "bfloat16", "int64", "int32",
+                                  "int16", "int8", "uint8"])
+def test_finfo_iinfo_match_torch(name):
+    want_dt, got_dt = getattr(torch_ref, name), getattr(mt, name)
+    info = "finfo" if want_dt.is_floating_point else "iinfo"
+    want, got = getattr(torch_ref, info)(want_dt), getattr(mt, info)(got_dt)
+    assert repr(got) == repr(want) and str(got) == str(want)
+    attrs = ["bits", "max", "min", "dtype"] + (
+        ["eps", "tiny", "smallest_normal", "resolution"] if info == "finfo" else [])
+    for a in attrs:
+        w, g = getattr(want, a), getattr(got, a)
+        assert g == w and type(g) is type(w), f"{info}({name}).{a}: got {g!r}, but should be {w!r}"
+
+
+_PRINT_ARRAYS = [
+    np.arange(2000, dtype=np.float32).reshape(40, 50) / 7,
+    np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32) * 1e3,
+    np.array([1e-5, 1.0, np.nan, np.inf], np.float32), np.arange(1001, dtype=np.int64),
+    np.arange(24, dtype=np.int32).reshape(2, 3, 4), np.array([True, False] * 3),
+    np.array(3.14159, np.float32), np.arange(12, dtype=np.float64).reshape(3, 4) * 1e-6,
+]
+_PRINT_OPTIONS = [dict(precision=2), dict(precision=7, linewidth=120), dict(threshold=5),
+                  dict(edgeitems=1, threshold=3), dict(edgeitems=0, threshold=3),
+                  dict(linewidth=30), dict(sci_mode=True), dict(sci_mode=False),
+                  dict(profile="short"), dict(profile="full"), dict(profile="full", precision=1)]
+
+
+@pytest.mark.parametrize("opts", _PRINT_OPTIONS, ids=[str(o) for o in _PRINT_OPTIONS])
+def test_set_printoptions_repr_matches_torch(opts):
+    try:
+        torch_ref.set_printoptions(**opts)
+        mt.set_printoptions(**opts)
+        for a in _PRINT_ARRAYS:
+            for make in (lambda T, t: t, lambda T, t: t.half() * 2 if t.is_floating_point() else t,
+                         lambda T, t: t.requires_grad_() * 2 if t.is_floating_point() else t):
+                want = repr(make(torch_ref, torch_ref.from_numpy(a.copy())))
+                got = repr(make(mt, mt.from_numpy(a.copy())))
+                assert got == want, f"[{opts} {a.dtype}{a.shape}]\n{got}\n!=\n{want}"
+    finally:
+        torch_ref.set_printoptions(profile="default")
+        mt.set_printoptions(profile="default")
+
+
+def test_float32_matmul_precision_matches_torch():
+    import warnings
+    out = []
+    for T in (torch_ref, mt):
+        seen = [T.get_float32_matmul_precision()]
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            for p in ("high", "medium", "bogus", "highest"):
+                T.set_float32_matmul_precision(p)
+                seen.append(T.get_float32_matmul_precision())
+        seen.append([(w.category, str(w.message).split(" (Triggered")[0]) for w in rec])
+        out.append(seen)
+    assert out[1] == out[0]
+
+
+def _anomaly_run(T):
+    """Messages of the errors and warnings anomaly mode raises for a few NaN gradients."""
+    import warnings
+
+    class Bad(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    cases = [lambda x: (x.sqrt() * 0).sum().backward(), lambda x: (x / x).sum().backward(),
+             lambda x: T.autograd.grad((x / x).sum(), x), lambda x: Bad.apply(x).sum().backward(),
+             lambda x: (x * 2).backward(T.tensor([float("nan"), 1.0])),
+             lambda x: (x + 1).sqrt().sum().backward()]
+    out = []
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with np.errstate(all="ignore"), T.autograd.detect_anomaly():
+            for case in cases:
+                x = T.tensor([0.0, 1.0], requires_grad=True)
+                try:
+                    case(x)
+                    out.append(("ok", to_numpy(x.grad).tolist() if x.grad is not None else None))
+                except RuntimeError as e:
+                    out.append(("error", str(e)))
+    out.append([str(w.message).split("\n")[0] for w in rec if w.category is UserWarning])
+    out.append(T.is_anomaly_enabled())
+    return out
+
+
+def test_anomaly_mode_matches_torch():
+    assert _anomaly_run(mt) == _anomaly_run(torch_ref)
+
+
+def test_median_indices_match_torch_on_ties_and_nan():
+    """torch documents median's index among ties as implementation defined; its CPU kernel
+    partitions on (value, index), which is the stable-sort middle we use."""
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a = rng.integers(0, 3, size=(int(rng.integers(1, 5)), int(rng.integers(1, 9)))).astype(
+            np.float32)
+        a[rng.random(a.shape) < 0.1] = np.nan
+        for dim in range(a.ndim):
+            want = torch_ref.median(torch_ref.from_numpy(a), dim)
+            got = mt.median(mt.from_numpy(a), dim)
+            np.testing.assert_array_equal(to_numpy(got.indices), to_numpy(want.indices))
+            np.testing.assert_array_equal(to_numpy(got.values), to_numpy(want.values))
+        np.testing.assert_array_equal(to_numpy(mt.median(mt.from_numpy(a))),
+                                      to_numpy(torch_ref.median(torch_ref.from_numpy(a))))
+
+
+_GRAD_CASES = {
+    "index_add": lambda T, x: x.index_add(0, T.tensor([1, 1]), x[:2] * 3, alpha=0.5),
+    "index_copy_repeated": lambda T, x: x.index_copy(0, T.tensor([1, 1]), x[:2] * 3),
+    "index_fill": lambda T, x: x.index_fill(1, T.tensor([-1, 0]), 2.0),
+    "index_fill_tensor": lambda T, x: x.index_fill(1, T.tensor([2, 0]), x[0, 1] * 2),
+    "index_add_": lambda T, x: (x * 1).index_add_(1, T.tensor([0]), x[:, :1]),
+    "index_copy_": lambda T, x: (x * 1).index_copy_(1, T.tensor([0]), x[:, 2:]),
+    "index_fill_": lambda T, x: (x * 1).index_fill_(0, T.tensor([2]), -1),
+    "erfinv": lambda T, x: (x / 4).erfinv(),
+    "nan_to_num": lambda T, x: T.nan_to_num(T.log(x - 1.5), neginf=-7.0),
+    "median": lambda T, x: x.round().median(),
+    "median_ties": lambda T, x: (x * 0 + T.tensor([[1.0, 2, 2], [2, 3, 0], [2, 1, 1]])).median(),
+    "median_dim": lambda T, x: x.median(1, keepdim=True).values,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GRAD_CASES))
+def test_new_op_gradients_and_node_names_match_torch(name):
+    x = np.random.default_rng(1).uniform(0.0, 3.0, (3, 3)).astype(np.float32)
+    res = []
+    for T in (torch_ref, mt):
+        leaf = T.from_numpy(x.copy()).requires_grad_()
+        with np.errstate(all="ignore"):
+            out = _GRAD_CASES[name](T, leaf)
+            out.backward(T.from_numpy(np.arange(out.numel(), dtype=np.float32).reshape(out.shape)))
+        node = type(out.grad_fn).__name__ if T is torch_ref else out.grad_fn.name()
+        res.append((node, to_numpy(out), to_numpy(leaf.grad)))
+    (wn, wv, wg), (gn, gv, gg) = res
+    assert gn == wn
+    assert_close(gv, wv, rtol=1e-6, atol=1e-6, call=name)
+    assert_close(gg, wg, rtol=1e-6, atol=1e-6, call="grad of " + name)

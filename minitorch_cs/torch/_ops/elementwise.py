@@ -201,6 +201,7 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         if float_only:
             x = _float_out(x)
         if out is not None:
+            _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
             r = fwd(x, out=out)
         else:
             r = fwd(x)
@@ -301,6 +302,9 @@ Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
 Silu = _unary("silu", _silu, _silu_bwd)
 Erf = _unary("erf", special.erf,
              lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
+# torch saves the input and recomputes erfinv in backward (so the version check is on the input)
+Erfinv = _unary("erfinv", special.erfinv,
+                lambda x, y, g: g * (0.5 * np.sqrt(np.pi)) * np.exp(np.square(special.erfinv(x))))
 Sign = _unary("sign", lambda x, out=None: (np.copyto(out, x) or out if out is not None else x.copy())
               if x.dtype == np.bool_ else np.sign(x, out=out), _zero_grad, saved=(), float_only=False)
 Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False)
@@ -315,6 +319,33 @@ IsNan = _unary("isnan", _wrap1(np.isnan), None, saved=(), float_only=False, diff
 IsInf = _unary("isinf", _wrap1(np.isinf), None, saved=(), float_only=False, differentiable=False)
 IsFinite = _unary("isfinite", _wrap1(np.isfinite), None, saved=(), float_only=False,
                   differentiable=False)
+
+
+class NanToNum(Op):
+    """``nan_to_num``: NaN, +inf and -inf replaced by the given numbers (posinf/neginf default to
+    the dtype's largest/smallest finite value); integer and bool inputs are copied unchanged.
+    The gradient passes where the input was finite and is 0 elsewhere (torch's rule)."""
+
+    name = "nan_to_num"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, nan=0.0, posinf=None, neginf=None, out=None):
+        ctx.x = x
+        r = out if out is not None else np.array(x, copy=True)
+        dt = D._BY_NP[x.dtype]
+        if not dt.is_floating_point:
+            return r
+        info = D.finfo(dt)
+        for mask, v in ((np.isnan(x), nan), (x == np.inf, info.max if posinf is None else posinf),
+                        (x == -np.inf, info.min if neginf is None else neginf)):
+            if mask.any():  # a value beyond the dtype's range becomes inf, as in torch's cast
+                np.copyto(r, np.asarray(v, np.float64).astype(x.dtype), where=mask)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.where(np.isfinite(ctx.x), g, np.zeros((), g.dtype)),)
 
 
 class GeluTanh(Op):

@@ -1,28 +1,16 @@
 """Primitives that ``nn.init`` needs beyond the elementwise table: ``erfinv`` (the inverse-CDF step
-of ``trunc_normal_``) and a reduced QR (``orthogonal_``). Neither is differentiable: the
-initializers run under ``no_grad``.
+of ``trunc_normal_``; it is the public, differentiable ``torch.erfinv`` op of the elementwise
+table, re-exported here) and a reduced QR (``orthogonal_``, not differentiable: the initializers
+run under ``no_grad``).
 """
 from __future__ import annotations
 
 import numpy as np
-from . import _special as special
 
 from .._dispatch import Op
+from .elementwise import Erfinv
 
 __all__ = ["Erfinv", "Qr"]
-
-
-class Erfinv(Op):
-    """Elementwise inverse error function, in the input's dtype (``erfinv(±1) = ±inf``)."""
-
-    name = "erfinv"
-    differentiable = False
-
-    @staticmethod
-    def forward(ctx, x, out=None):
-        if out is not None:
-            return special.erfinv(x, out=out)
-        return special.erfinv(x).astype(x.dtype, copy=False)
 
 
 class Qr(Op):

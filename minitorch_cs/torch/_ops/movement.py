@@ -336,6 +336,117 @@ class IndexSelect(Op):
         return (z, None)
 
 
+def _along(dim, index):
+    return (slice(None),) * dim + (index,)
+
+
+def _as_nd(a, shape):
+    """``a`` seen with ``shape`` (a 0-d self or source is handled as one element along ``dim``)."""
+    return a if a.shape == shape else a.reshape(shape)
+
+
+class IndexAdd(Op):
+    """``index_add(dim, index, source, alpha)``: ``self[.., index[i], ..] += alpha * source[.., i,
+    ..]``, repeated indices accumulating. ``index`` is checked and made 1-d by the caller."""
+
+    name = "index_add"
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, source, index, dim, alpha=1, out=None):
+        shape = x.shape or (1,)
+        sshape = shape[:dim] + (index.size,) + shape[dim + 1:]
+        ctx.index, ctx.dim, ctx.alpha, ctx.shapes = index, dim, alpha, (x.shape, source.shape)
+        r = out if out is not None else np.array(x, copy=True)
+        src = _as_nd(source, sshape)
+        if alpha != 1:
+            src = src * np.asarray(alpha, x.dtype) if x.dtype != np.bool_ else src
+        np.add.at(_as_nd(r, shape), _along(dim, index), src)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        gsrc = None
+        if len(n) > 1 and n[1]:
+            xshape, sshape = ctx.shapes
+            gsrc = np.take(_as_nd(g, xshape or (1,)), ctx.index, axis=ctx.dim)
+            if ctx.alpha != 1:
+                gsrc = gsrc * np.asarray(ctx.alpha, g.dtype)
+            gsrc = gsrc.reshape(sshape)
+        return (g if n[0] else None, gsrc)
+
+
+class IndexCopy(Op):
+    """``index_copy(dim, index, source)``: ``self[.., index[i], ..] = source[.., i, ..]`` (the last
+    of repeated indices wins, as on torch's CPU); self's gradient is zero where it was
+    overwritten, source's is the gradient at its target."""
+
+    name = "index_copy"
+    node_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, source, index, dim, out=None):
+        shape = x.shape or (1,)
+        sshape = shape[:dim] + (index.size,) + shape[dim + 1:]
+        ctx.index, ctx.dim, ctx.shapes = index, dim, (x.shape, source.shape)
+        r = out if out is not None else np.array(x, copy=True)
+        _as_nd(r, shape)[_along(dim, index)] = _as_nd(source, sshape)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        xshape, sshape = ctx.shapes
+        g1 = _as_nd(g, xshape or (1,))
+        gx = gsrc = None
+        if n[0]:
+            gx = np.array(g1, copy=True)
+            gx[_along(ctx.dim, ctx.index)] = 0
+            gx = gx.reshape(xshape)
+        if len(n) > 1 and n[1]:
+            gsrc = np.take(g1, ctx.index, axis=ctx.dim).reshape(sshape)
+        return (gx, gsrc)
+
+
+class IndexFill(Op):
+    """``index_fill(dim, index, value)``: every slice ``self[.., index[i], ..]`` set to ``value``
+    (a number, or a 0-d array when the value tensor requires grad: its gradient is the sum of the
+    gradient over the filled slices). ``index`` arrives wrapped to ``[0, n)``."""
+
+    name = "index_fill"
+    node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, value, index, dim, out=None):
+        shape = x.shape or (1,)
+        ctx.index, ctx.dim, ctx.shape = index, dim, x.shape
+        r = out if out is not None else np.array(x, copy=True)
+        _as_nd(r, shape)[_along(dim, index)] = value
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        g1 = _as_nd(g, ctx.shape or (1,))
+        key = _along(ctx.dim, np.unique(ctx.index))
+        gx = gv = None
+        if n[0]:
+            gx = np.array(g1, copy=True)
+            gx[key] = 0
+            gx = gx.reshape(ctx.shape)
+        if len(n) > 1 and n[1]:
+            gv = np.asarray(g1[key].sum())
+        return (gx, gv)
+
+
+class IndexFillTensor(IndexFill):
+    """``index_fill`` with a value tensor that requires grad (torch's second overload)."""
+
+    name = "index_fill_tensor"
+    node_name = "IndexFillBackward1"
+
+
 class MaskedFill(Op):
     name = "masked_fill"
     saved = (1,)

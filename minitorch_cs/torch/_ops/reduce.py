@@ -169,6 +169,87 @@ class MaxDim(Op):
         return (z,)
 
 
+def _median_index(x, axis):
+    """Index of torch's median along ``axis`` (kept as a size-1 dim): the lower middle element of
+    a stable sort, so ties resolve as torch's CPU kernel (which partitions on (value, index)); a
+    slice with a NaN gives its first NaN."""
+    k = (x.shape[axis] - 1) // 2
+    idx = np.take(np.argsort(x, axis=axis, kind="stable"), [k], axis=axis)
+    if D._BY_NP[x.dtype].is_floating_point:
+        nan = np.isnan(x)
+        if nan.any():
+            has = nan.any(axis=axis, keepdims=True)
+            idx = np.where(has, np.argmax(nan, axis=axis, keepdims=True), idx)
+    return idx
+
+
+def _check_median_dtype(x, kernel):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+class Median(Op):
+    """``median(input)``: the lower of the two middle values (NaN if any); the gradient is shared
+    evenly by every element equal to it (torch's ``evenly_distribute_backward``)."""
+
+    name = "median"
+    node_name = "MedianBackward0"
+    saved = (0,)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x):
+        _check_median_dtype(x, "median_cpu")
+        flat = x.reshape(-1)
+        if flat.size == 0:  # NaN, cast (an integer dtype gets its C cast of NaN, as in torch)
+            r = np.asarray(np.nan).astype(x.dtype)
+        else:
+            r = flat[_median_index(flat, 0)[0]].reshape(())
+        ctx.x, ctx.y = x, r
+        return np.array(r)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.x, ctx.y
+        mask = np.isnan(x) if np.isnan(y) else x == y
+        return (np.where(mask, g / mask.sum(), np.zeros((), g.dtype)).astype(g.dtype, copy=False),)
+
+
+class MedianDim(Op):
+    """``median(input, dim, keepdim)``: (values, indices); the gradient goes to the index."""
+
+    name = "median_dim"
+    node_name = "MedianBackward1"
+    n_outputs = 2
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim=False):
+        _check_median_dtype(x, "median_out")
+        ctx.shape = x.shape
+        if x.ndim == 0:  # one element: itself, at index 0
+            return np.array(x, copy=True), np.zeros((), np.int64)
+        if x.shape[dim] == 0:
+            raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+        idx = _median_index(x, dim)
+        vals = np.take_along_axis(x, idx, axis=dim)
+        ctx.shape, ctx.dim, ctx.idx, ctx.keepdim = x.shape, dim, idx, keepdim
+        if not keepdim:
+            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+        return vals, idx.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, grads):
+        g = grads[0]
+        if not ctx.shape:
+            return (g,)
+        if not ctx.keepdim:
+            g = np.expand_dims(g, ctx.dim)
+        z = np.zeros(ctx.shape, g.dtype)
+        np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
+        return (z,)
+
+
 class Argmax(Op):
     name = "argmax"
     differentiable = False

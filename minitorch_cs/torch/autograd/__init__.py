@@ -1,4 +1,5 @@
-"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches and custom ``Function``s."""
+"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode and custom
+``Function``s."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,10 +7,12 @@ import numpy as np
 from .._autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad, run_backward,
                          set_grad_enabled)
 from .._tensor import Tensor
+from . import anomaly_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "Function"]
+           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _as_list(x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dispatch
-from .._autograd import GradState, Node
+from .._autograd import Anomaly, GradState, Node, record_forward_stack
 from .._tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx"]
@@ -71,6 +71,8 @@ class Function:
         node.needs_input_grad = [e is not None for e in node.next]
         node.saved_versions = []
         node.out_meta = [(o._data.shape, o._data.dtype) for o in outs]
+        if Anomaly.enabled:
+            record_forward_stack(node)
         res = []
         for i, o in enumerate(outs):
             if id(o) in ctx._non_diff or not o._dtype.is_floating_point:
