@@ -561,7 +561,11 @@ def median(input, dim=_NO_DIM, keepdim=None):
 
 
 def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(input._data)
+    idx = np.nonzero(np.atleast_1d(input._data))
+    if input.ndim == 0:  # torch: one row per nonzero "element", no columns
+        idx = () if not as_tuple else idx
+        if not as_tuple:
+            return Tensor._wrap(np.zeros((int(bool(input._data)), 0), np.int64))
     if as_tuple:
         return tuple(Tensor._wrap(i.astype(np.int64)) for i in idx)
     return Tensor._wrap(np.stack(idx, axis=1).astype(np.int64) if idx else
@@ -1026,13 +1030,16 @@ def roll(input, shifts, dims=None):
 
 
 def tile(input, dims):
-    dims = tuple(dims)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return apply(M.Tile, input, reps=dims)
 
 
-def repeat_interleave(input, repeats, dim=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:  # one-argument form: index i repeated input[i] times
+        counts = input._data
+        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if dim is None:
         input, dim = input.flatten(), 0
     r = repeats._data if isinstance(repeats, Tensor) else repeats

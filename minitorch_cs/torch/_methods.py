@@ -51,6 +51,43 @@ def _log_softmax(self, dim, dtype=None):
     return NF.log_softmax(self, dim, dtype=dtype)
 
 
+def _tile(self, *dims):
+    return F.tile(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+
+def _split(self, split_size, dim=0):
+    return F.split(self, split_size, dim)
+
+
+def _eq(self, other):
+    return NotImplemented if other is None else F.eq(self, other)  # t == None is False (torch)
+
+
+def _ne(self, other):
+    return NotImplemented if other is None else F.ne(self, other)
+
+
+def _contains(self, element):
+    if isinstance(element, (Tensor, int, float, bool)):
+        return bool((self == element).any())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                       f"{type(element)}.")
+
+
+def _shift(f, reflected=False):
+    def op(self, other):
+        a, b = (other, self) if reflected else (self, other)
+        arr_a = a._data if isinstance(a, Tensor) else a
+        arr_b = b._data if isinstance(b, Tensor) else b
+        kind = np.result_type(arr_a, arr_b).kind
+        if kind not in "iub":
+            raise RuntimeError(f'"{f.__name__}_cpu" not implemented for '
+                               f"'{D.scalar_name(self._dtype)}'")
+        out = f(arr_a, arr_b)
+        return Tensor._wrap(np.asarray(out).astype(self._data.dtype, copy=False))
+    return op
+
+
 Tensor.where = _where
 Tensor.repeat = _repeat
 Tensor.softmax = F._with_numpy_names(_softmax, (("axis", "dim"),))  # native in torch: axis= works
@@ -520,3 +557,16 @@ Tensor.transpose_ = _inplace_view("transpose_", F.transpose)
 Tensor.t_ = _inplace_view("t_", F.t)
 Tensor.squeeze_ = _inplace_view("squeeze_", F.squeeze)
 Tensor.unsqueeze_ = _inplace_view("unsqueeze_", F.unsqueeze)
+
+
+# after the operator table above: these override its __eq__/__ne__ and add the rest
+Tensor.tile = _tile
+Tensor.split = _split
+Tensor.__eq__ = _eq
+Tensor.__ne__ = _ne
+Tensor.__hash__ = object.__hash__
+Tensor.__contains__ = _contains
+Tensor.__lshift__ = _shift(np.left_shift)
+Tensor.__rshift__ = _shift(np.right_shift)
+Tensor.__rlshift__ = _shift(np.left_shift, reflected=True)
+Tensor.__rrshift__ = _shift(np.right_shift, reflected=True)

@@ -398,9 +398,14 @@ class Tensor:
     def type_as(self, other):
         return self.to(other._dtype)
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+        if isinstance(dtype, str):  # torch's legacy names: "torch.DoubleTensor"
+            names = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
+            if dtype not in names:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = getattr(D, names[dtype])
         return self.to(dtype)
 
     def type_name(self):

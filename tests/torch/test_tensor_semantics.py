@@ -1349,3 +1349,23 @@ def test_erfinv():
     with pytest.raises(TypeError, match=r"erfinv\(\): argument 'input' \(position 1\) must be "
                                         r"Tensor, not list"):
         torch.erfinv([0.5])
+
+
+def test_integer_division_by_zero_and_other_torch_edge_cases():
+    i = torch.tensor([5, -3, 7])
+    for call in (lambda: i // 0, lambda: i % torch.tensor([1, 0, 2]), lambda: torch.fmod(i, 0),
+                 lambda: torch.div(i, 0, rounding_mode="trunc")):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            call()
+    assert (i / 0).tolist() == [np.inf, -np.inf, np.inf]  # true division is float: inf
+    assert torch.sign(torch.tensor([float("nan"), -2.0])).tolist() == [0.0, -1.0]
+    assert (torch.ones(2) == None) is False and (torch.ones(2) != None) is True  # noqa: E711
+    assert 2 in torch.tensor([1, 2]) and 5 not in torch.tensor([1, 2])
+    assert (i << 2).tolist() == [20, -12, 28] and (i >> 1).tolist() == [2, -2, 3]
+    assert (1 << torch.tensor([1, 2])).tolist() == [2, 4]
+    assert torch.ones(2, 3).tile(2).shape == (2, 6) and torch.ones(2).tile(2, 1, 1).shape == (2, 1, 2)
+    assert torch.ones(2).type("torch.DoubleTensor").dtype is torch.float64
+    assert [t.shape for t in torch.ones(4, 6).split(split_size=2, dim=1)] == [(4, 2)] * 3
+    assert torch.repeat_interleave(torch.tensor([2, 0, 1])).tolist() == [0, 0, 2]
+    assert torch.softmax(torch.zeros(0, 3), 0).shape == (0, 3)
+    assert torch.nonzero(torch.tensor(1.5)).shape == (1, 0)

@@ -305,8 +305,17 @@ Erf = _unary("erf", special.erf,
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
 Erfinv = _unary("erfinv", special.erfinv,
                 lambda x, y, g: g * (0.5 * np.sqrt(np.pi)) * np.exp(np.square(special.erfinv(x))))
-Sign = _unary("sign", lambda x, out=None: (np.copyto(out, x) or out if out is not None else x.copy())
-              if x.dtype == np.bool_ else np.sign(x, out=out), _zero_grad, saved=(), float_only=False)
+def _sign(x, out=None):
+    """np.sign, except that torch's sign of NaN is 0 (and of a bool, the bool)."""
+    if x.dtype == np.bool_:
+        return np.copyto(out, x) or out if out is not None else x.copy()
+    r = np.asarray(np.sign(x, out=out))
+    if x.dtype.kind == "f":
+        np.copyto(r, 0, where=np.isnan(r))
+    return r
+
+
+Sign = _unary("sign", _sign, _zero_grad, saved=(), float_only=False)
 Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False)
 Ceil = _unary("ceil", _wrap1(np.ceil), _zero_grad, saved=(), float_only=False)
 Trunc = _unary("trunc", _wrap1(np.trunc), _zero_grad, saved=(), float_only=False)
@@ -537,6 +546,13 @@ class Mul(Op):
         return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
 
 
+def _check_integer_zero(a, b):
+    """torch raises for an integer division (floor, trunc, remainder, fmod) by zero; numpy would
+    return 0 with a warning."""
+    if np.dtype(_rtype(a, b)).kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 class Div(Op):
     name = "div"
     saved = (0, 1)
@@ -557,6 +573,7 @@ class Div(Op):
             r = np.true_divide(a, b)
             rt = _rtype(a, b)
             return r if isinstance(r, np.ndarray) and r.dtype == rt else np.asarray(r, rt)
+        _check_integer_zero(a, b)
         if rounding_mode == "floor":
             return _binary(np.floor_divide, a, b, out)
         if rounding_mode == "trunc":
@@ -658,6 +675,7 @@ class Remainder(Op):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b
+        _check_integer_zero(a, b)
         return _binary(np.remainder, a, b, out)
 
     @staticmethod
@@ -672,6 +690,7 @@ class Fmod(Op):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b
+        _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
 
     @staticmethod

@@ -13,6 +13,8 @@ from .linalg import _HALF
 
 
 def _log_softmax(x, axis):
+    if x.size == 0:
+        return x.copy()
     m = np.max(x, axis=axis, keepdims=True)
     z = x - m
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
@@ -25,6 +27,9 @@ class Softmax(Op):
     @staticmethod
     @opmath
     def forward(ctx, x, dim):
+        if x.size == 0:  # nothing to normalise (np.max has no identity)
+            ctx.y, ctx.dim = x.copy(), dim
+            return ctx.y
         z = x - np.max(x, axis=dim, keepdims=True)
         e = np.exp(z)
         e /= np.sum(e, axis=dim, keepdims=True)
