@@ -109,6 +109,11 @@ def _to_nested(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor that copies ``data`` (nested lists, scalars, arrays or tensors)."""
+    if isinstance(data, Tensor):
+        from ._fpe import warn_user
+        warn_user("To copy construct from a tensor, it is recommended to use sourceTensor.detach()"
+                  ".clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                  "torch.tensor(sourceTensor).")
     dt = D.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
     arr = np.array(_to_nested(data), dtype=dt.np)
     if _is_meta(device):

@@ -95,7 +95,26 @@ Tensor.log_softmax = F._with_numpy_names(_log_softmax, (("axis", "dim"),))
 Tensor.expand_as = lambda self, other: F.expand(self, tuple(other.shape))
 Tensor.view_as = lambda self, other: F.view(self, tuple(other.shape))
 Tensor.reshape_as = lambda self, other: F.reshape(self, tuple(other.shape))
-Tensor.T = property(lambda self: F.permute(self, tuple(reversed(range(self.ndim)))))
+_WARNED_T = set()
+
+
+def _reversed_dims(self):
+    # torch warns once per process (TORCH_WARN_ONCE) for .T on anything but a matrix
+    if self.ndim != 2:
+        kind = "0d" if self.ndim == 0 else "nd"
+        if kind not in _WARNED_T:
+            _WARNED_T.add(kind)
+            from ._fpe import warn_user
+            warn_user("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases." if kind == "0d" else
+                      "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
+                      "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+    return F.permute(self, tuple(reversed(range(self.ndim))))
+
+
+Tensor.T = property(_reversed_dims)
 Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
 Tensor.absolute_ = lambda self: self.abs_()
 

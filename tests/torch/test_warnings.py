@@ -46,3 +46,37 @@ def test_degrees_of_freedom_warning_is_torchs(name):
         assert getattr(torch.tensor([1.0, 2.0]), name)(correction=5).item() == np.inf
     with pytest.warns(UserWarning, match=msg):
         assert np.isnan(getattr(torch.zeros(0, 3), name)(0).numpy()).all()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: torch.tensor(torch.ones(2)), "To copy construct from a tensor, it is recommended"),
+    (lambda: torch.nn.functional.softmax(torch.ones(2, 3)),
+     "Implicit dimension choice for softmax has been deprecated"),
+    (lambda: torch.nn.functional.log_softmax(torch.ones(2, 3)),
+     "Implicit dimension choice for log_softmax has been deprecated"),
+    (lambda: torch.nn.functional.cross_entropy(torch.ones(2, 3), torch.tensor([0, 1]),
+                                               size_average=False),
+     "size_average and reduce args will be deprecated, please use reduction='sum' instead."),
+    (lambda: torch.nn.functional.smooth_l1_loss(torch.ones(2, 3), torch.ones(1, 3)),
+     r"Using a target size \(torch.Size\(\[1, 3\]\)\) that is different to the input size"),
+    (lambda: torch.nn.functional.huber_loss(torch.ones(2, 3), torch.ones(1, 3)),
+     "Using a target size"),
+    (lambda: torch.nn.functional.kl_div(torch.ones(2, 3), torch.ones(2, 3)),
+     "reduction: 'mean' divides the total loss by both the batch size and the support size."),
+])
+def test_torchs_deprecation_warnings(call, message):
+    with pytest.warns(UserWarning, match=message) as rec:
+        call()
+    assert rec[0].filename == __file__  # at the caller's line, as torch's are
+
+
+def test_transpose_property_warns_once_per_kind():
+    import minitorch_cs.torch._methods as methods
+    methods._WARNED_T.clear()
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert torch.ones(2, 3, 4).T.shape == (4, 3, 2)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.ones(5, 2, 3).T  # noqa: B018  (torch warns once per process)
+        torch.ones(2, 3).T  # noqa: B018  (a matrix never warns)

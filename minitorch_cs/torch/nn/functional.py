@@ -10,6 +10,7 @@ from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
 from .._dispatch import apply
+from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import linalg as LA
@@ -36,9 +37,11 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 def _check_reduction(reduction, size_average=None, reduce=None):
     if size_average is not None or reduce is not None:
-        if reduce is False:
-            return "none"
-        return "mean" if size_average in (None, True) else "sum"
+        legacy = "none" if reduce is False else \
+            ("mean" if size_average in (None, True) else "sum")
+        warn_user(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{legacy}' instead.")
+        return legacy
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -176,21 +179,30 @@ def _softmax_dtype(input, dtype, kernel="softmax"):
     return input.to(dtype) if dtype is not None else input
 
 
+def _implicit_dim(name, input):
+    """torch's legacy choice of dim when none is given, with its deprecation warning."""
+    warn_user(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+              "include dim=X as an argument.")
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     input = _softmax_dtype(input, dtype)
     if dim is None:
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        dim = _implicit_dim("softmax", input)
     return apply(N.Softmax, input, dim=_wrap_dim(dim, input.ndim))
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmin", input)
     return softmax(-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input = _softmax_dtype(input, dtype, "log_softmax")
     if dim is None:
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+        dim = _implicit_dim("log_softmax", input)
     return apply(N.LogSoftmax, input, dim=_wrap_dim(dim, input.ndim))
 
 
@@ -485,10 +497,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def _check_same_size(input, target, name):
     if tuple(input.shape) != tuple(target.shape):
-        import warnings
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+        warn_user(f"Using a target size ({target.shape}) that is different to the input size "
+                  f"({input.shape}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.")
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -508,6 +519,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _check_reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_same_size(input, target, "smooth_l1_loss")
     d = T.abs(input - target)
     if beta == 0:
         return _reduce(d, reduction)
@@ -519,6 +531,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_same_size(input, target, "huber_loss")
     d = T.abs(input - target)
     loss = T.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return _reduce(loss, reduction)
@@ -570,6 +583,11 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                        Tensor._wrap(np.zeros((), input._dtype.np)))
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    if reduction == "mean":
+        warn_user("reduction: 'mean' divides the total loss by both the batch size and the "
+                  "support size.'batchmean' divides only by the batch size, and aligns with the "
+                  "KL div math definition.'mean' will be changed to behave the same as "
+                  "'batchmean' in the next major release.")
     return _reduce(loss, reduction)
 
 
