@@ -562,10 +562,8 @@ def median(input, dim=_NO_DIM, keepdim=None):
 
 def nonzero(input, *, as_tuple=False):
     idx = np.nonzero(np.atleast_1d(input._data))
-    if input.ndim == 0:  # torch: one row per nonzero "element", no columns
-        idx = () if not as_tuple else idx
-        if not as_tuple:
-            return Tensor._wrap(np.zeros((int(bool(input._data)), 0), np.int64))
+    if input.ndim == 0 and not as_tuple:  # torch: one row if the value is nonzero, no columns
+        return Tensor._wrap(np.zeros((int(bool(input._data)), 0), np.int64))
     if as_tuple:
         return tuple(Tensor._wrap(i.astype(np.int64)) for i in idx)
     return Tensor._wrap(np.stack(idx, axis=1).astype(np.int64) if idx else
@@ -1151,10 +1149,10 @@ def _index_add_args(input, dim, index, source, fn="index_add"):
                            f"source.shape = {list(source.shape)}")
     idx = index._data.reshape(-1).astype(np.int64, copy=False)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
+    bad = M.first_out_of_range(idx, 0, size)
+    if bad is not None:
         if input.ndim <= 1:  # torch's kernel for vectors reports it this way
             raise IndexError("index out of range in self")
-        bad = int(idx[(idx < 0) | (idx >= size)][0])
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d, idx
 
@@ -1195,8 +1193,8 @@ def _index_copy_args(input, dim, index, source, fn="index_copy"):
                          f"source.size(dim) ({source.shape[d]})")
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = int(idx[(idx < 0) | (idx >= size)][0])
+    bad = M.first_out_of_range(idx, 0, size)
+    if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with "
                          f"size {size}")
     return d, idx
@@ -1239,8 +1237,8 @@ def _index_fill_args(input, dim, index, value, fn="index_fill"):
         raise RuntimeError("Index has to be a vector/scalar")
     idx = index._data.reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = int(idx[(idx < -size) | (idx >= size)][0])
+    bad = M.first_out_of_range(idx, -size, size)
+    if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     return d, np.where(idx < 0, idx + size, idx), value
 

@@ -212,7 +212,6 @@ Tensor.__lt__ = F.lt
 Tensor.__le__ = F.le
 Tensor.__gt__ = F.gt
 Tensor.__ge__ = F.ge
-Tensor.__hash__ = object.__hash__
 
 
 # ----- in-place ops -------------------------------------------------------------------------------
@@ -583,7 +582,6 @@ Tensor.tile = _tile
 Tensor.split = _split
 Tensor.__eq__ = _eq
 Tensor.__ne__ = _ne
-Tensor.__hash__ = object.__hash__
 Tensor.__contains__ = _contains
 Tensor.__lshift__ = _shift(np.left_shift)
 Tensor.__rshift__ = _shift(np.right_shift)

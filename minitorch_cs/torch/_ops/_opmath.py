@@ -8,9 +8,7 @@ import functools
 
 import numpy as np
 
-from .. import _dtype as D
-
-HALF = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+from .elementwise import _HALF_DT as HALF
 
 
 def opmath(forward):

@@ -5,9 +5,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
+from .elementwise import _HALF_DT as _HALF
 from .elementwise import _prep
 
-_HALF = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
 
 
 def _matmul(a, b):

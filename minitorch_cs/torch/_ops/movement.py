@@ -241,10 +241,17 @@ class RepeatInterleave(Op):
         return (z,)
 
 
+def first_out_of_range(index, low, high):
+    """The first entry (C order) of the integer array ``index`` outside ``[low, high)``, or None."""
+    if index.size and (index.min() < low or index.max() >= high):
+        return int(index[(index < low) | (index >= high)].flat[0])
+    return None
+
+
 def _check_bounds(index, size, dim, message=None):
     """torch refuses an index outside ``[0, size)`` (numpy would wrap a negative one)."""
-    if index.size and (index.min() < 0 or index.max() >= size):
-        bad = int(index[(index < 0) | (index >= size)].flat[0])
+    bad = first_out_of_range(index, 0, size)
+    if bad is not None:
         raise RuntimeError(message.format(bad=bad, size=size) if message else
                            f"index {bad} is out of bounds for dimension {dim} with size {size}")
 

@@ -141,6 +141,25 @@ class Amax(Op):
         return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * mask / cnt,)
 
 
+def _select_along(ctx, x, idx, dim, keepdim):
+    """(values, int64 indices) of the entries ``idx`` (keepdims form) picks along ``dim``; saves
+    what :func:`_select_along_backward` needs."""
+    vals = np.take_along_axis(x, idx, axis=dim)
+    ctx.shape, ctx.dim, ctx.idx, ctx.keepdim = x.shape, dim, idx, keepdim
+    if not keepdim:
+        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+    return vals, idx.astype(np.int64)
+
+
+def _select_along_backward(ctx, g):
+    """The gradient of :func:`_select_along`: ``g`` put back at the selected entries."""
+    if not ctx.keepdim:
+        g = np.expand_dims(g, ctx.dim)
+    z = np.zeros(ctx.shape, g.dtype)
+    np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
+    return z
+
+
 class MaxDim(Op):
     """max/min along one dim returning (values, indices); gradient goes to the returned index."""
 
@@ -153,20 +172,11 @@ class MaxDim(Op):
         if x.shape[dim] == 0 if x.ndim else False:
             raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0.")
         idx = np.argmax(x, axis=dim, keepdims=True) if largest else np.argmin(x, axis=dim, keepdims=True)
-        vals = np.take_along_axis(x, idx, axis=dim)
-        ctx.shape, ctx.dim, ctx.idx, ctx.keepdim = x.shape, dim, idx, keepdim
-        if not keepdim:
-            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
-        return vals, idx.astype(np.int64)
+        return _select_along(ctx, x, idx, dim, keepdim)
 
     @staticmethod
     def backward(ctx, grads):
-        g = grads[0]
-        if not ctx.keepdim:
-            g = np.expand_dims(g, ctx.dim)
-        z = np.zeros(ctx.shape, g.dtype)
-        np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
-        return (z,)
+        return (_select_along_backward(ctx, grads[0]),)
 
 
 def _median_index(x, axis):
@@ -231,23 +241,13 @@ class MedianDim(Op):
             return np.array(x, copy=True), np.zeros((), np.int64)
         if x.shape[dim] == 0:
             raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
-        idx = _median_index(x, dim)
-        vals = np.take_along_axis(x, idx, axis=dim)
-        ctx.shape, ctx.dim, ctx.idx, ctx.keepdim = x.shape, dim, idx, keepdim
-        if not keepdim:
-            vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
-        return vals, idx.astype(np.int64)
+        return _select_along(ctx, x, _median_index(x, dim), dim, keepdim)
 
     @staticmethod
     def backward(ctx, grads):
-        g = grads[0]
         if not ctx.shape:
-            return (g,)
-        if not ctx.keepdim:
-            g = np.expand_dims(g, ctx.dim)
-        z = np.zeros(ctx.shape, g.dtype)
-        np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
-        return (z,)
+            return (grads[0],)
+        return (_select_along_backward(ctx, grads[0]),)
 
 
 class Argmax(Op):
