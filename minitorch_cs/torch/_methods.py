@@ -5,13 +5,17 @@ import numpy as np
 
 from . import _dtype as D
 from . import _functions as F
+from ._functions import indexing as FI
+from ._functions._common import _with_numpy_names
 from ._dispatch import apply, apply_inplace
 from ._ops import elementwise as E
 from ._ops import movement as M
 from ._random import RandomFill
-from ._tensor import Tensor
+from ._autograd import no_grad
+from ._device import device
+from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta
 
-# Functions whose first argument is the tensor become methods of the same name.
+# Functions whose first argument is the tensor become methods of the same name (see METHODS).
 _SAME = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power remainder
 fmod maximum minimum atan2 lerp addcmul addcdiv neg negative abs absolute exp exp2 expm1 log log2
 log10 log1p sqrt rsqrt reciprocal square sin cos tan asin arcsin acos arccos atan arctan sinh cosh
@@ -24,9 +28,6 @@ unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveax
 broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat_interleave diagonal
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
 unique bincount erfinv nan_to_num median index_add index_copy index_fill""".split()
-
-for _name in _SAME:
-    setattr(Tensor, _name, getattr(F, _name))
 
 
 def _where(self, condition, other):
@@ -42,13 +43,11 @@ def _repeat(self, *sizes):
 
 
 def _softmax(self, dim, dtype=None):
-    from .nn import functional as NF
-    return NF.softmax(self, dim, dtype=dtype)
+    return F.softmax(self, dim, dtype=dtype)
 
 
 def _log_softmax(self, dim, dtype=None):
-    from .nn import functional as NF
-    return NF.log_softmax(self, dim, dtype=dtype)
+    return F.log_softmax(self, dim, dtype=dtype)
 
 
 def _tile(self, *dims):
@@ -88,13 +87,6 @@ def _shift(f, reflected=False):
     return op
 
 
-Tensor.where = _where
-Tensor.repeat = _repeat
-Tensor.softmax = F._with_numpy_names(_softmax, (("axis", "dim"),))  # native in torch: axis= works
-Tensor.log_softmax = F._with_numpy_names(_log_softmax, (("axis", "dim"),))
-Tensor.expand_as = lambda self, other: F.expand(self, tuple(other.shape))
-Tensor.view_as = lambda self, other: F.view(self, tuple(other.shape))
-Tensor.reshape_as = lambda self, other: F.reshape(self, tuple(other.shape))
 _WARNED_T = set()
 
 
@@ -114,10 +106,6 @@ def _reversed_dims(self):
     return F.permute(self, tuple(reversed(range(self.ndim))))
 
 
-Tensor.T = property(_reversed_dims)
-Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
-Tensor.absolute_ = lambda self: self.abs_()
-
 
 def _new(self, kind, size, value=0, dtype=None, requires_grad=False):
     from . import _creation as C
@@ -125,22 +113,12 @@ def _new(self, kind, size, value=0, dtype=None, requires_grad=False):
     return C._full(size, value, dtype or self._dtype, "meta" if self._meta else None, requires_grad)
 
 
-Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: \
-    _new(self, "zeros", size, 0, dtype, requires_grad)
-Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: \
-    _new(self, "ones", size, 1, dtype, requires_grad)
-Tensor.new_empty = lambda self, *size, dtype=None, device=None, requires_grad=False: \
-    _new(self, "empty", size, 0, dtype, requires_grad)
-Tensor.new_full = lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: \
-    _new(self, "full", (tuple(size),), fill_value, dtype, requires_grad)
-
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from ._creation import tensor
     return tensor(data, dtype=dtype or self._dtype, requires_grad=requires_grad)
 
 
-Tensor.new_tensor = _new_tensor
 
 
 # ----- operators ----------------------------------------------------------------------------------
@@ -179,39 +157,12 @@ def _bool_or_bitwise(logical, bitwise):
     return fn
 
 
-Tensor.__add__ = Tensor.__radd__ = F.add
-Tensor.__sub__ = F.sub
-Tensor.__rsub__ = _rsub
-Tensor.__mul__ = Tensor.__rmul__ = F.mul
-Tensor.__truediv__ = F.div
-Tensor.__rtruediv__ = _rdiv
-Tensor.__floordiv__ = F.floor_divide
-Tensor.__rfloordiv__ = _rfloordiv
-Tensor.__mod__ = F.remainder
-Tensor.__rmod__ = _rmod
-Tensor.__pow__ = F.pow
-Tensor.__rpow__ = _rpow
-Tensor.__matmul__ = F.matmul
-Tensor.__rmatmul__ = _rmatmul
-Tensor.__neg__ = F.neg
-Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = F.abs
 def _invert(self):
     if self._dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return F.logical_not(self) if self._dtype is D.bool else F.bitwise_not(self)
 
 
-Tensor.__invert__ = _invert
-Tensor.__and__ = Tensor.__rand__ = _bool_or_bitwise(F.logical_and, F.bitwise_and)
-Tensor.__or__ = Tensor.__ror__ = _bool_or_bitwise(F.logical_or, F.bitwise_or)
-Tensor.__xor__ = Tensor.__rxor__ = _bool_or_bitwise(F.logical_xor, F.bitwise_xor)
-Tensor.__eq__ = F.eq
-Tensor.__ne__ = F.ne
-Tensor.__lt__ = F.lt
-Tensor.__le__ = F.le
-Tensor.__gt__ = F.gt
-Tensor.__ge__ = F.ge
 
 
 # ----- in-place ops -------------------------------------------------------------------------------
@@ -334,17 +285,17 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
-    d, idx = F._index_add_args(self, dim, index, source, "index_add_")
+    d, idx = FI._index_add_args(self, dim, index, source, "index_add_")
     return apply_inplace(M.IndexAdd, self, source, index=idx, dim=d, alpha=alpha)
 
 
 def index_copy_(self, dim, index, source):
-    d, idx = F._index_copy_args(self, dim, index, source, "index_copy_")
+    d, idx = FI._index_copy_args(self, dim, index, source, "index_copy_")
     return apply_inplace(M.IndexCopy, self, source, index=idx, dim=d)
 
 
 def index_fill_(self, dim, index, value):
-    d, idx, value = F._index_fill_args(self, dim, index, value, "index_fill_")
+    d, idx, value = FI._index_fill_args(self, dim, index, value, "index_fill_")
     op = M.IndexFillTensor if isinstance(value, Tensor) else M.IndexFill
     return apply_inplace(op, self, value, index=idx, dim=d)
 
@@ -374,36 +325,6 @@ def maximum_(self, other):
     return apply_inplace(E.Maximum, self, other)
 
 
-Tensor.add_ = add_
-Tensor.sub_ = Tensor.subtract_ = sub_
-Tensor.mul_ = Tensor.multiply_ = mul_
-Tensor.div_ = Tensor.divide_ = div_
-Tensor.pow_ = pow_
-Tensor.clamp_ = Tensor.clip_ = clamp_
-Tensor.clamp_min_ = lambda self, min: clamp_(self, min=min)
-Tensor.clamp_max_ = lambda self, max: clamp_(self, max=max)
-Tensor.copy_ = copy_
-Tensor.fill_ = fill_
-Tensor.zero_ = zero_
-Tensor.uniform_ = _random_fill("uniform")
-Tensor.normal_ = _random_fill("normal")
-Tensor.bernoulli_ = _random_fill("bernoulli")
-Tensor.exponential_ = _random_fill("exponential")
-Tensor.random_ = _random_fill("integers")
-Tensor.masked_fill_ = masked_fill_
-Tensor.index_put_ = index_put_
-Tensor.scatter_ = scatter_
-Tensor.index_add_ = index_add_
-Tensor.index_copy_ = index_copy_
-Tensor.index_fill_ = index_fill_
-Tensor.nan_to_num_ = F.nan_to_num_
-Tensor.scatter_add_ = scatter_add_
-Tensor.lerp_ = lerp_
-Tensor.addcmul_ = addcmul_
-Tensor.addcdiv_ = addcdiv_
-Tensor.maximum_ = maximum_
-Tensor.tril_ = lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal)
-Tensor.triu_ = lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal)
 
 _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt": E.Sqrt,
                   "rsqrt": E.Rsqrt, "reciprocal": E.Reciprocal, "sin": E.Sin, "cos": E.Cos,
@@ -411,13 +332,7 @@ _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt"
                   "ceil": E.Ceil, "trunc": E.Trunc, "round": E.Round, "sign": E.Sign,
                   "square": E.Square, "log1p": E.Log1p, "expm1": E.Expm1, "erf": E.Erf,
                   "erfinv": E.Erfinv}
-for _n, _op in _INPLACE_UNARY.items():
-    setattr(Tensor, _n + "_", (lambda op: lambda self: apply_inplace(op, self))(_op))
 
-Tensor.__iadd__ = lambda self, other: add_(self, other)
-Tensor.__isub__ = lambda self, other: sub_(self, other)
-Tensor.__imul__ = lambda self, other: mul_(self, other)
-Tensor.__itruediv__ = lambda self, other: div_(self, other)
 
 
 # ----- indexing -----------------------------------------------------------------------------------
@@ -552,8 +467,6 @@ def __setitem__(self, key, value):
                            f"{list(vshape)}") from None
 
 
-Tensor.__getitem__ = __getitem__
-Tensor.__setitem__ = __setitem__
 
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
@@ -571,19 +484,202 @@ def _inplace_view(name, fn):
     return method
 
 
-Tensor.transpose_ = _inplace_view("transpose_", F.transpose)
-Tensor.t_ = _inplace_view("t_", F.t)
-Tensor.squeeze_ = _inplace_view("squeeze_", F.squeeze)
-Tensor.unsqueeze_ = _inplace_view("unsqueeze_", F.unsqueeze)
 
 
 # after the operator table above: these override its __eq__/__ne__ and add the rest
-Tensor.tile = _tile
-Tensor.split = _split
-Tensor.__eq__ = _eq
-Tensor.__ne__ = _ne
-Tensor.__contains__ = _contains
-Tensor.__lshift__ = _shift(np.left_shift)
-Tensor.__rshift__ = _shift(np.right_shift)
-Tensor.__rlshift__ = _shift(np.left_shift, reflected=True)
-Tensor.__rrshift__ = _shift(np.right_shift, reflected=True)
+
+
+
+# ----- dtype and device conversions ---------------------------------------------------------------
+def _to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``, ``non_blocking=``."""
+    dt = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dt, dev = a._dtype, a.device
+        elif isinstance(a, (D.dtype, type)) or (isinstance(a, str) and a.startswith("torch.")):
+            dt = a
+        elif isinstance(a, (str, device)):
+            dev = a
+        elif a is None:
+            continue
+        else:
+            raise TypeError(f"to() received an invalid argument {a!r}")
+    out = self
+    if dev is not None:
+        dev = device(dev)
+        if dev.type == "cuda":
+            _no_cuda()
+        if dev.type == "meta" and not self._meta:
+            out = _to_meta(self)
+        elif dev.type == "cpu" and self._meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data! Use "
+                                      "torch.empty_like(t, device='cpu') to allocate instead.")
+    if dt is not None and D.to_dtype(dt) is not out._dtype:
+        out = _cast(out, D.to_dtype(dt))
+    elif copy and out is self:
+        out = self.clone()
+    return out
+
+
+def _cast(self, dt):
+    if not dt.is_floating_point:  # an integer or bool result is never differentiable (torch)
+        with no_grad():
+            return apply(E.Cast, self, dtype=dt.np)
+    return apply(E.Cast, self, dtype=dt.np)
+
+
+def _type_as(self, other):
+    return _to(self, other._dtype)
+
+
+def _type(self, dtype=None, non_blocking=False):
+    if dtype is None:
+        return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+    if isinstance(dtype, str):  # torch's legacy names: "torch.DoubleTensor"
+        names = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
+        if dtype not in names:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(D, names[dtype])
+    return _to(self, dtype)
+
+
+def _contiguous(self, memory_format=None):
+    if self._data.flags.c_contiguous:
+        return self
+    return apply(E.Clone, self, contiguous=True)
+
+
+
+# ----- the method table -------------------------------------------------------------------------
+# Every Tensor method this module provides, in one declared table, bound once below. Functions of
+# ``torch`` whose first argument is the tensor become methods of the same name (``_SAME``).
+METHODS: dict = {name: getattr(F, name) for name in _SAME}
+METHODS.update({f"{name}_": (lambda op: lambda self: apply_inplace(op, self))(op)
+                for name, op in _INPLACE_UNARY.items()})
+METHODS.update({
+    'to': _to,
+    'type_as': _type_as,
+    'type': _type,
+    'contiguous': _contiguous,
+    'float': lambda self: _to(self, D.float32),
+    'double': lambda self: _to(self, D.float64),
+    'half': lambda self: _to(self, D.float16),
+    'bfloat16': lambda self: _to(self, D.bfloat16),
+    'long': lambda self: _to(self, D.int64),
+    'int': lambda self: _to(self, D.int32),
+    'short': lambda self: _to(self, D.int16),
+    'bool': lambda self: _to(self, D.bool),
+    'byte': lambda self: _to(self, D.uint8),
+    'where': _where,
+    'repeat': _repeat,
+    'softmax': _with_numpy_names(_softmax, (("axis", "dim"),)),
+    'log_softmax': _with_numpy_names(_log_softmax, (("axis", "dim"),)),
+    'expand_as': lambda self, other: F.expand(self, tuple(other.shape)),
+    'view_as': lambda self, other: F.view(self, tuple(other.shape)),
+    'reshape_as': lambda self, other: F.reshape(self, tuple(other.shape)),
+    'T': property(_reversed_dims),
+    'mT': property(lambda self: F.transpose(self, -2, -1)),
+    'absolute_': lambda self: self.abs_(),
+    'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
+        _new(self, "zeros", size, 0, dtype, requires_grad),
+    'new_ones': lambda self, *size, dtype=None, device=None, requires_grad=False: \
+        _new(self, "ones", size, 1, dtype, requires_grad),
+    'new_empty': lambda self, *size, dtype=None, device=None, requires_grad=False: \
+        _new(self, "empty", size, 0, dtype, requires_grad),
+    'new_full': lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: \
+        _new(self, "full", (tuple(size),), fill_value, dtype, requires_grad),
+    'new_tensor': _new_tensor,
+    '__add__': F.add,
+    '__radd__': F.add,
+    '__sub__': F.sub,
+    '__rsub__': _rsub,
+    '__mul__': F.mul,
+    '__rmul__': F.mul,
+    '__truediv__': F.div,
+    '__rtruediv__': _rdiv,
+    '__floordiv__': F.floor_divide,
+    '__rfloordiv__': _rfloordiv,
+    '__mod__': F.remainder,
+    '__rmod__': _rmod,
+    '__pow__': F.pow,
+    '__rpow__': _rpow,
+    '__matmul__': F.matmul,
+    '__rmatmul__': _rmatmul,
+    '__neg__': F.neg,
+    '__pos__': lambda self: self,
+    '__abs__': F.abs,
+    '__invert__': _invert,
+    '__and__': _bool_or_bitwise(F.logical_and, F.bitwise_and),
+    '__rand__': _bool_or_bitwise(F.logical_and, F.bitwise_and),
+    '__or__': _bool_or_bitwise(F.logical_or, F.bitwise_or),
+    '__ror__': _bool_or_bitwise(F.logical_or, F.bitwise_or),
+    '__xor__': _bool_or_bitwise(F.logical_xor, F.bitwise_xor),
+    '__rxor__': _bool_or_bitwise(F.logical_xor, F.bitwise_xor),
+    '__eq__': _eq,
+    '__ne__': _ne,
+    '__lt__': F.lt,
+    '__le__': F.le,
+    '__gt__': F.gt,
+    '__ge__': F.ge,
+    'add_': add_,
+    'sub_': sub_,
+    'subtract_': sub_,
+    'mul_': mul_,
+    'multiply_': mul_,
+    'div_': div_,
+    'divide_': div_,
+    'pow_': pow_,
+    'clamp_': clamp_,
+    'clip_': clamp_,
+    'clamp_min_': lambda self, min: clamp_(self, min=min),
+    'clamp_max_': lambda self, max: clamp_(self, max=max),
+    'copy_': copy_,
+    'fill_': fill_,
+    'zero_': zero_,
+    'uniform_': _random_fill("uniform"),
+    'normal_': _random_fill("normal"),
+    'bernoulli_': _random_fill("bernoulli"),
+    'exponential_': _random_fill("exponential"),
+    'random_': _random_fill("integers"),
+    'masked_fill_': masked_fill_,
+    'index_put_': index_put_,
+    'scatter_': scatter_,
+    'index_add_': index_add_,
+    'index_copy_': index_copy_,
+    'index_fill_': index_fill_,
+    'nan_to_num_': F.nan_to_num_,
+    'scatter_add_': scatter_add_,
+    'lerp_': lerp_,
+    'addcmul_': addcmul_,
+    'addcdiv_': addcdiv_,
+    'maximum_': maximum_,
+    'tril_': lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal),
+    'triu_': lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal),
+    '__iadd__': lambda self, other: add_(self, other),
+    '__isub__': lambda self, other: sub_(self, other),
+    '__imul__': lambda self, other: mul_(self, other),
+    '__itruediv__': lambda self, other: div_(self, other),
+    '__getitem__': __getitem__,
+    '__setitem__': __setitem__,
+    'transpose_': _inplace_view("transpose_", F.transpose),
+    't_': _inplace_view("t_", F.t),
+    'squeeze_': _inplace_view("squeeze_", F.squeeze),
+    'unsqueeze_': _inplace_view("unsqueeze_", F.unsqueeze),
+    'tile': _tile,
+    'split': _split,
+    '__contains__': _contains,
+    '__lshift__': _shift(np.left_shift),
+    '__rshift__': _shift(np.right_shift),
+    '__rlshift__': _shift(np.left_shift, reflected=True),
+    '__rrshift__': _shift(np.right_shift, reflected=True),
+})
+
+for _name, _impl in METHODS.items():
+    setattr(Tensor, _name, _impl)

@@ -349,110 +349,22 @@ class Tensor:
     def __setstate__(self, state):
         pass
 
-    # -- dtype / device movement ----------------------------------------------------------------
-    def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``, ``non_blocking=``."""
-        dt = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for a in args:
-            if isinstance(a, Tensor):
-                dt, dev = a._dtype, a.device
-            elif isinstance(a, (D.dtype, type)) or (isinstance(a, str) and a.startswith("torch.")):
-                dt = a
-            elif isinstance(a, (str, device)):
-                dev = a
-            elif a is None:
-                continue
-            else:
-                raise TypeError(f"to() received an invalid argument {a!r}")
-        out = self
-        if dev is not None:
-            dev = device(dev)
-            if dev.type == "cuda":
-                _no_cuda()
-            if dev.type == "meta" and not self._meta:
-                out = _to_meta(self)
-            elif dev.type == "cpu" and self._meta:
-                raise NotImplementedError("Cannot copy out of meta tensor; no data! Use "
-                                          "torch.empty_like(t, device='cpu') to allocate instead.")
-        if dt is not None and D.to_dtype(dt) is not out._dtype:
-            out = out._cast(D.to_dtype(dt))
-        elif copy and out is self:
-            out = self.clone()
-        return out
-
-    def _cast(self, dt):
-        from ._autograd import no_grad
-        from ._dispatch import apply
-        from ._ops.elementwise import Cast
-        if not dt.is_floating_point:  # an integer or bool result is never differentiable (torch)
-            with no_grad():
-                return apply(Cast, self, dtype=dt.np)
-        return apply(Cast, self, dtype=dt.np)
-
-    def type_as(self, other):
-        return self.to(other._dtype)
-
-    def type(self, dtype=None, non_blocking=False):
-        if dtype is None:
-            return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
-        if isinstance(dtype, str):  # torch's legacy names: "torch.DoubleTensor"
-            names = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
-            if dtype not in names:
-                raise ValueError(f"invalid type: '{dtype}'")
-            dtype = getattr(D, names[dtype])
-        return self.to(dtype)
-
+    # -- device (metadata only: every tensor lives in host memory) -----------------------------
     def type_name(self):
         return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+
 
     def cpu(self):
         return self
 
+
     def cuda(self, *a, **k):
         _no_cuda()
 
-    def float(self):
-        return self.to(D.float32)
-
-    def double(self):
-        return self.to(D.float64)
-
-    def half(self):
-        return self.to(D.float16)
-
-    def bfloat16(self):
-        return self.to(D.bfloat16)
-
-    def long(self):
-        return self.to(D.int64)
-
-    def int(self):
-        return self.to(D.int32)
-
-    def short(self):
-        return self.to(D.int16)
-
-    def bool(self):
-        return self.to(D.bool)
-
-    def byte(self):
-        return self.to(D.uint8)
-
-    def contiguous(self, memory_format=None):
-        if self._data.flags.c_contiguous:
-            return self
-        from ._dispatch import apply
-        from ._ops.elementwise import Clone
-        return apply(Clone, self, contiguous=True)
 
     def pin_memory(self):
         return self
+
 
     def share_memory_(self):
         return self

@@ -11,6 +11,7 @@ from .. import _functions as T
 from .._autograd import GradState
 from .._dispatch import apply
 from .._fpe import warn_user
+from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import linalg as LA
@@ -172,25 +173,8 @@ def glu(input, dim=-1):
     return a * T.sigmoid(b)
 
 
-def _softmax_dtype(input, dtype, kernel="softmax"):
-    if dtype is None and not input._dtype.is_floating_point:  # torch has no integer kernel
-        raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
-                                  f"'{D.scalar_name(input._dtype)}'")
-    return input.to(dtype) if dtype is not None else input
-
-
-def _implicit_dim(name, input):
-    """torch's legacy choice of dim when none is given, with its deprecation warning."""
-    warn_user(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-              "include dim=X as an argument.")
-    return 0 if input.ndim in (0, 1, 3) else 1
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    input = _softmax_dtype(input, dtype)
-    if dim is None:
-        dim = _implicit_dim("softmax", input)
-    return apply(N.Softmax, input, dim=_wrap_dim(dim, input.ndim))
+    return T.softmax(input, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -200,10 +184,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    input = _softmax_dtype(input, dtype, "log_softmax")
-    if dim is None:
-        dim = _implicit_dim("log_softmax", input)
-    return apply(N.LogSoftmax, input, dim=_wrap_dim(dim, input.ndim))
+    return T.log_softmax(input, dim, dtype=dtype)
 
 
 # ----- dropout ------------------------------------------------------------------------------------

@@ -1,0 +1,254 @@
+"""Indexing functions: where, nonzero, unique, bincount, gather/scatter, index_select/add/copy/fill, masked_fill/select."""
+from __future__ import annotations
+
+import builtins
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import apply
+from .._ops import elementwise as E
+from .._ops import movement as M
+from .._tensor import Tensor, _wrap_dim
+from ._common import _index_arr, _need_tensor, _parser_error, _sizes_str, _t
+
+__all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatter_add",
+           "index_select", "index_add", "index_copy", "index_fill", "masked_fill", "masked_select"]
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {getattr(condition, '_dtype', type(condition).__name__)}")
+    return apply(E.Where, condition, _t(input), _t(other))
+
+
+def nonzero(input, *, as_tuple=False):
+    idx = np.nonzero(np.atleast_1d(input._data))
+    if input.ndim == 0 and not as_tuple:  # torch: one row if the value is nonzero, no columns
+        return Tensor._wrap(np.zeros((int(bool(input._data)), 0), np.int64))
+    if as_tuple:
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in idx)
+    return Tensor._wrap(np.stack(idx, axis=1).astype(np.int64) if idx else
+                        np.zeros((0, 0), np.int64))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    axis = None if dim is None else _wrap_dim(dim, input.ndim)
+    r = np.unique(input._data, return_inverse=return_inverse, return_counts=return_counts,
+                  axis=axis)
+    if not (return_inverse or return_counts):
+        return Tensor._wrap(r)
+    out = [Tensor._wrap(r[0])]
+    if return_inverse:  # one entry per element, or per slice along ``dim``
+        shape = input.shape if axis is None else (input.shape[axis],)
+        out.append(Tensor._wrap(r[1].reshape(shape).astype(np.int64)))
+    if return_counts:
+        out.append(Tensor._wrap(r[-1].astype(np.int64)))
+    return tuple(out)
+
+
+def bincount(input, weights=None, minlength=0):
+    w = weights._data if weights is not None else None
+    return Tensor._wrap(np.bincount(input._data, w, minlength))
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    d = _wrap_dim(dim, input.ndim)
+    idx = _index_arr(index, "gather")
+    if idx.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return apply(M.Gather, input, index=idx, dim=d)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    d = _wrap_dim(dim, input.ndim)
+    s = src if src is not None else value
+    return apply(M.Scatter, input, _index_arr(index, "scatter"), _t(s), dim=d, reduce=reduce)
+
+
+def scatter_add(input, dim, index, src):
+    return scatter(input, dim, index, src, reduce="add")
+
+
+def index_select(input, dim, index):
+    idx = _index_arr(index, "index_select")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return apply(M.IndexSelect, input, index=idx.reshape(-1), dim=_wrap_dim(dim, input.ndim))
+
+
+def _index_add_args(input, dim, index, source, fn="index_add"):
+    """torch's checks for ``index_add``, in torch's order; returns (dim, 1-d int64 index)."""
+    _need_tensor(index, fn, "index", 2)
+    _need_tensor(source, fn, "source", 3)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {D.scalar_name(index._dtype)} and size: "
+                         f"{list(index.shape)}")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{D.scalar_name(index._dtype)}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_add_(): self ({D.scalar_name(input._dtype)}) and source "
+                           f"({D.scalar_name(source._dtype)}) must have the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {source.ndim}")
+    n = index.numel()
+    if n != (1 if source.ndim == 0 else source.shape[d]):
+        if source.ndim == 0:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    ss, xs = list(source.shape), list(input.shape)
+    if source.ndim and input.ndim:
+        del ss[d], xs[d]
+    if ss != xs:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} "
+                           f"source.shape = {list(source.shape)}")
+    idx = index._data.reshape(-1).astype(np.int64, copy=False)
+    size = input.shape[d] if input.ndim else 1
+    bad = M.first_out_of_range(idx, 0, size)
+    if bad is not None:
+        if input.ndim <= 1:  # torch's kernel for vectors reports it this way
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d, idx
+
+
+def _index_copy_args(input, dim, index, source, fn="index_copy"):
+    """torch's checks for ``index_copy``, in torch's order; returns (dim, 1-d index)."""
+    _need_tensor(index, fn, "index", 2)
+    _need_tensor(source, fn, "source", 3)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    n = index.numel()
+    if source.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.ndim}), "
+                         f"destination dimensionality ({input.ndim})")
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{D.scalar_name(index._dtype)}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {D.scalar_name(input._dtype)} and (source) "
+                           f"{D.scalar_name(source._dtype)}")
+    xs, ss = list(input.shape), list(source.shape)
+    if xs:
+        del xs[d]
+    if ss:
+        del ss[d]
+    if xs != ss:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {_sizes_str(xs)} at dimension {d} and source "
+                           f"slice shape: {_sizes_str(ss)} at dimension 0.")
+    if source.ndim and n != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source.shape[d]})")
+    idx = index._data.reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    bad = M.first_out_of_range(idx, 0, size)
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with "
+                         f"size {size}")
+    return d, idx
+
+
+def _index_fill_args(input, dim, index, value, fn="index_fill"):
+    """torch's checks for ``index_fill``, in torch's order; returns (dim, index wrapped into
+    ``[0, n)``, value) with value a number, or a 0-d tensor that requires grad."""
+    number = (builtins.int, builtins.float, np.number)
+    if not isinstance(index, Tensor) or not isinstance(value, (Tensor,) + number):
+        _parser_error(fn, (dim, index, value), [
+            ("int dim, Tensor index, Tensor value", (builtins.int, Tensor, Tensor)),
+            ("int dim, Tensor index, Number value", (builtins.int, Tensor, number))])
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        if not value.requires_grad:
+            value = value.item()
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = _wrap_dim(dim, builtins.max(input.ndim, 1))
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    idx = index._data.reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    bad = M.first_out_of_range(idx, -size, size)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    return d, np.where(idx < 0, idx + size, idx), value
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``out = input.clone(); out[..., index[i], ...] += alpha * source[..., i, ...]`` along
+    ``dim`` (repeated indices accumulate). ``index`` is a 0-d or 1-d int64/int32 tensor with one
+    entry per slice of ``source``; ``source`` has ``input``'s dtype and its shape but along ``dim``.
+    Differentiable w.r.t. ``input`` and ``source``.
+
+    Raises:
+        RuntimeError/IndexError: torch's errors for a bad index (an index outside
+            ``[0, size)``: a negative index does not wrap), dtype or shape.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.zeros(3).index_add(0, torch.tensor([0, 2, 0]), torch.ones(3), alpha=2)
+        tensor([4., 0., 2.])
+    """
+    d, idx = _index_add_args(input, dim, index, source)
+    return apply(M.IndexAdd, input, source, index=idx, dim=d, alpha=alpha)
+
+
+def index_copy(input, dim, index, source):
+    """``out = input.clone(); out[..., index[i], ...] = source[..., i, ...]`` along ``dim`` (the
+    last of repeated indices wins, as on torch's CPU). ``index`` must be int64. Differentiable
+    w.r.t. ``input`` (zero where overwritten) and ``source``.
+
+    Raises:
+        RuntimeError/IndexError: torch's errors for a bad index (outside ``[0, size)``), dtype or
+            shape.
+    """
+    d, idx = _index_copy_args(input, dim, index, source)
+    return apply(M.IndexCopy, input, source, index=idx, dim=d)
+
+
+def index_fill(input, dim, index, value):
+    """``out = input.clone()`` with every slice ``index[i]`` along ``dim`` set to ``value`` (a
+    number or a 0-d tensor). ``index`` must be int64; negative entries count from the end (as in
+    torch's index_fill). Differentiable w.r.t. ``input`` (zero where filled) and a value tensor.
+
+    Raises:
+        IndexError: index not int64, or outside ``[-size, size)``.
+        RuntimeError: index with more than one dimension, or a value tensor that is not 0-d.
+    """
+    d, idx, value = _index_fill_args(input, dim, index, value)
+    op = M.IndexFillTensor if isinstance(value, Tensor) else M.IndexFill
+    return apply(op, input, value, index=idx, dim=d)
+
+
+def masked_fill(input, mask, value):
+    if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{getattr(mask, '_dtype', type(mask).__name__)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
+        if value.requires_grad:
+            return apply(M.MaskedFill, input, mask._data, value)
+        value = value.item()
+    return apply(M.MaskedFill, input, mask._data, value)
+
+
+def masked_select(input, mask):
+    return input[mask.expand_as(input) if mask.shape != input.shape else mask]

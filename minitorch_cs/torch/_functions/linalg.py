@@ -1,0 +1,154 @@
+"""Linear algebra: matmul family, addmm, einsum, tensordot, float32 matmul precision."""
+from __future__ import annotations
+
+import builtins
+
+from .. import _autocast
+from .. import _dtype as D
+from .._dispatch import apply
+from .._ops import linalg as L
+from .pointwise import eq, mul, sub
+
+__all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
+           "mv", "dot", "outer", "addmm", "einsum", "tensordot"]
+
+
+# ----- linear algebra -----------------------------------------------------------------------------
+_MATMUL_PRECISION = ["highest"]
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record the internal precision of float32 matrix multiplications: ``"highest"`` (the
+    default), ``"high"`` or ``"medium"``.
+
+    On torch's CPU backend (and here) this has no numeric effect: float32 matmuls always compute
+    in float32, so the setting is only stored for :func:`get_float32_matmul_precision`. Another
+    string warns (torch's UserWarning) and leaves the setting unchanged.
+
+    Raises:
+        RuntimeError: ``precision`` is not a str (torch's message).
+    """
+    if not isinstance(precision, str):
+        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):
+        from .._fpe import warn_user
+        # torch's text, missing space included
+        warn_user(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                  "setFloat32MatmulPrecision call has no effect.")
+        return
+    _MATMUL_PRECISION[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The value set by :func:`set_float32_matmul_precision` (``"highest"`` by default)."""
+    return _MATMUL_PRECISION[0]
+
+
+def matmul(input, other, *, out=None):
+    if _autocast.dtype is not None:
+        input, other = _autocast.cast_inputs(input, other)
+    return apply(L.Matmul, input, other)
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    return apply(L.Matmul, input, mat2)
+
+
+def bmm(input, mat2):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else
+                           "batch2 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
+                           f"{mat2.shape[1]}].")
+    return apply(L.Matmul, input, mat2)
+
+
+def mv(input, vec):
+    return apply(L.Matmul, input, vec)
+
+
+def dot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    return apply(L.Matmul, input, other)
+
+
+def outer(input, vec2):
+    return mul(input.unsqueeze(1), vec2.unsqueeze(0))
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return apply(L.Addmm, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def einsum(equation, *operands):
+    """torch.einsum: ``...`` and size-1 broadcasting are resolved here (``...`` becomes unused
+    letters, right-aligned across operands; size-1 dims are expanded, so their gradients sum),
+    and the op sees one explicit equation over operands of matching sizes."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    subs = lhs.split(",")
+    if len(operands) != len(subs):
+        more = "more" if len(operands) > len(subs) else "fewer"
+        raise RuntimeError(f"einsum(): {more} operands were provided than specified in the "
+                           "equation")
+    named = [sub.replace("...", "") for sub in subs]
+    ell_rank = 0
+    for i, (sub, n, op) in enumerate(zip(subs, named, operands)):
+        if "..." in sub:
+            if len(n) > op.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(n)}) "
+                                   f"is more than the number of dimensions ({op.ndim}) for "
+                                   f"operand {i}")
+            ell_rank = builtins.max(ell_rank, op.ndim - len(n))
+        elif len(n) != op.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(n)}) does "
+                               f"not match the number of dimensions ({op.ndim}) for operand {i} "
+                               "and no ellipsis was given")
+    letters = [c for c in "".join(named) if c.isalpha()]
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in eq]
+    ell = "".join(spare[:ell_rank])
+    subs = [sub.replace("...", ell[ell_rank - (op.ndim - len(n)):]) if "..." in sub else sub
+            for sub, n, op in zip(subs, named, operands)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:  # torch: the broadcast dims, then the letters used once, alphabetically
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    sizes = {}
+    for i, (sub, op) in enumerate(zip(subs, operands)):
+        for c, n in zip(sub, op.shape):
+            seen = sizes.get(c)
+            if seen is not None and seen != n and 1 not in (seen, n):
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {seen}")
+            if seen is None or seen == 1:
+                sizes[c] = n
+    for op in operands[1:]:
+        if op.dtype is not operands[0].dtype:
+            raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but found "
+                               f"{D.scalar_name(op.dtype)}")
+    operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
+        sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
+    return apply(L.Einsum, *operands, equation=",".join(subs) + "->" + out)
+
+
+def tensordot(a, b, dims=2):
+    if isinstance(dims, int):
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    sa = list(letters[:a.ndim])
+    sb = list(letters[a.ndim:a.ndim + b.ndim])
+    for i, j in zip(da, db):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in da] + [c for j, c in enumerate(sb) if j not in db]
+    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)

@@ -1,0 +1,383 @@
+"""Elementwise functions: arithmetic, unary math, comparisons, logical and bitwise ops, clamp."""
+from __future__ import annotations
+
+import builtins
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import apply, apply_inplace
+from .._ops import elementwise as E
+from .._tensor import Tensor
+from ._common import _check_integral, _check_tensor, _t, tensor_like
+
+__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
+           "atan2", "lerp", "addcmul", "addcdiv", "neg", "negative", "abs", "absolute", "exp",
+           "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "square", "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan",
+           "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "erfinv", "sign", "floor", "ceil",
+           "trunc", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "nan_to_num",
+           "nan_to_num_", "round", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne",
+           "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
+           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "equal", "allclose", "isclose", "clone"]
+
+
+# ----- elementwise --------------------------------------------------------------------------------
+def add(input, other, *, alpha=1, out=None):
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return apply(E.Add, input, _t(other), alpha=alpha)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    if isinstance(input, Tensor) and input._dtype is D.bool and isinstance(other, Tensor) and \
+            other._dtype is D.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return apply(E.Sub, input, _t(other), alpha=alpha)
+
+
+subtract = sub
+
+
+def mul(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return apply(E.Mul, input, _t(other))
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    return apply(E.Div, input, _t(other), rounding_mode=rounding_mode)
+
+
+divide = true_divide = div
+
+
+def floor_divide(input, other):
+    return apply(E.Div, input, _t(other), rounding_mode="floor")
+
+
+def pow(input, exponent, *, out=None):
+    if isinstance(exponent, Tensor) and exponent.ndim == 0 and not exponent.requires_grad and \
+            not isinstance(input, Tensor):
+        input = Tensor._wrap(np.asarray(input, exponent._dtype.np))
+    return apply(E.Pow, input, _t(exponent))
+
+
+def float_power(input, exponent):
+    return pow(input.double(), exponent.double() if isinstance(exponent, Tensor) else exponent)
+
+
+def remainder(input, other):
+    return apply(E.Remainder, input, _t(other))
+
+
+def fmod(input, other):
+    return apply(E.Fmod, input, _t(other))
+
+
+def maximum(input, other):
+    return apply(E.Maximum, input, other)
+
+
+def minimum(input, other):
+    return apply(E.Minimum, input, other)
+
+
+def atan2(input, other):
+    return apply(E.Atan2, input, other)
+
+
+def lerp(input, end, weight):
+    if not input._dtype.is_floating_point and not isinstance(weight, Tensor):
+        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+    if isinstance(end, Tensor) and end._dtype is not input._dtype:  # torch does not promote here
+        c_name = {"float32": "float", "float64": "double"}
+        raise RuntimeError(f"expected dtype {c_name.get(input._dtype.name, input._dtype.name)} for "
+                           f"`end` but got dtype {c_name.get(end._dtype.name, end._dtype.name)}")
+    return apply(E.Lerp, input, end, _t(weight))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return apply(E.Addcmul, input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return apply(E.Addcdiv, input, tensor1, tensor2, value=value)
+
+
+def _unary_fn(op):
+    def fn(input, *, out=None):
+        return apply(op, input)
+    fn.__name__ = op.name
+    return fn
+
+
+def neg(input, *, out=None):
+    if input._dtype is D.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return apply(E.Neg, input)
+
+
+negative = neg
+
+
+abs = absolute = _unary_fn(E.Abs)
+
+
+exp = _unary_fn(E.Exp)
+
+
+exp2 = _unary_fn(E.Exp2)
+
+
+expm1 = _unary_fn(E.Expm1)
+
+
+log = _unary_fn(E.Log)
+
+
+log2 = _unary_fn(E.Log2)
+
+
+log10 = _unary_fn(E.Log10)
+
+
+log1p = _unary_fn(E.Log1p)
+
+
+sqrt = _unary_fn(E.Sqrt)
+
+
+rsqrt = _unary_fn(E.Rsqrt)
+
+
+reciprocal = _unary_fn(E.Reciprocal)
+
+
+square = _unary_fn(E.Square)
+
+
+sin = _unary_fn(E.Sin)
+
+
+cos = _unary_fn(E.Cos)
+
+
+tan = _unary_fn(E.Tan)
+
+
+asin = arcsin = _unary_fn(E.Asin)
+
+
+acos = arccos = _unary_fn(E.Acos)
+
+
+atan = arctan = _unary_fn(E.Atan)
+
+
+sinh = _unary_fn(E.Sinh)
+
+
+cosh = _unary_fn(E.Cosh)
+
+
+tanh = _unary_fn(E.Tanh)
+
+
+sigmoid = _unary_fn(E.Sigmoid)
+
+
+relu = _unary_fn(E.Relu)
+
+
+erf = _unary_fn(E.Erf)
+
+
+def erfinv(input, *, out=None):
+    """The inverse error function, elementwise (``erfinv(±1) = ±inf``, NaN outside [-1, 1]);
+    integer inputs give the default float dtype. Differentiable:
+    ``d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2)``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.erfinv(torch.tensor([0.0, 0.5, -1.0]))
+        tensor([0.0000, 0.4769,   -inf])
+    """
+    _check_tensor(input, "erfinv")
+    return apply(E.Erfinv, input)
+
+
+sign = _unary_fn(E.Sign)
+
+
+floor = _unary_fn(E.Floor)
+
+
+ceil = _unary_fn(E.Ceil)
+
+
+trunc = _unary_fn(E.Trunc)
+
+
+logical_not = _unary_fn(E.LogicalNot)
+
+
+def bitwise_not(input, *, out=None):
+    _check_integral(input, "bitwise_not")
+    return apply(E.BitwiseNot, input)
+
+
+isnan = _unary_fn(E.IsNan)
+
+
+isinf = _unary_fn(E.IsInf)
+
+
+isfinite = _unary_fn(E.IsFinite)
+
+
+def _nan_to_num_args(nan, posinf, neginf):
+    """torch reads the replacement values as Python floats (``None`` nan is 0; a 0-d tensor
+    gives its value); ``None`` posinf/neginf mean the dtype's largest/smallest finite value."""
+    def num(v, name):
+        if v is None:
+            return None
+        if isinstance(v, Tensor):
+            v = v.item()
+        if not isinstance(v, (builtins.int, builtins.float, np.number)):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not "
+                            f"{type(v).__name__}")
+        return builtins.float(v)
+    nan = num(nan, "nan")
+    return dict(nan=0.0 if nan is None else nan, posinf=num(posinf, "posinf"),
+                neginf=num(neginf, "neginf"))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN, +inf and -inf in ``input`` with ``nan``, ``posinf`` and ``neginf`` (default:
+    0 and the dtype's largest and smallest finite values); integer and bool tensors come back as
+    unchanged copies. Differentiable: the gradient passes where ``input`` is finite, 0 elsewhere.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), 1.5]), posinf=9.0)
+        tensor([0.0000, 9.0000, 1.5000])
+    """
+    _check_tensor(input, "nan_to_num")
+    return apply(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    """In-place :func:`nan_to_num`; returns ``input``."""
+    _check_tensor(input, "nan_to_num_")
+    return apply_inplace(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
+
+
+def round(input, *, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        return apply(E.Round, input * scale) / scale
+    return apply(E.Round, input)
+
+
+def sgn(input):
+    return sign(input)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo = min._data if isinstance(min, Tensor) and not min.requires_grad else min
+    hi = max._data if isinstance(max, Tensor) and not max.requires_grad else max
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        r = input
+        if lo is not None:
+            r = maximum(r, lo if isinstance(lo, Tensor) else tensor_like(lo, input))
+        if hi is not None:
+            r = minimum(r, hi if isinstance(hi, Tensor) else tensor_like(hi, input))
+        return r
+    return apply(E.Clamp, input, lo=lo, hi=hi)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def _cmp(op):
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{op.name}(): argument 'input' must be Tensor")
+        if op.name.startswith("bitwise"):
+            _check_integral(input, op.name)
+        return apply(op, input, _t(other))
+    fn.__name__ = op.name
+    return fn
+
+
+eq = _cmp(E.Eq)
+
+
+ne = not_equal = _cmp(E.Ne)
+
+
+lt = less = _cmp(E.Lt)
+
+
+le = less_equal = _cmp(E.Le)
+
+
+gt = greater = _cmp(E.Gt)
+
+
+ge = greater_equal = _cmp(E.Ge)
+
+
+logical_and = _cmp(E.LogicalAnd)
+
+
+logical_or = _cmp(E.LogicalOr)
+
+
+logical_xor = _cmp(E.LogicalXor)
+
+
+bitwise_and = _cmp(E.BitwiseAnd)
+
+
+bitwise_or = _cmp(E.BitwiseOr)
+
+
+bitwise_xor = _cmp(E.BitwiseXor)
+
+
+def equal(input, other) -> bool:
+    return input.shape == other.shape and builtins.bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return builtins.bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol,
+                                     equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    o = other._data if isinstance(other, Tensor) else other
+    return Tensor._wrap(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def clone(input, *, memory_format=None):
+    return apply(E.Clone, input)

@@ -1,0 +1,229 @@
+"""Reductions: sum/mean/prod, max/min/arg*, var/std, norms, all/any, cumulative ops, sort/topk/median, softmax."""
+from __future__ import annotations
+
+import builtins
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import apply
+from .._fpe import warn_user
+from .._ops import nn as N
+from .._ops import reduce as R
+from .._tensor import Tensor, _wrap_dim
+from ._common import _NO_DIM, _check_float, _correction, _dims, _on_0d
+from .pointwise import isnan, maximum, minimum, ne
+from .indexing import where
+
+__all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
+           "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
+           "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
+           "cdist"]
+
+
+def _softmax_dtype(input, dtype, kernel="softmax"):
+    if dtype is None and not input._dtype.is_floating_point:  # torch has no integer kernel
+        raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+    return input.to(dtype) if dtype is not None else input
+
+
+def _implicit_dim(name, input):
+    """torch's legacy choice of dim when none is given, with its deprecation warning."""
+    warn_user(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+              "include dim=X as an argument.")
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim, dtype=None):
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably (``dtype`` casts first)."""
+    input = _softmax_dtype(input, dtype)
+    if dim is None:
+        dim = _implicit_dim("softmax", input)
+    return apply(N.Softmax, input, dim=_wrap_dim(dim, input.ndim))
+
+
+def log_softmax(input, dim, dtype=None):
+    """``x - logsumexp(x, dim)`` along ``dim`` (``dtype`` casts first)."""
+    input = _softmax_dtype(input, dtype, "log_softmax")
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input)
+    return apply(N.LogSoftmax, input, dim=_wrap_dim(dim, input.ndim))
+
+
+# ----- reductions ---------------------------------------------------------------------------------
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    return apply(R.Sum, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    return apply(R.Mean, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    return apply(R.Prod, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def _minmax(input, dim, keepdim, other, largest):
+    if isinstance(dim, Tensor):
+        return maximum(input, dim) if largest else minimum(input, dim)
+    if dim is None:
+        return apply(R.Amax, input, axis=None, keepdim=False, largest=largest)
+    if input.ndim == 0:
+        return _on_0d(_minmax, input, dim, False, other, largest)
+    res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
+    from .._return_types import MinMax
+    return MinMax(res, "max" if largest else "min")
+
+
+def max(input, dim=None, keepdim=False, *, out=None):
+    return _minmax(input, dim, keepdim, None, True)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):
+    return _minmax(input, dim, keepdim, None, False)
+
+
+def amax(input, dim=(), keepdim=False):
+    return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=True)
+
+
+def amin(input, dim=(), keepdim=False):
+    return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=False)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
+                 keepdim=keepdim, largest=True)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
+                 keepdim=keepdim, largest=False)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_float(input, "std and var only support floating point and complex dtypes")
+    if isinstance(dim, builtins.bool):
+        unbiased, dim = dim, None
+    return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
+                 keepdim=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_float(input, "std and var only support floating point and complex dtypes")
+    if isinstance(dim, builtins.bool):
+        unbiased, dim = dim, None
+    return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
+                 keepdim=keepdim, std=True)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+
+
+def logsumexp(input, dim, keepdim=False):
+    return apply(R.LogSumExp, input, axis=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro" and isinstance(dim, (list, tuple)) and len(dim) > 2:
+        # torch hands this case to linalg.matrix_norm, which rejects it
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dim))
+    _check_float(input, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                        "Got {}")
+    if p == "fro" or p is None:
+        p = 2.0
+    if p == "nuc":
+        raise NotImplementedError("nuclear norm is not supported")
+    return apply(R.Norm, input, p=float(p), axis=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def dist(input, other, p=2):
+    return norm(input - other, p)
+
+
+def all(input, dim=None, keepdim=False):
+    return apply(R.AllAny, input, axis=_dims(dim, input.ndim), keepdim=keepdim, any=False)
+
+
+def any(input, dim=None, keepdim=False):
+    return apply(R.AllAny, input, axis=_dims(dim, input.ndim), keepdim=keepdim, any=True)
+
+
+def count_nonzero(input, dim=None):
+    return sum(ne(input, 0), dim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    if input.ndim == 0:
+        return _on_0d(cumsum, input, dim, dtype=dtype)
+    return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def cumprod(input, dim, *, dtype=None):
+    if input.ndim == 0:
+        return _on_0d(cumprod, input, dim, dtype=dtype)
+    return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    from .._return_types import Sorted
+    if input.ndim == 0:
+        return _on_0d(sort, input, dim, descending, stable)
+    return Sorted(apply(R.Sort, input, dim=_wrap_dim(dim, input.ndim), descending=descending))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable)[1]
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    from .._return_types import TopK
+    if input.ndim == 0:
+        return _on_0d(lambda x, d: topk(x, k, d, largest, sorted), input, dim)
+    return TopK(apply(R.TopK, input, k=int(k), dim=_wrap_dim(dim, input.ndim), largest=largest))
+
+
+def median(input, dim=_NO_DIM, keepdim=None):
+    """``median(input)``: the median of all elements, the LOWER of the two middle values for an
+    even count (NaN when any element is NaN; an empty tensor gives NaN). ``median(input, dim,
+    keepdim=False)``: ``torch.return_types.median(values, indices)`` along ``dim``, ``indices``
+    holding the position of each median (the first NaN of a slice that has one; among equal
+    values, the one a stable sort puts in the middle, as torch's CPU kernel does).
+
+    Gradients: the reduction over all elements shares the gradient evenly among the elements
+    equal to the median (torch's rule); the ``dim`` form sends it to ``indices``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.median(torch.tensor([4.0, 1.0, 3.0, 2.0]))
+        tensor(2.)
+    """
+    from .._return_types import median as Median
+    if dim is _NO_DIM:
+        if keepdim is not None:
+            raise TypeError('median() missing 1 required positional arguments: "dim"')
+        return apply(R.Median, input)
+    if not isinstance(dim, (builtins.int, np.integer)) or isinstance(dim, builtins.bool):
+        raise TypeError(f"median(): argument 'dim' (position 2) must be int, not "
+                        f"{type(dim).__name__}")
+    return Median(*apply(R.MedianDim, input, dim=_wrap_dim(dim, input.ndim),
+                         keepdim=builtins.bool(keepdim)))
+
+
+def cdist(x1, x2, p=2.0):
+    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)

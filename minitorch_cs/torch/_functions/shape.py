@@ -1,0 +1,350 @@
+"""Shape and view functions: reshape/view, squeeze/unsqueeze, permute/transpose, expand, narrow/select/split, cat/stack, flip/roll/tile, diagonals and triangles."""
+from __future__ import annotations
+
+import builtins
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import apply
+from .._ops import movement as M
+from .._tensor import Tensor, _wrap_dim
+from ._common import _dims, _infer_shape, _shape_arg
+
+__all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
+           "transpose", "swapaxes", "swapdims", "t", "movedim", "moveaxis", "expand",
+           "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow", "select", "unbind",
+           "split", "chunk", "tensor_split", "cat", "concat", "concatenate", "stack", "hstack",
+           "vstack", "flip", "roll", "tile", "repeat_interleave", "diagonal", "diag", "trace",
+           "tril", "triu", "meshgrid"]
+
+
+def reshape(input, *shape):
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    try:
+        np.reshape(input._data, shape, copy=False)
+        return apply(M.View, input, shape=shape)
+    except ValueError:
+        return apply(M.ReshapeCopy, input, shape=shape)
+
+
+def view(input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (D.dtype, type)):
+        raise NotImplementedError("view(dtype) is not supported")
+    shape = _infer_shape(_shape_arg(shape), input._data.size)
+    try:
+        np.reshape(input._data, shape, copy=False)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    return apply(M.View, input, shape=shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = input.shape
+    n = 1
+    for d in shp[s:e + 1]:
+        n *= d
+    return reshape(input, tuple(shp[:s]) + (n,) + tuple(shp[e + 1:]))
+
+
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    shp = tuple(input.shape)
+    try:
+        sizes = _infer_shape(tuple(sizes), shp[d])
+    except RuntimeError:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
+                           f"of dim {d} ({shp[d]}) in the input tensor") from None
+    return reshape(input, shp[:d] + sizes + shp[d + 1:])
+
+
+def squeeze(input, dim=None):
+    shp = input.shape
+    if dim is None:
+        new = tuple(s for s in shp if s != 1)
+    else:
+        dims = _dims(dim, input.ndim) or ()
+        new = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
+    return apply(M.View, input, shape=new)
+
+
+def unsqueeze(input, dim):
+    nd = input.ndim
+    if not -(nd + 1) <= dim <= nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd - 1}, {nd}], "
+                         f"but got {dim})")
+    d = dim % (nd + 1)
+    shp = tuple(input.shape)
+    return apply(M.View, input, shape=shp[:d] + (1,) + shp[d:])
+
+
+def permute(input, *dims):
+    dims = _shape_arg(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
+                           f"match the length of the desired ordering of dimensions i.e. input.dim()"
+                           f" = {input.ndim} is not equal to len(dims) = {len(dims)}")
+    return apply(M.Permute, input, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
+
+
+def transpose(input, dim0, dim1):
+    nd = input.ndim
+    if nd == 0:
+        return input.view(())
+    p = list(range(nd))
+    a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    p[a], p[b] = p[b], p[a]
+    return apply(M.Permute, input, dims=tuple(p))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input.view(tuple(input.shape))
+
+
+def movedim(input, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    nd = input.ndim
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(d, nd) for d in dst]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    nd = len(sizes)
+    if nd < input.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({nd}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({input.ndim})")
+    shp = (1,) * (nd - input.ndim) + tuple(input.shape)
+    new = []
+    for s, cur in zip(sizes, shp):
+        if s == -1:
+            s = cur
+        elif cur != 1 and s != cur:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
+                               f"({cur}) at non-singleton dimension {len(new)}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(input.shape)}")
+        new.append(s)
+    return apply(M.Expand, input, shape=tuple(new))
+
+
+def broadcast_to(input, shape):
+    return expand(input, tuple(shape))
+
+
+def broadcast_tensors(*tensors):
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    from .._tensor import Size
+    return Size(np.broadcast_shapes(*shapes))
+
+
+def narrow(input, dim, start, length):
+    d = _wrap_dim(dim, input.ndim)
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    if start < 0:
+        start += input.shape[d]
+    if start + length > input.shape[d] or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({input.shape[d]}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return apply(M.Index, input, key=key)
+
+
+def select(input, dim, index):
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    return apply(M.Index, input, key=(slice(None),) * d + (index,))
+
+
+def unbind(input, dim=0):
+    d = _wrap_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                               f"size of {n}")
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                               f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks) if n else 0
+    return split(input, builtins.max(size, 1), dim) if n else (input,)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    else:
+        idx = [0] + list(indices_or_sections) + [n]
+        sizes = [builtins.max(b - a, 0) for a, b in zip(idx, idx[1:])]
+    return split(input, sizes, d)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    d = _wrap_dim(dim, tensors[0].ndim)
+    ref = tensors[0]
+    for i, x in enumerate(tensors[1:], 1):
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and "
+                               f"{x.ndim}")
+        for k in range(ref.ndim):
+            if k != d and x.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                   f"size {ref.shape[k]} but got size {x.shape[k]} for tensor "
+                                   f"number {i} in the list.")
+    rt = D.result_type(*tensors)
+    tensors = [x if x._dtype is rt else x.to(rt) for x in tensors]
+    return apply(M.Cat, *tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors[1:], 1):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at entry {i}")
+    nd = tensors[0].ndim + 1
+    if not -nd <= dim < nd:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
+                         f"but got {dim})")
+    rt = D.result_type(*tensors)
+    tensors = [x if x._dtype is rt else x.to(rt) for x in tensors]
+    return apply(M.Stack, *tensors, dim=dim % nd)
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
+
+
+def flip(input, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return apply(M.Flip, input, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return apply(M.Roll, input.flatten(), shifts=shifts, dims=0).view(input.shape)
+    return apply(M.Roll, input, shifts=tuple(shifts) if isinstance(shifts, (list, tuple)) else shifts,
+                 dims=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
+
+
+def tile(input, dims):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return apply(M.Tile, input, reps=dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:  # one-argument form: index i repeated input[i] times
+        counts = input._data
+        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    if dim is None:
+        input, dim = input.flatten(), 0
+    r = repeats._data if isinstance(repeats, Tensor) else repeats
+    return apply(M.RepeatInterleave, input, repeats=r, dim=_wrap_dim(dim, input.ndim))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return apply(M.Diagonal, input, offset=offset, dim1=_wrap_dim(dim1, input.ndim),
+                 dim2=_wrap_dim(dim2, input.ndim))
+
+
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        n = input.shape[0] + builtins.abs(diagonal)
+        i = np.arange(input.shape[0])
+        key = (i, i + diagonal) if diagonal >= 0 else (i - diagonal, i)
+        return apply(M.IndexPut, input.new_zeros((n, n)), input, key=key)
+    return diagonal_fn(input, diagonal)
+
+
+def diagonal_fn(input, offset):
+    return apply(M.Diagonal, input, offset=offset, dim1=0, dim2=1).clone()
+
+
+def trace(input):
+    return diagonal(input).sum()
+
+
+def tril(input, diagonal=0):
+    return apply(M.Tril, input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0):
+    return apply(M.Triu, input, diagonal=diagonal)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = [t.numel() for t in tensors]
+    out = []
+    for i, t in enumerate(tensors):
+        s = [1] * len(tensors)
+        s[i] = shape[i]
+        out.append(t.reshape(s).expand(shape))
+    if indexing == "xy" and len(tensors) >= 2:
+        out = [o.transpose(0, 1) for o in out]
+    return tuple(out)
