@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._autograd import Anomaly, GradState, Node, record_forward_stack
+from ._errors import translate
 
 __all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "redispatch", "OPS",
            "Ctx"]
@@ -77,16 +78,33 @@ def current_mode():
 
 def apply(op, *args, **attrs):
     """Run a primitive op on tensors (and scalars): the one entry point of every op."""
-    if _modes:
-        return _modes[-1].dispatch(op, args, attrs, None)
-    return eager(op, args, attrs)
+    try:
+        if _modes:
+            return _modes[-1].dispatch(op, args, attrs, None)
+        return eager(op, args, attrs)
+    except _NUMPY_ERRORS as e:
+        mapped = translate(e, op, args, attrs)
+        if mapped is e:
+            raise
+        raise mapped from None
 
 
 def apply_inplace(op, target, *args, **attrs):
     """Run ``op(target, *args)`` and write the result into ``target`` (a tensor); returns target."""
-    if _modes:
-        return _modes[-1].dispatch(op, (target,) + args, attrs, target)
-    return eager_inplace(op, target, args, attrs)
+    try:
+        if _modes:
+            return _modes[-1].dispatch(op, (target,) + args, attrs, target)
+        return eager_inplace(op, target, args, attrs)
+    except _NUMPY_ERRORS as e:
+        mapped = translate(e, op, (target,) + args, attrs)
+        if mapped is e:
+            raise
+        raise mapped from None
+
+
+# exception classes numpy raises from kernels (its AxisError, UFuncTypeError and
+# DTypePromotionError derive from these); ``_errors.translate`` maps them to torch's
+_NUMPY_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError)
 
 
 def redispatch(mode, op, args, attrs, target):
