@@ -40,6 +40,8 @@ class OptState(Enum):
 class _AmpStash:
     """Per-optimizer amp bookkeeping (``optimizer._amp_stash``)."""
 
+    _capture_recomputed = ("isfinite",)  # decided afresh by every step (see GradScaler)
+
     def __init__(self):
         self.dls_update_manager = ConditionalUpdateManager()
         self.state = OptState.READY
@@ -69,6 +71,11 @@ class GradScaler:
         RuntimeError: no backend exists.
         ValueError: (dynamic only) ``min_loss_scale < 2**-14`` or ``overflow_tolerance < 0``.
     """
+
+    # Values each step computes afresh before reading them (on the emulated wafer they are
+    # refreshed after every replayed step).
+    _capture_recomputed = ("_non_clamped_loss_scale", "global_norm", "isfinite",
+                           "_squared_local_norms")
 
     def __init__(self, loss_scale=None, init_scale=None, steps_per_increase=None,
                  min_loss_scale=None, max_loss_scale=None, overflow_tolerance: float = 0.0,

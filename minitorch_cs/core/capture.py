@@ -1,52 +1,75 @@
 """Graph capture and replay: how the emulated CSX backend runs a ``@trace`` step.
 
-On the first step of an executor run the step body runs once under ``CaptureMode``: every
-primitive op passing the dispatch point, and every array-level event of the autograd engine
-(backward rules, un-broadcasting, gradient sums, ``.grad`` writes), is appended to a ``Tape``
-while also running eagerly. Values are named by *slots*: the step's input tensors, and every
-array an op or engine event produced. Tensors made before the step (parameters, optimizer state,
-scheduler counters) are *externals*, read through the tensor object at replay time so in-place
-updates carry over from step to step. Anything else (Python scalars, arrays not produced inside the
-step) is a constant baked into the tape.
+On the first step of an executor run the step body runs once with a :class:`CaptureMode` on the
+dispatch stack. The mode sees every tensor operation through the dispatch protocol
+(``torch._dispatch``): each primitive op, each in-place write, each storage rebinding (``.data =``,
+``t_()``, ``out=`` resizes), each ``.grad`` assignment, and every array-level event of the autograd
+engine (backward rules, un-broadcasting, gradient sums and accumulation). It appends each to a
+:class:`Tape` while the op also runs eagerly, so the first step computes exactly what the CPU
+backend computes.
 
-Every later step replays the tape on that step's batch without running Python: each entry calls the
-same numpy forward/backward function the eager run called, in the same order, so results are
-bit-identical to the CPU backend. The step's outputs and the tensors handed to step closures are
-rebound to the new values after each replay.
+Values are named by *references*:
+
+* ``("s", k)``: slot ``k`` of the replay environment -- the step's inputs and every array an op
+  or engine event produced during the step;
+* ``("x", t)``: an *external* tensor made before the step (a parameter, optimizer state, a
+  scheduler counter, a constant), read through the tensor object at replay time, so in-place
+  updates and rebindings carry over from step to step;
+* ``("g", p)``: the current ``.grad`` of leaf ``p`` (it may be created, accumulated into or unset
+  during the step);
+* ``("c", v)``: a constant (Python values, generators, slices);
+* ``("t", (refs...), type)``: a tuple or list of references (advanced-indexing keys).
+
+Every later step replays the tape on that step's batch without running Python: each entry calls
+the same numpy kernel, through the same helper functions, as the eager run, in the same order --
+so results are bit-identical to the CPU backend. Outputs, closure arguments and rebound state are
+updated after each replay.
+
+What replay cannot reproduce is refused while capturing, with the wafer rule and the fix: value
+reads (``ValueReadError``), ops whose output shape depends on values, and (checked by the backend
+at the end of the first step) Python state the step changed.
 """
 from __future__ import annotations
+
+import os
+import sys
+import weakref
 
 import numpy as np
 
 from ..torch import _autograd, _dispatch
-from ..torch._dispatch import Ctx, _copy_into
+from ..torch._dispatch import Ctx, inplace_forward, inplace_forward_grad, output_array
 from ..torch._tensor import Tensor
 
-__all__ = ["Tape", "CaptureMode", "ValueReadError", "capturing"]
+__all__ = ["Tape", "CaptureMode", "ValueReadError", "WaferRuleError", "creation_site"]
 
-_ACTIVE: list = []  # the CaptureMode currently recording, if any
-
-
-def capturing():
-    return _ACTIVE[-1] if _ACTIVE else None
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class ValueReadError(RuntimeError):
+class WaferRuleError(RuntimeError):
+    """The traced step does something the wafer's compiled graph cannot do (the message names the
+    rule and the fix)."""
+
+
+class ValueReadError(WaferRuleError):
     """A tensor's value was read inside a traced step on the emulated wafer."""
 
 
-def value_read_guard(what):
-    raise ValueReadError(
-        f"Cannot read a tensor's value ({what}) inside a function decorated with cstorch.trace "
-        "on the CSX backend: the step is compiled into a graph that runs on the wafer, and "
-        "tensor values only exist once the step has run. Pass the tensor to a function "
-        "decorated with @cstorch.step_closure and read it there.")
+def creation_site(depth=2) -> str:
+    """``file:line in function`` of the first caller outside this package (user code)."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f = f.f_back
+    if f is None:
+        return "<minitorch_cs internals>"
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno} in {f.f_code.co_name}()"
 
 
 def check_explicit_alias(t, what):
-    """Seed 001's limitation: an alias made directly from a lazily initialized weight in the step."""
+    """A lazily initialized weight must not be aliased explicitly in the step (the wafer rule
+    the seed documentation states for lazy initialization)."""
     if t.__dict__.get("_lazy_initialized") and t._rg and _autograd.GradState.enabled:
-        raise RuntimeError(
+        raise WaferRuleError(
             f"Compile failure: the traced step applies an aliasing op ({what}) directly to a weight "
             f"of shape {list(t.shape)} that was initialized lazily. With lazy initialization, ops "
             "that create aliases of weights (transpose(), .T, view(), ...) or that are views and "
@@ -55,40 +78,42 @@ def check_explicit_alias(t, what):
             "self.fc.bias, or turn off cstorch.backends.csx.debug.lazy_initialization.")
 
 
-class _ReplayCtx:
-    """The ``ctx`` given to forward/backward rules at replay (fresh each step)."""
-
-
-def _struct_refs(mode, v):
-    """Reference a value held in op attributes: tensors and arrays become slot/external refs."""
-    if isinstance(v, Tensor):
-        return mode.ref_tensor(v)
-    if isinstance(v, np.ndarray):
-        return mode.ref_array(v)
-    if isinstance(v, tuple) and any(isinstance(x, (np.ndarray, Tensor)) for x in v):
-        return ("t", tuple(_struct_refs(mode, x) for x in v))
-    return ("c", v)
-
-
+# ----- references ---------------------------------------------------------------------------------
 def _resolve(env, ref):
     kind = ref[0]
     if kind == "s":
         return env[ref[1]]
     if kind == "x":
         return ref[1]._data
+    if kind == "g":
+        return ref[1]._grad._data
     if kind == "c":
         return ref[1]
-    return tuple(_resolve(env, r) for r in ref[1])
+    return ref[2](_resolve(env, r) for r in ref[1])
 
 
-def _has_dynamic(ref):
-    if ref[0] in ("s", "x"):
+def _is_static(ref):
+    if ref[0] == "c":
         return True
     if ref[0] == "t":
-        return any(_has_dynamic(r) for r in ref[1])
+        return all(_is_static(r) for r in ref[1])
     return False
 
 
+class _ReplayCtx:
+    """The ``ctx`` handed to forward/backward rules at replay (a fresh one per step), carrying
+    the static fields of the node the eager run recorded."""
+
+    def __init__(self, info):
+        self.needs_input_grad, self.in_meta, self.next = info
+
+
+def _node_info(node):
+    # ``next`` only by its length (CopySlices): holding the edges would keep the graph alive
+    return (list(node.needs_input_grad), list(node.in_meta), [None] * len(node.next))
+
+
+# ----- the tape -----------------------------------------------------------------------------------
 class Tape:
     """The recorded step: entries replayed in order over a slot environment."""
 
@@ -98,39 +123,38 @@ class Tape:
         self.input_slots = []
         self.input_sig = []
         self.input_meta = []  # (shape, numpy dtype) of each input, checked at every replay
-        self.live = []  # (tensor, slot): rebound to the slot's value after each replay
+        self.live = []  # (tensor, ref): tensor._data = resolve(ref) after each replay
+        self.externals = []  # (tensor, shape, dtype): must be unchanged at every replay
+        self.grads_read = []  # (leaf, shape): .grad read before the step defines it
         self.signature = []  # op names and shapes, for retrace comparison
-
-    def drop_grad_writes(self, variables):
-        """Remove ``.grad`` writes to ``variables`` (their grads are unset after each step anyway;
-        the ops that use the gradient read it from its slot)."""
-        ids = {id(v) for v in variables}
-        self.entries = [e for e in self.entries if id(getattr(e, "var", None)) not in ids]
 
     def replay(self, input_arrays):
         env = [None] * self.n_slots
         for s, a in zip(self.input_slots, input_arrays):
             env[s] = a
-        ctxs = {}
+        ctxs = {"stored": set()}
         for e in self.entries:
             e(env, ctxs)
-        for t, s in self.live:
-            t._data = env[s]
+        for t, ref in self.live:
+            t._data = _resolve(env, ref)
         return env
 
 
-class CaptureMode(_autograd.Tracer):
-    """Dispatch mode and engine tracer that records a step into a ``Tape``."""
+class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
+    """The dispatch mode (and engine observer) that records a step into a ``Tape``."""
+
+    hides_values = True
 
     def __init__(self):
         self.tape = Tape()
-        self.tensor_slot = {}
-        self.array_slot = {}
-        self.keep = []
+        self.tensor_slot = {}  # id(tensor) -> slot
+        self.array_slot = {}  # id(array) -> slot
+        self.keep = []  # keeps every named object alive while capturing (ids stay unique)
+        self.grad_owner = {}  # id(grad tensor) -> the leaf whose .grad it is
+        self.grad_defined = set()  # leaves whose .grad the step has created or set so far
         self.nodes = {}  # id(Node) -> key
-        self.external_inplace = {}  # id(tensor) -> (tensor, saved copy) for compile-only restore
-        self.externals_used = {}
-        self.save_externals = False
+        self.externals = {}  # id(tensor) -> tensor
+        self.created = []  # (weakref to a tensor an op of the step made, creation site, slot)
 
     # -- naming values ---------------------------------------------------------------------------
     def _new_slot(self, arr):
@@ -138,16 +162,6 @@ class CaptureMode(_autograd.Tracer):
         self.tape.n_slots += 1
         self.array_slot[id(arr)] = s
         self.keep.append(arr)
-        return s
-
-    def bind_array(self, arr):
-        s = self.array_slot.get(id(arr))
-        return s if s is not None else self._new_slot(arr)
-
-    def bind_tensor(self, t):
-        s = self.bind_array(t._data)
-        self.tensor_slot[id(t)] = s
-        self.keep.append(t)
         return s
 
     def add_input(self, t):
@@ -158,78 +172,58 @@ class CaptureMode(_autograd.Tracer):
         self.tape.input_sig.append((tuple(t.shape), t._dtype.name))
         self.tape.input_meta.append((t._data.shape, t._data.dtype))
 
+    def note_grads(self, leaves):
+        """Leaves whose ``.grad`` exists when the step starts: reads of it are ("g", leaf)."""
+        for p in leaves:
+            if p._grad is not None:
+                self.grad_owner[id(p._grad)] = p
+                self.keep.append(p._grad)
+
     def ref_tensor(self, t):
         s = self.tensor_slot.get(id(t))
-        if s is None:
-            s = self.array_slot.get(id(t._data))
         if s is not None:
             return ("s", s)
-        self.externals_used[id(t)] = t
+        owner = self.grad_owner.get(id(t))
+        if owner is not None and owner._grad is t:
+            if owner not in self.grad_defined and all(p is not owner for p, _ in
+                                                      self.tape.grads_read):
+                self.tape.grads_read.append((owner, t._data.shape))
+            return ("g", owner)
+        s = self.array_slot.get(id(t._data))
+        if s is not None:
+            return ("s", s)
+        if id(t) not in self.externals:
+            self.externals[id(t)] = t
+            self.tape.externals.append((t, t._data.shape, t._data.dtype))
         return ("x", t)
 
-    def ref_array(self, a):
-        s = self.array_slot.get(id(a))
-        return ("s", s) if s is not None else ("c", a)
+    def ref(self, v):
+        """The reference for any value an op receives (tensors, arrays, containers, constants)."""
+        if isinstance(v, Tensor):
+            return self.ref_tensor(v)
+        if isinstance(v, np.ndarray):
+            s = self.array_slot.get(id(v))
+            return ("s", s) if s is not None else ("c", v)
+        if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
+            refs = tuple(self.ref(x) for x in v)
+            if all(r[0] == "c" for r in refs):
+                return ("c", v)
+            return ("t", refs, type(v))
+        return ("c", v)
 
     def slot_of(self, t):
         s = self.tensor_slot.get(id(t))
         return s if s is not None else self.array_slot.get(id(t._data))
 
-    # -- dispatch mode ---------------------------------------------------------------------------
-    def check_inplace_view(self, t, what):
-        if t.__dict__.get("_lazy_initialized"):
-            raise RuntimeError(
-                f"Compile failure: the traced step applies {what}, a view-and-mutation op, to a "
-                f"weight of shape {list(t.shape)} that was initialized lazily. Such ops cannot be "
-                "compiled with lazy initialization: use the out-of-place form implicitly (e.g. "
-                "F.linear) or turn off cstorch.backends.csx.debug.lazy_initialization.")
-
-    def dispatch(self, op, args, attrs, target):
-        if op.is_view and args and isinstance(args[0], Tensor):
-            check_explicit_alias(args[0], op.name)
-        refs = [self.ref_tensor(a) if isinstance(a, Tensor) else
-                (self.ref_array(a) if isinstance(a, np.ndarray) else ("c", a)) for a in args]
-        arefs = {k: _struct_refs(self, v) for k, v in attrs.items()}
-        if target is not None and self.save_externals and refs[0][0] == "x" and \
-                id(target) not in self.external_inplace:
-            self.external_inplace[id(target)] = (target, np.array(target._data, copy=True))
-        before = target.grad_fn if target is not None else None
-        res = _dispatch.redispatch(self, op, args, attrs, target)
-        self.tape.signature.append((op.name, tuple(tuple(a.shape) for a in args
-                                                   if isinstance(a, Tensor))))
-        if target is not None:
-            node = target.grad_fn if target.grad_fn is not before else None
-            if node is not None and node.op is not op:
-                raise NotImplementedError(
-                    "in-place modification of a view of a tensor that requires grad is not "
-                    "supported inside a traced step on the emulated CSX backend; use an "
-                    "out-of-place op")
-            fast = _fast_binary(op, args, attrs) if node is None else None
-            self.tape.entries.append(_inplace_entry(op, refs, arefs, node, self._node_key(node),
-                                                    fast))
-            return res
-        outs = res if isinstance(res, tuple) else (res,)
-        node = outs[0].grad_fn if outs[0]._rg else None
-        slots = []
-        for o in outs:
-            if self.array_slot.get(id(o._data)) is not None:
-                # an op handed back an existing array (e.g. a no-op view): give it its own slot
-                s = self._new_slot_forced(o._data)
-            else:
-                s = self._new_slot(o._data)
-            self.tensor_slot[id(o)] = s
-            self.keep.append(o)
-            slots.append(s)
-        fast = _fast_binary(op, args, attrs) if node is None else None
-        self.tape.entries.append(_op_entry(op, refs, arefs, slots, node, self._node_key(node),
-                                           isinstance(res, tuple), fast))
-        return res
-
-    def _new_slot_forced(self, arr):
-        s = self.tape.n_slots
+    def _bind_output(self, t, site):
+        arr = t._data
+        s = self.tape.n_slots  # every output gets its own slot (a view may reuse an array object)
         self.tape.n_slots += 1
         self.array_slot[id(arr)] = s
+        self.tensor_slot[id(t)] = s
         self.keep.append(arr)
+        self.keep.append(t)
+        self.created.append((weakref.ref(t), site, s))
         return s
 
     def _node_key(self, node):
@@ -241,11 +235,99 @@ class CaptureMode(_autograd.Tracer):
             self.keep.append(node)
         return key
 
-    # -- engine tracer ---------------------------------------------------------------------------
+    # -- the dispatch protocol -------------------------------------------------------------------
+    def on_read(self, tensor, what):
+        raise ValueReadError(
+            f"Cannot read a tensor's value ({what}) inside a function decorated with cstorch.trace "
+            "on the CSX backend: the step is compiled into a graph that runs on the wafer, and "
+            "tensor values only exist once the step has run. Pass the tensor to a function "
+            "decorated with @cstorch.step_closure and read it there (or express the logic with "
+            "tensor ops, e.g. torch.where instead of an if on a value).")
+
+    def on_set_data(self, tensor, source):
+        ref = self.ref_tensor(source)
+        self._rebind(tensor, ref)
+
+    def on_become(self, tensor, result):
+        self._rebind(tensor, ("s", self.slot_of(result)))
+
+    def _rebind(self, tensor, ref):
+        """``tensor`` holds the value of ``ref`` from now on."""
+        external = id(tensor) in self.externals or self.slot_of(tensor) is None
+        if ref[0] == "s":
+            self.tensor_slot[id(tensor)] = ref[1]
+            self.keep.append(tensor)
+        if external or ref[0] != "s":
+            # a tensor read through its object: the replay rebinds it at this point
+            self.tape.entries.append(_rebind_entry(tensor, ref))
+
+    def on_set_grad(self, tensor, value):
+        ref = None if value is None else self.ref_tensor(value)
+        self.tape.entries.append(_set_grad_entry(tensor, ref))
+        self.grad_defined.add(tensor)
+        if value is not None:
+            self.grad_owner[id(value)] = tensor
+            self.keep.append(value)
+
+    def engine(self):
+        return self
+
+    def dispatch(self, op, args, attrs, target):
+        if op.is_view and args and isinstance(args[0], Tensor):
+            check_explicit_alias(args[0], op.name)
+        dynamic = getattr(op, "dynamic_shape", None)
+        if op.data_dependent_shape or (dynamic is not None and dynamic(args, attrs)):
+            raise WaferRuleError(
+                f"Compile failure: {op.name} produces a tensor whose shape depends on the values "
+                "of its input, and the wafer compiles a graph in which every shape is fixed "
+                "before the step runs. Keep shapes static inside the traced step: use masks "
+                "(torch.where(mask, x, 0), x * mask) instead of selecting elements, or do the "
+                "data-dependent part in a step closure.")
+        refs = [self.ref(a) for a in args]
+        arefs = {k: self.ref(v) for k, v in attrs.items()}
+        before = target.grad_fn if target is not None else None
+        res = _dispatch.redispatch(self, op, args, attrs, target)
+        self.tape.signature.append((op.name, tuple(tuple(a.shape) for a in args
+                                                   if isinstance(a, Tensor))))
+        if target is not None:
+            node = target.grad_fn if target.grad_fn is not before else None
+            self._record_inplace(op, refs, arefs, node, target,
+                                 _fast_binary(op, args, attrs) if node is None else None)
+            return res
+        site = creation_site()
+        outs = () if res is None else (res if isinstance(res, tuple) else (res,))
+        node = outs[0].grad_fn if outs and outs[0]._rg else None
+        slots = [self._bind_output(o, site) for o in outs]
+        fast = _fast_binary(op, args, attrs) if node is None else None
+        info = _node_info(node) if node is not None else None
+        self.tape.entries.append(_op_entry(op, refs, arefs, slots, info, self._node_key(node),
+                                           isinstance(res, tuple), fast))
+        return res
+
+    def _record_inplace(self, op, refs, arefs, node, target, fast):
+        if node is None:
+            self.tape.entries.append(_inplace_entry(op, refs, arefs, fast))
+            return
+        if node.op is op:  # an in-place op on a tensor in the graph
+            self.tape.entries.append(_inplace_grad_entry(op, refs, arefs, _node_info(node),
+                                                         self._node_key(node)))
+            return
+        # an in-place op on a view of a tensor in the graph: the base is rebased onto a
+        # CopySlices node wrapping the op's node, and the view reads through an as_strided node
+        copy = target._base.grad_fn
+        inner = copy.inner
+        self.tape.entries.append(_copy_slices_entry(
+            op, refs, arefs, _node_info(inner), _node_info(copy), copy.view_fn,
+            self._node_key(copy)))
+        self.nodes[id(node)] = key = len(self.nodes)
+        self.keep.append(node)
+        self.tape.entries.append(_static_ctx_entry(key, _node_info(node), node.view_fn))
+
+    # -- engine observer -------------------------------------------------------------------------
     def fn(self, func, inputs, kwargs, output):
-        refs = [self.ref_array(a) if isinstance(a, np.ndarray) else ("c", a) for a in inputs]
-        if any(r[0] == "s" for r in refs):
-            s = self._new_slot_forced(output)
+        refs = [self.ref(a) for a in inputs]
+        if any(not _is_static(r) for r in refs):
+            s = self._new_slot(output)
             self.tape.entries.append(_fn_entry(func, refs, kwargs, s))
         # otherwise the output is a constant of the step and stays unnamed
 
@@ -254,34 +336,30 @@ class CaptureMode(_autograd.Tracer):
             return  # custom Functions: their backward ran through dispatch and was recorded
         key = self.nodes.get(id(node))
         if key is None:
-            raise RuntimeError(
+            raise WaferRuleError(
                 "loss.backward() inside the traced step reached an op computed outside it. On the "
                 "wafer the whole training step (forward, loss, backward, optimizer) must be inside "
-                "the function decorated with cstorch.trace.")
-        grefs = [None if g is None else self.ref_array(g) for g in grads]
-        out_slots = [None if g is None else self._new_slot_forced(g) for g in in_grads]
+                "the function decorated with cstorch.trace: compute every tensor the loss depends "
+                "on inside the step (or detach() it first).")
+        grefs = [None if g is None else self.ref(g) for g in grads]
+        out_slots = [None if g is None else self._new_slot(g) for g in in_grads]
         self.tape.entries.append(_bwd_entry(node.op, key, grefs, out_slots, node.n_outputs))
 
-    def set_grad(self, var, g):
-        entry = _setgrad_entry(var, self.ref_array(g))
-        entry.var = var
-        self.tape.entries.append(entry)
+    def accumulate(self, var, g, created):
+        self.tape.entries.append(_accumulate_entry(var, self.ref(g)))
+        self.grad_defined.add(var)
+        self.grad_owner[id(var._grad)] = var
+        self.keep.append(var._grad)
 
-    def add_grad(self, var, g):
-        self.tape.entries.append(_addgrad_entry(var, self.ref_array(g)))
-
-
-def _make_ctx(node):
-    ctx = _ReplayCtx()
-    if node is not None:
-        ctx.needs_input_grad = node.needs_input_grad
-        ctx.in_meta = node.in_meta
-        ctx.next = node.next
-    else:
-        ctx.needs_input_grad = ()
-    return ctx
+    # -- after the step --------------------------------------------------------------------------
+    def finish(self):
+        """Drop the capture's own references (what stays alive now is held by user code)."""
+        self.keep = []
+        self.tensor_slot = {}
+        self.array_slot = {}
 
 
+# ----- entries ------------------------------------------------------------------------------------
 def _args_resolver(refs):
     """A function env -> list of argument values, specialised for the refs' kinds."""
     if all(r[0] in ("s", "x", "c") for r in refs):
@@ -297,8 +375,8 @@ def _args_resolver(refs):
 
 
 def _attrs_resolver(arefs):
-    static = {k: r[1] for k, r in arefs.items() if not _has_dynamic(r)}
-    dynamic = {k: r for k, r in arefs.items() if _has_dynamic(r)}
+    static = {k: r[1] for k, r in arefs.items() if r[0] == "c"}
+    dynamic = {k: r for k, r in arefs.items() if r[0] != "c"}
     if not dynamic:
         return lambda env: static
 
@@ -320,10 +398,10 @@ def _fast_binary(op, args, attrs):
     if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None:
         return None
     a, b = (x._data if isinstance(x, Tensor) else x for x in args)
-    if not isinstance(a, np.ndarray) or a.dtype.kind != "f":
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "f" or a.ndim == 0:
         return None
     if isinstance(b, np.ndarray):
-        if b.dtype != a.dtype:
+        if b.dtype != a.dtype or b.ndim == 0:
             return None
     elif type(b) not in (int, float):
         return None
@@ -333,7 +411,7 @@ def _fast_binary(op, args, attrs):
     return uf, alpha
 
 
-def _op_entry(op, refs, arefs, slots, node, key, multi, fast=None):
+def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
     fwd = op.forward
     if fast is not None and len(refs) == 2 and not multi:
@@ -342,64 +420,79 @@ def _op_entry(op, refs, arefs, slots, node, key, multi, fast=None):
         ra, rb = refs
 
         def run_fast(env, ctxs):
-            a = env[ra[1]] if ra[0] == "s" else (ra[1]._data if ra[0] == "x" else ra[1])
-            b = env[rb[1]] if rb[0] == "s" else (rb[1]._data if rb[0] == "x" else rb[1])
-            r = uf(a, b if alpha == 1 else b * alpha)
-            env[s0] = r if type(r) is np.ndarray else np.asarray(r)
+            a = env[ra[1]] if ra[0] == "s" else _resolve(env, ra)
+            b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
+            env[s0] = uf(a, b if alpha == 1 else b * alpha)
         return run_fast
-    if node is None:
-        if multi:
-            def run(env, ctxs):
-                outs = fwd(Ctx(), *get_args(env), **get_attrs(env))
-                for s, o in zip(slots, outs):
-                    env[s] = o
-        else:
-            s0 = slots[0]
 
-            def run(env, ctxs):
-                env[s0] = fwd(Ctx(), *get_args(env), **get_attrs(env))
+    def store(env, outs):
+        if multi:
+            for s, o in zip(slots, outs):
+                env[s] = output_array(op, o)
+        elif slots:
+            env[slots[0]] = output_array(op, outs)
+
+    if info is None:
+        def run(env, ctxs):
+            store(env, fwd(Ctx(), *get_args(env), **get_attrs(env)))
         return run
 
     def run_grad(env, ctxs):
-        ctx = _make_ctx(node)
-        outs = fwd(ctx, *get_args(env), **get_attrs(env))
+        ctx = _ReplayCtx(info)
+        store(env, fwd(ctx, *get_args(env), **get_attrs(env)))
         ctxs[key] = ctx
-        if multi:
-            for s, o in zip(slots, outs):
-                env[s] = o
-        else:
-            env[slots[0]] = outs
     return run_grad
 
 
-def _inplace_entry(op, refs, arefs, node, key, fast=None):
+def _inplace_entry(op, refs, arefs, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
-    fwd = op.forward
-    if fast is not None and len(refs) == 2:
+    if fast is not None and len(refs) == 2 and refs[0][0] in ("s", "x", "g"):
         uf, alpha = fast
         ra, rb = refs
 
         def run_fast(env, ctxs):
-            dst = env[ra[1]] if ra[0] == "s" else ra[1]._data
-            b = env[rb[1]] if rb[0] == "s" else (rb[1]._data if rb[0] == "x" else rb[1])
+            dst = _resolve(env, ra)
+            b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             uf(dst, b if alpha == 1 else b * alpha, out=dst)
         return run_fast
-    if node is None:
-        def run(env, ctxs):
-            args = get_args(env)
-            dst = args[0]
-            out = fwd(Ctx(), *args, out=dst, **get_attrs(env))
-            if out is not dst:
-                _copy_into(dst, out)
-        return run
 
-    def run_grad(env, ctxs):
-        ctx = _make_ctx(node)
+    def run(env, ctxs):
         args = get_args(env)
-        out = fwd(ctx, *args, **get_attrs(env))
-        _copy_into(args[0], out)
+        inplace_forward(op, Ctx(), args[0], args[1:], get_attrs(env))
+    return run
+
+
+def _inplace_grad_entry(op, refs, arefs, info, key):
+    get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
+
+    def run(env, ctxs):
+        ctx = _ReplayCtx(info)
+        args = get_args(env)
+        inplace_forward_grad(op, ctx, args[0], args[1:], get_attrs(env))
         ctxs[key] = ctx
-    return run_grad
+    return run
+
+
+def _copy_slices_entry(op, refs, arefs, inner_info, info, view_fn, key):
+    get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
+
+    def run(env, ctxs):
+        inner = _ReplayCtx(inner_info)
+        inner.op = op
+        args = get_args(env)
+        inplace_forward_grad(op, inner, args[0], args[1:], get_attrs(env))
+        ctx = _ReplayCtx(info)
+        ctx.inner, ctx.view_fn = inner, view_fn
+        ctxs[key] = ctx
+    return run
+
+
+def _static_ctx_entry(key, info, view_fn):
+    def run(env, ctxs):
+        ctx = _ReplayCtx(info)
+        ctx.view_fn = view_fn
+        ctxs[key] = ctx
+    return run
 
 
 def _fn_entry(func, refs, kwargs, slot):
@@ -418,21 +511,32 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
         res = bwd(ctxs[key], grads[0] if n_outputs == 1 else grads)
         for s, g in zip(out_slots, res):
             if s is not None:
-                env[s] = g
+                env[s] = _autograd.grad_array(g)
     return run
 
 
-def _setgrad_entry(var, ref):
-    def run(env, ctxs):  # tagged so a backend can drop writes nobody can observe
-        g = _resolve(env, ref)
-        if var.grad is None:
-            var.grad = Tensor._wrap(g)
-        else:
-            var.grad._data = g
-    return run
-
-
-def _addgrad_entry(var, ref):
+def _accumulate_entry(var, ref):
     def run(env, ctxs):
-        var.grad._data += _resolve(env, ref)
+        _autograd.accumulate_grad(var, _resolve(env, ref), ctxs["stored"])
+    return run
+
+
+def _set_grad_entry(var, ref):
+    if ref is None:
+        def unset(env, ctxs):
+            var._grad = None
+        return unset
+
+    def run(env, ctxs):
+        arr = _resolve(env, ref)
+        g = var._grad
+        if g is not None and g._data is arr:
+            return
+        var._grad = Tensor._wrap(arr)
+    return run
+
+
+def _rebind_entry(tensor, ref):
+    def run(env, ctxs):
+        tensor._data = _resolve(env, ref)
     return run

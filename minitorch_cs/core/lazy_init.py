@@ -244,7 +244,7 @@ def make_lazy(cls, storage, dtype, requires_grad=False):
 
 
 # ----- the recording mode -------------------------------------------------------------------------
-class LazyInitMode:
+class LazyInitMode(_dispatch.Mode):
     """Dispatch mode recording init ops on lazy tensors (and creating them inside the context)."""
 
     current = None
@@ -267,27 +267,27 @@ class LazyInitMode:
         class _Ctx:
             def __enter__(self):
                 if mode._replay_depth == 0:
-                    self.saved = default_generator.get_state()
-                    default_generator.set_state(mode.rng_state)
+                    self.saved = default_generator._state_array()
+                    default_generator._set_state_array(mode.rng_state)
                 mode._replay_depth += 1
 
             def __exit__(self, *exc):
                 mode._replay_depth -= 1
                 if mode._replay_depth == 0:
-                    mode.rng_state = default_generator.get_state()
-                    default_generator.set_state(self.saved)
+                    mode.rng_state = default_generator._state_array()
+                    default_generator._set_state_array(self.saved)
         return _Ctx()
 
     def finish_if_done(self):
         """Leave the dispatch stack once nothing is pending and the device context is closed."""
-        if not self.in_context and not pending() and self in _dispatch._modes:
-            _dispatch._modes.remove(self)
+        if not self.in_context and not pending() and self.active:
+            self.exit()
             if LazyInitMode.current is self:
                 LazyInitMode.current = None
 
     def _note_first(self):
         if self.rng_state is None:
-            self.rng_state = default_generator.get_state()
+            self.rng_state = default_generator._state_array()
 
     def _ref(self, a):
         if is_lazy(a):
@@ -443,9 +443,8 @@ def materialize_all():
 def enter_context(optimize):
     """The session for a ``with backend.device:`` block (reused while weights are pending)."""
     mode = LazyInitMode.current
-    if mode is None or mode not in _dispatch._modes:
-        mode = LazyInitMode(optimize)
-        _dispatch.push_mode(mode)
+    if mode is None or not mode.active:
+        mode = LazyInitMode(optimize).enter()
     mode.in_context = True
     return mode
 
@@ -460,6 +459,5 @@ def reset() -> None:
     _pending.clear()
     mode = LazyInitMode.current
     if mode is not None:
-        if mode in _dispatch._modes:
-            _dispatch._modes.remove(mode)
+        mode.exit()
         LazyInitMode.current = None

@@ -26,11 +26,8 @@ def seeded_generator() -> Generator:
     return Generator().manual_seed(draw_seed())
 
 
-class GeneratorMode:
+class GeneratorMode(_dispatch.Mode):
     """Dispatch mode giving each generator-less random op its own freshly seeded generator."""
-
-    def __init__(self):
-        self.parent = None
 
     def dispatch(self, op, args, attrs, target):
         if op.name in _RANDOM_OPS and attrs.get("generator") is None:
@@ -39,10 +36,8 @@ class GeneratorMode:
 
 
 def push_generator_context():
-    mode = GeneratorMode()
-    _dispatch.push_mode(mode)
-    return mode
+    return GeneratorMode().enter()
 
 
 def pop_generator_context(mode):
-    _dispatch.pop_mode(mode)
+    mode.exit()

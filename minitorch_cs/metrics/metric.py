@@ -22,6 +22,11 @@ class Metric(Module, abc.ABC):
     """Subclasses implement ``reset`` (registering state), ``update`` and ``compute``."""
 
     registry = defaultdict(list)
+    # On the emulated wafer the cached result a traced step computes is refreshed after every
+    # replayed step (the step closure compute() queues does the same with the values).
+    _capture_recomputed = ("_cached_result",)
+    # Host bookkeeping: the traced step body runs once on the wafer, so it counts that run.
+    _capture_host_state = ("_num_updates",)
 
     def __init__(self, name: str):
         super().__init__()

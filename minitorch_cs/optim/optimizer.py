@@ -102,6 +102,11 @@ class Optimizer(ABC):
     ``cstorch.zeros_like``/``full_like``) and :meth:`step` (update it in place).
     """
 
+    # Host-side bookkeeping a traced step may change: the step counter torch's schedulers use
+    # only to warn about call order. The wafer runs the step body once, so on the emulated wafer
+    # it counts the first step only, as on the real one.
+    _capture_host_state = ("_step_count",)
+
     def __init__(self, params, defaults, enable_global_step: bool = False):
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()

@@ -105,6 +105,12 @@ class Scheduler(ABC):
         ValueError: duplicate tags, or tags that select no group.
     """
 
+    # Host-side call-order bookkeeping (warnings only), changed by the step body on its one run:
+    # see Optimizer._capture_host_state.
+    _capture_host_state = ("_step_count", "_get_called_within_step")
+    # Recomputed from the counter on every step before anything reads it.
+    _capture_recomputed = ("_last_value",)
+
     def __init__(self, optimizer, total_iters, last_epoch: int = -1, param_group_tags=None):
         from .optimizer import Optimizer
         if param_group_tags is None:

@@ -295,39 +295,15 @@ def _toposort(roots):
     return deps
 
 
-class Tracer:
-    """Receives the engine's array-level events while a graph capture is active (CSX tracing).
-
-    ``fn(func, inputs, kwargs, output)`` records ``output = func(*inputs, **kwargs)``;
-    ``bwd(node, grads, in_grads)`` records a node's backward rule; ``set_grad``/``add_grad``
-    record how a leaf's ``.grad`` was produced.
-    """
-
-    def fn(self, func, inputs, kwargs, output):
-        raise NotImplementedError
-
-    def bwd(self, node, grads, in_grads):
-        raise NotImplementedError
-
-    def set_grad(self, var, g):
-        raise NotImplementedError
-
-    def add_grad(self, var, g):
-        raise NotImplementedError
-
-
-TRACER: list = [None]
-
-
-def _rec(func, inputs, kwargs, output):
-    tr = TRACER[0]
-    if tr is not None:
-        tr.fn(func, inputs, kwargs, output)
+def _rec(obs, func, inputs, kwargs, output):
+    """``output = func(*inputs, **kwargs)`` was computed by the engine: tell the observers."""
+    for o in obs:
+        o.fn(func, inputs, kwargs, output)
     return output
 
 
-def _add(a, b):
-    return _rec(np.add, (a, b), {}, a + b)
+def _add(obs, a, b):
+    return _rec(obs, np.add, (a, b), {}, a + b) if obs else a + b
 
 
 def _astype(g, dt):
@@ -338,6 +314,11 @@ def _copy_as(g, dt):
     return np.array(g, dtype=dt, copy=True)
 
 
+def grad_array(g):
+    """A backward rule's result as an ndarray (numpy hands back scalars for 0-d results)."""
+    return g if type(g) is np.ndarray or g is None else np.asarray(g)
+
+
 def run_backward(roots, root_grads, retain_graph=False, capture=None):
     """Propagate ``root_grads`` (ndarrays) from ``roots`` (edges) through the graph.
 
@@ -346,12 +327,13 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
     """
     from ._tensor import Tensor
 
+    from ._dispatch import engine_observers
+    obs = engine_observers()
     deps = _toposort([e[0] for e in roots])
     buffers = {}
-    tr = TRACER[0]
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * node.n_outputs)
-        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+        buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
     ready = [e[0] for e in roots if deps.get(e[0], 0) == 0]
     ready = list(dict.fromkeys(ready))
     stored = set()
@@ -365,17 +347,17 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 for h in hooks:
                     if grads[nr] is None:
                         continue
-                    r = h(Tensor._wrap(grads[nr]))
+                    r = h(_hook_tensor(grads[nr]))
                     if r is not None:
                         grads[nr] = r._data
         if capture is not None:
             for nr in range(node.n_outputs):
                 if (node, nr) in capture and grads[nr] is not None:
                     capture[(node, nr)] = grads[nr] if capture[(node, nr)] is None else \
-                        _add(capture[(node, nr)], grads[nr])
+                        _add(obs, capture[(node, nr)], grads[nr])
         if type(node) is AccumulateGrad:
             if capture is None and grads[0] is not None:
-                _accumulate(node, grads[0], stored)
+                _accumulate(node, grads[0], stored, obs)
             continue
         if all(g is None for g in grads):
             in_grads = (None,) * len(node.next)
@@ -387,8 +369,9 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 in_grads = _anomaly_backward(node, grads)
             else:
                 in_grads = node.apply_backward(grads)
-            if tr is not None:
-                tr.bwd(node, grads, in_grads)
+            in_grads = [grad_array(g) for g in in_grads]
+            for o in obs:
+                o.bwd(node, grads, in_grads)
             if not retain_graph:
                 node.release()
         for e, g, meta in zip(node.next, in_grads, node.in_meta):
@@ -398,12 +381,12 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             if g is not None:
                 shape, dt = meta
                 if g.shape != shape:
-                    g = _rec(_unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
+                    g = _rec(obs, _unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
-                    g = _rec(_astype, (g, dt), {}, g.astype(dt))
+                    g = _rec(obs, _astype, (g, dt), {}, g.astype(dt))
                 buf = buffers.setdefault(m, [None] * m.n_outputs)
                 nr = e[1]
-                buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+                buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
             deps[m] -= 1
             if deps[m] == 0:
                 ready.append(m)
@@ -448,27 +431,40 @@ def _anomaly_backward(node, grads):
     return in_grads
 
 
-def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set) -> None:
-    from ._tensor import Tensor
-
+def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set, obs=()) -> None:
+    """Add ``g`` into the leaf's ``.grad`` (creating it when unset), as torch's AccumulateGrad."""
     var = acc.variable
-    tr = TRACER[0]
-    if var.grad is None:
-        if not g.flags.writeable or g.base is not None or id(g) in stored or g.dtype != var._data.dtype:
-            g = _rec(_copy_as, (g, var._data.dtype), {}, np.array(g, dtype=var._data.dtype, copy=True))
-        stored.add(id(g))
-        var.grad = Tensor._wrap(g)
-        if tr is not None:
-            tr.set_grad(var, g)
-    else:
-        gd = var.grad._data
-        if gd.shape != g.shape:
-            raise RuntimeError(f"grad of shape {list(gd.shape)} does not match the incoming gradient "
-                               f"of shape {list(g.shape)}")
-        gd += g
-        var.grad._vc[0] += 1
-        if tr is not None:
-            tr.add_grad(var, g)
+    _, created = accumulate_grad(var, g, stored)
+    for o in obs:
+        o.accumulate(var, g, created)
     if acc.post_acc_hooks:
         for h in acc.post_acc_hooks:
             h(var)
+
+
+def accumulate_grad(var, g, stored=None):
+    """The array rule of gradient accumulation, shared by eager backward and graph replay: with
+    no ``.grad`` yet, ``.grad`` becomes ``g`` (a private copy when ``g`` is shared, read-only or of
+    another dtype); otherwise ``g`` is added into ``.grad`` in place. Returns the array used and
+    whether ``.grad`` was created."""
+    from ._tensor import Tensor
+    if var.grad is None:
+        if not g.flags.writeable or g.base is not None or (stored is not None and id(g) in stored) \
+                or g.dtype != var._data.dtype:
+            g = np.array(g, dtype=var._data.dtype, copy=True)
+        if stored is not None:
+            stored.add(id(g))
+        var._grad = Tensor._wrap(g)
+        return g, True
+    gd = var.grad._data
+    if gd.shape != g.shape:
+        raise RuntimeError(f"grad of shape {list(gd.shape)} does not match the incoming gradient "
+                           f"of shape {list(g.shape)}")
+    gd += g
+    var.grad._vc[0] += 1
+    return g, False
+
+
+def _hook_tensor(g):
+    from ._tensor import Tensor
+    return Tensor._wrap(g)

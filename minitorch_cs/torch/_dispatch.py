@@ -1,8 +1,28 @@
-"""The single dispatch point every primitive op goes through.
+"""The single dispatch point: every tensor operation passes here, and modes observe it.
 
-``apply(op, *args, **attrs)`` runs ``op`` eagerly (recording an autograd node when needed) unless a
-*mode* is active: later layers push modes (graph capture for the emulated CSX backend, lazy-init
-recording, ...) with ``push_mode`` and see every op call here, and nowhere else.
+``apply(op, *args, **attrs)`` runs a primitive op and ``apply_inplace(op, target, ...)`` writes
+one into ``target``. Both run eagerly (recording an autograd node when needed) unless a *mode* is
+active. A mode is an instance of :class:`Mode`; it is pushed with ``mode.enter()`` (or ``with
+mode:``) and popped with ``mode.exit()``, and the stack itself is private to this module. While
+active, a mode sees, through one method each:
+
+* ``dispatch(op, args, attrs, target)`` -- every primitive op (creation, math, views, in-place
+  writes, conversions, random draws, generator state changes);
+* ``on_read(tensor, what)`` -- Python about to read a tensor's values (``item``, ``bool``,
+  ``tolist``, ``numpy``, ``__array__``, ``repr``, ``allclose``/``equal``);
+* ``on_set_data(tensor, source)`` -- ``tensor.data = source`` and ``out=`` resizes: a tensor's
+  storage replaced by another tensor's;
+* ``on_set_grad(tensor, value)`` -- ``tensor.grad = value`` (``zero_grad``, user code);
+* ``on_become(tensor, result)`` -- in-place view ops (``t_``, ``transpose_``, ``squeeze_``,
+  ``unsqueeze_``): a tensor taking over the storage and graph position of a view of itself;
+* ``engine()`` -- an :class:`EngineObserver` for the autograd engine's array-level work during
+  ``backward``/``autograd.grad`` (backward rules, un-broadcasting, gradient sums, ``.grad``
+  writes), or ``None``.
+
+``redispatch(mode, ...)`` continues an op below ``mode`` (the next mode down, or eager). Which
+modes exist: graph capture for the emulated wafer (``core.capture``), lazy-initialization
+recording (``core.lazy_init``), per-op generator seeding inside a device context (``core.rng``).
+Meta tensors (shape and dtype only) are handled by the eager path itself.
 """
 from __future__ import annotations
 
@@ -11,11 +31,12 @@ import numpy as np
 from ._autograd import Anomaly, GradState, Node, record_forward_stack
 from ._errors import translate
 
-__all__ = ["Op", "apply", "apply_inplace", "push_mode", "pop_mode", "current_mode", "redispatch", "OPS",
-           "Ctx"]
+__all__ = ["Op", "Mode", "EngineObserver", "apply", "apply_inplace", "redispatch", "OPS", "Ctx",
+           "read_value", "values_hidden", "set_data", "set_grad", "become", "engine_observers",
+           "modes"]
 
 OPS: dict[str, type] = {}
-_modes: list = []
+_stack: list = []  # the active modes, innermost last; only Mode.enter/exit change it
 
 
 class Op:
@@ -29,6 +50,13 @@ class Op:
     backward reads the output. ``reads`` (optional) maps a saved position to the inputs whose
     gradients need it, so a value that no needed gradient reads is not checked (torch's
     ``x * 3`` saves nothing of ``x``).
+
+    ``tensor_attrs`` names the keyword attributes that may hold tensors (index tensors, keys of
+    advanced indexing, possibly nested in tuples): the dispatch point hands their arrays to
+    ``forward`` and modes see the tensors. No attribute ever holds a raw ndarray.
+    ``data_dependent_shape`` marks ops whose output shape depends on input values (``nonzero``,
+    ``unique``): a compiled graph cannot hold them. ``alias`` marks ops whose output shares the
+    input's storage without being an autograd view (``detach``, ``.data``).
     """
 
     name = "op"
@@ -37,8 +65,12 @@ class Op:
     saves_output = False
     differentiable = True
     is_view = False
+    alias = False
+    shares_version = False
     n_outputs = 1
     nondiff_outputs: tuple = ()
+    tensor_attrs: tuple = ()
+    data_dependent_shape = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -60,27 +92,86 @@ class Ctx:
     needs_input_grad = ()
 
 
-def push_mode(mode) -> None:
-    _modes.append(mode)
+class EngineObserver:
+    """Receives the autograd engine's array-level events (one per event kind).
+
+    ``fn(func, inputs, kwargs, output)``: ``output = func(*inputs, **kwargs)`` was computed;
+    ``bwd(node, grads, in_grads)``: a node's backward rule ran; ``accumulate(var, g, created)``: a
+    leaf's ``.grad`` was created from (``created``) or increased by ``g``
+    (``_autograd.accumulate_grad`` is the rule).
+    """
+
+    def fn(self, func, inputs, kwargs, output):
+        pass
+
+    def bwd(self, node, grads, in_grads):
+        pass
+
+    def accumulate(self, var, g, created):
+        pass
 
 
-def pop_mode(mode=None):
-    """Remove ``mode`` (or the top mode) from the stack; modes may leave out of order."""
-    if mode is None:
-        return _modes.pop()
-    _modes.remove(mode)
-    return mode
+class Mode:
+    """A dispatch mode: sees every tensor operation while it is on the stack (module docstring).
+
+    Subclasses override the hooks they need; the defaults pass everything through.
+    """
+
+    hides_values = False  # repr() shows no values while this mode is active (a traced step)
+
+    def dispatch(self, op, args, attrs, target):
+        return redispatch(self, op, args, attrs, target)
+
+    def on_read(self, tensor, what) -> None:
+        pass
+
+    def on_set_data(self, tensor, source) -> None:
+        pass
+
+    def on_become(self, tensor, result) -> None:
+        pass
+
+    def on_set_grad(self, tensor, value) -> None:
+        pass
+
+    def engine(self):
+        return None
+
+    # -- the stack --------------------------------------------------------------------------------
+    def enter(self):
+        """Push this mode (innermost)."""
+        if self in _stack:
+            raise RuntimeError(f"{type(self).__name__} is already active")
+        _stack.append(self)
+        return self
+
+    def exit(self) -> None:
+        """Pop this mode (modes may leave out of order)."""
+        if self in _stack:
+            _stack.remove(self)
+
+    @property
+    def active(self) -> bool:
+        return self in _stack
+
+    def __enter__(self):
+        return self.enter()
+
+    def __exit__(self, *exc):
+        self.exit()
+        return False
 
 
-def current_mode():
-    return _modes[-1] if _modes else None
+def modes() -> tuple:
+    """The active modes, outermost first (read-only view of the stack)."""
+    return tuple(_stack)
 
 
 def apply(op, *args, **attrs):
     """Run a primitive op on tensors (and scalars): the one entry point of every op."""
     try:
-        if _modes:
-            return _modes[-1].dispatch(op, args, attrs, None)
+        if _stack:
+            return _stack[-1].dispatch(op, args, attrs, None)
         return eager(op, args, attrs)
     except _NUMPY_ERRORS as e:
         mapped = translate(e, op, args, attrs)
@@ -92,8 +183,8 @@ def apply(op, *args, **attrs):
 def apply_inplace(op, target, *args, **attrs):
     """Run ``op(target, *args)`` and write the result into ``target`` (a tensor); returns target."""
     try:
-        if _modes:
-            return _modes[-1].dispatch(op, (target,) + args, attrs, target)
+        if _stack:
+            return _stack[-1].dispatch(op, (target,) + args, attrs, target)
         return eager_inplace(op, target, args, attrs)
     except _NUMPY_ERRORS as e:
         mapped = translate(e, op, (target,) + args, attrs)
@@ -109,12 +200,91 @@ _NUMPY_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError)
 
 def redispatch(mode, op, args, attrs, target):
     """Continue an op call below ``mode``: the next mode down the stack, or eager execution."""
-    i = _modes.index(mode)
+    i = _stack.index(mode)
     if i > 0:
-        return _modes[i - 1].dispatch(op, args, attrs, target)
+        return _stack[i - 1].dispatch(op, args, attrs, target)
     if target is None:
         return eager(op, args, attrs)
     return eager_inplace(op, target, args[1:], attrs)
+
+
+# ----- events that are not ops ----------------------------------------------------------------------
+def read_value(t, what) -> None:
+    """Python is about to read ``t``'s values (``what``: "item", "bool", "numpy", ...)."""
+    for m in reversed(_stack):
+        m.on_read(t, what)
+
+
+def values_hidden() -> bool:
+    """True while a mode hides tensor values (repr shows a placeholder)."""
+    return any(m.hides_values for m in _stack)
+
+
+def set_data(t, source) -> None:
+    """``t.data = source``: ``t`` now uses ``source``'s storage, shape and dtype (torch's
+    ``set_data``; ``t`` keeps its identity, autograd state and hooks)."""
+    for m in reversed(_stack):
+        m.on_set_data(t, source)
+    t._data = source._data
+    t._dtype = source._dtype
+    t._meta = source._meta
+    t._vc = source._vc
+
+
+def set_grad(t, value) -> None:
+    """``t.grad = value`` (a tensor or None), e.g. ``zero_grad(set_to_none=True)``."""
+    for m in reversed(_stack):
+        m.on_set_grad(t, value)
+    t._grad = value
+
+
+def become(t, result) -> None:
+    """An in-place view op: ``t`` takes over ``result`` (a view of ``t`` computed through
+    ``apply``): its array, its place in the autograd graph, and its version counter. torch
+    refuses this on a leaf that requires grad, and counts it as an in-place modification."""
+    if t._rg and t.grad_fn is None and GradState.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    for m in reversed(_stack):
+        m.on_become(t, result)
+    t._data = result._data
+    t.grad_fn = result.grad_fn
+    t._output_nr = result._output_nr
+    t._rg = result._rg
+    base = result._base
+    if base is t:  # t was a base: it stays one (its storage is now seen through new strides)
+        t._base = None
+        t._view_fn = None
+    else:
+        t._base = base
+        t._view_fn = result._view_fn
+    t._vc[0] += 1
+
+
+def engine_observers() -> list:
+    """The engine observers of the active modes (empty outside a capture)."""
+    if not _stack:
+        return []
+    return [o for o in (m.engine() for m in _stack) if o is not None]
+
+
+def unwrap_attrs(op, attrs):
+    """``attrs`` with every tensor in ``op.tensor_attrs`` replaced by its array."""
+    if not op.tensor_attrs:
+        return attrs
+    out = dict(attrs)
+    for k in op.tensor_attrs:
+        if k in out:
+            out[k] = _unwrap(out[k])
+    return out
+
+
+def _unwrap(v):
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, (tuple, list)):
+        return type(v)(_unwrap(x) for x in v)
+    return v
 
 
 def _needs_grad(op, args):
@@ -160,7 +330,7 @@ def eager(op, args, attrs):
         if isinstance(a, Tensor) and a._meta:  # any meta input: the outputs are meta tensors
             for t in (res if isinstance(res, tuple) else (res,)):
                 t._meta = True
-                if not op.is_view:  # keep shape and dtype only
+                if not (op.is_view or op.alias):  # keep shape and dtype only
                     t._data = _meta_array(t._data.shape, t._data.dtype)
             break
     return res
@@ -168,6 +338,8 @@ def eager(op, args, attrs):
 
 def _eager(op, args, attrs):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.tensor_attrs:
+        attrs = unwrap_attrs(op, attrs)
     if _needs_grad(op, args):
         node = _make_node(op, args)
         out = op.forward(node, *arrays, **attrs)
@@ -187,7 +359,20 @@ def _eager(op, args, attrs):
         if op.is_view:
             _set_view_fn(res, op, args[0], arrays[1:], attrs)
         return res
+    if op.n_outputs == 0:
+        return None
     return tuple(_wrap_out(op, o, args, None, i) for i, o in enumerate(out))
+
+
+def output_array(op, out):
+    """A kernel's result as the array a tensor holds: numpy scalars (0-d results of numpy
+    reductions and ufuncs) become 0-d arrays, and read-only results of ops that are not views
+    become writeable copies, so every op's output accepts in-place writes (as torch's do)."""
+    if type(out) is not np.ndarray:
+        return np.asarray(out) if not isinstance(out, np.ndarray) else out
+    if not out.flags.writeable and not (op.is_view or op.alias):
+        return out.copy()
+    return out
 
 
 def _set_view_fn(t, op, src, rest, attrs):
@@ -204,13 +389,14 @@ def _set_view_fn(t, op, src, rest, attrs):
 
 
 def _wrap_out(op, arr, args, node, nr):
+    arr = output_array(op, arr)
     t = Tensor.__new__(Tensor)
     t._data = arr
     t._dtype = _BY_NP[arr.dtype]
     t._rg = node is not None
     t.grad_fn = node
     t._output_nr = nr
-    t.grad = None
+    t._grad = None
     t._acc = None
     t._hooks = None
     t._retains = False
@@ -220,6 +406,9 @@ def _wrap_out(op, arr, args, node, nr):
         src = args[0]
         t._vc = src._vc
         t._base = src._base if src._base is not None else src
+    elif op.alias:  # same storage, not an autograd view (detach shares the version counter)
+        t._vc = args[0]._vc if op.shares_version else [0]
+        t._base = None
     else:
         t._vc = [0]
         t._base = None
@@ -237,16 +426,28 @@ def eager_inplace(op, target, args, attrs):
     if not target._data.flags.writeable:
         _not_writable(target)
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    dst = target._data
     try:
-        out = op.forward(Ctx(), dst, *arrays, out=dst, **attrs)
-        if out is not dst:
-            _copy_into(dst, out)
+        inplace_forward(op, Ctx(), target._data, arrays, unwrap_attrs(op, attrs))
     except ValueError:
         _broadcast_error(target, arrays)
         raise
     target._vc[0] += 1
     return target
+
+
+def inplace_forward(op, ctx, dst, arrays, attrs):
+    """The kernel of an in-place op that records no node: computes into ``dst``."""
+    out = op.forward(ctx, dst, *arrays, out=dst, **attrs)
+    if out is not dst:
+        _copy_into(dst, out)
+
+
+def inplace_forward_grad(op, ctx, dst, arrays, attrs):
+    """The kernel of an in-place op that records a node (``ctx``): when backward reads input 0,
+    that is the value the op overwrites, so the kernel sees a private copy of it (torch saves
+    ``original_self`` the same way). Eager execution and graph replay both call this."""
+    first = dst.copy() if 0 in op.saved else dst
+    _copy_into(dst, op.forward(ctx, first, *arrays, **attrs))
 
 
 def _broadcast_error(target, arrays):
@@ -291,9 +492,8 @@ def _inplace_with_grad(op, target, full, attrs):
         return _inplace_on_view(op, target, full, attrs)
     node = _make_node(op, full)
     arrays = _inplace_arrays(op, full, node)
-    out = op.forward(node, *arrays, **attrs)
     try:
-        _copy_into(target._data, out)
+        inplace_forward_grad(op, node, target._data, arrays[1:], unwrap_attrs(op, attrs))
     except ValueError:
         _broadcast_error(target, arrays[1:])
         raise
@@ -307,12 +507,10 @@ def _inplace_with_grad(op, target, full, attrs):
 
 
 def _inplace_arrays(op, full, node):
-    """Input arrays of an in-place op that records ``node``. When backward reads input 0, that is
-    the target the op overwrites: the node keeps a private copy of its old value (torch saves
-    ``original_self`` the same way), which needs no version check."""
+    """Input arrays of an in-place op that records ``node``. When backward reads input 0 the
+    kernel gets a private copy of it (``inplace_forward_grad``), which needs no version check."""
     arrays = [a._data if isinstance(a, Tensor) else a for a in full]
     if 0 in op.saved:
-        arrays[0] = arrays[0].copy()
         node.saved_versions = _saved_versions(op, full, node.needs_input_grad, 1)
     return arrays
 
@@ -350,7 +548,6 @@ def _inplace_on_view(op, target, full, attrs):
                            "supported; use an out-of-place op")
     inner = _make_node(op, full)
     arrays = _inplace_arrays(op, full, inner)
-    out = op.forward(inner, *arrays, **attrs)
     node = Node(_CopySlices)
     node.inner = inner
     node.view_fn = view_fn
@@ -360,7 +557,7 @@ def _inplace_on_view(op, target, full, attrs):
     node.saved_versions = inner.saved_versions
     if Anomaly.enabled:
         node.__dict__["forward_stack"] = inner.__dict__.get("forward_stack")
-    _copy_into(target._data, out)
+    inplace_forward_grad(op, inner, target._data, arrays[1:], unwrap_attrs(op, attrs))
     target._vc[0] += 1
     if op.saves_output:
         node.saved_versions = node.saved_versions + [(target, target._vc[0])]
@@ -378,6 +575,31 @@ def _inplace_on_view(op, target, full, attrs):
     target._output_nr = 0
     target._rg = True
     return target
+
+
+class Detach(Op):
+    """``t.detach()``: the same storage and version counter, no autograd history."""
+
+    name = "detach"
+    alias = True
+    shares_version = True
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+
+class DataAlias(Op):
+    """``t.data``: the same storage, its own version counter, no autograd history."""
+
+    name = "data"
+    alias = True
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, x):
+        return x
 
 
 class _ViewOf(Op):

@@ -177,8 +177,8 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t) -> str:
-    from ._tensor import READ_GUARD
-    if READ_GUARD[0] is not None:
+    from ._dispatch import values_hidden
+    if values_hidden():
         return (f"tensor(<value available after the step; read it in a step closure>, "
                 f"size={tuple(t.shape)}, dtype={t._dtype!r}, device='lazy')")
     prefix = "tensor("

@@ -7,7 +7,7 @@ from . import _dtype as D
 from . import _functions as F
 from ._functions import indexing as FI
 from ._functions._common import _with_numpy_names
-from ._dispatch import apply, apply_inplace
+from ._dispatch import _unwrap, apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
 from ._random import RandomFill
@@ -73,18 +73,18 @@ def _contains(self, element):
                        f"{type(element)}.")
 
 
-def _shift(f, reflected=False):
-    def op(self, other):
+def _shift(op, kernel, reflected=False):
+    """``<<``/``>>`` (torch's bitwise shifts): integer operands only, the result in the promoted
+    dtype of the operands (a Python int adopts the tensor's)."""
+    def method(self, other):
         a, b = (other, self) if reflected else (self, other)
-        arr_a = a._data if isinstance(a, Tensor) else a
-        arr_b = b._data if isinstance(b, Tensor) else b
-        kind = np.result_type(arr_a, arr_b).kind
-        if kind not in "iub":
-            raise RuntimeError(f'"{f.__name__}_cpu" not implemented for '
-                               f"'{D.scalar_name(self._dtype)}'")
-        out = f(arr_a, arr_b)
-        return Tensor._wrap(np.asarray(out).astype(self._data.dtype, copy=False))
-    return op
+        if self._dtype.is_floating_point or (isinstance(other, Tensor) and
+                                             other._dtype.is_floating_point) or \
+                isinstance(other, float):
+            raise RuntimeError(f'"{kernel}_cpu" not implemented for '
+                               f"'{D.scalar_name(D.result_type(self, other))}'")
+        return apply(op, a, b)
+    return method
 
 
 _WARNED_T = set()
@@ -193,9 +193,7 @@ def pow_(self, exponent):
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo = min._data if isinstance(min, Tensor) else min
-    hi = max._data if isinstance(max, Tensor) else max
-    return apply_inplace(E.Clamp, self, lo=lo, hi=hi)
+    return apply_inplace(E.Clamp, self, lo=min, hi=max)
 
 
 def copy_(self, src, non_blocking=False):
@@ -223,8 +221,6 @@ def fill_(self, value):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
-        if not value.requires_grad:
-            value = value.item()
     return apply_inplace(E.Fill, self, value)
 
 
@@ -274,14 +270,11 @@ def _random_fill(kind):
 
 
 def masked_fill_(self, mask, value):
-    if isinstance(value, Tensor):
-        value = value.item()
-    return apply_inplace(M.MaskedFill, self, mask._data, value)
+    return apply_inplace(M.MaskedFill, self, mask, value)
 
 
 def index_put_(self, indices, values, accumulate=False):
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
-    return apply_inplace(M.IndexPut, self, values, key=key, accumulate=accumulate)
+    return apply_inplace(M.IndexPut, self, values, key=tuple(indices), accumulate=accumulate)
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
@@ -302,11 +295,11 @@ def index_fill_(self, dim, index, value):
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     s = src if src is not None else value
-    return apply_inplace(M.Scatter, self, index._data, s, dim=dim % max(self.ndim, 1), reduce=reduce)
+    return apply_inplace(M.Scatter, self, index, s, dim=dim % max(self.ndim, 1), reduce=reduce)
 
 
 def scatter_add_(self, dim, index, src):
-    return apply_inplace(M.Scatter, self, index._data, src, dim=dim % max(self.ndim, 1), reduce="add")
+    return apply_inplace(M.Scatter, self, index, src, dim=dim % max(self.ndim, 1), reduce="add")
 
 
 def lerp_(self, end, weight):
@@ -337,20 +330,19 @@ _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt"
 
 # ----- indexing -----------------------------------------------------------------------------------
 def _norm_key(key):
-    """Convert tensors/lists in an index to numpy; report whether the index is advanced."""
+    """The index as a tuple of ints, slices, None, Ellipsis, bools and index *tensors* (lists and
+    arrays become constant int64/bool tensors, a uint8 tensor a bool mask, as torch reads it);
+    also whether it is an advanced index. Index tensors stay tensors so that an index computed in
+    a traced step is an input of the indexing op, not a constant."""
     if not isinstance(key, tuple):
         key = (key,)
     out = []
     adv = False
     for k in key:
         if isinstance(k, Tensor):
-            if k.ndim == 0 and k._dtype not in (D.bool,) and not k._dtype.is_floating_point:
-                out.append(int(k.item()))
-                continue
             if k._dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            # torch reads a uint8 (byte) index tensor as a mask
-            out.append(k._data.astype(bool) if k._dtype is D.uint8 else k._data)
+            out.append(k.to(D.bool) if k._dtype is D.uint8 else k)
             adv = True
         elif isinstance(k, (list, np.ndarray)):
             a = np.asarray(k)
@@ -358,7 +350,7 @@ def _norm_key(key):
                 a = a.astype(np.int64)
             if a.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(a)
+            out.append(Tensor._wrap(a if a.dtype.kind == "b" else a.astype(np.int64)))
             adv = True
         elif isinstance(k, bool):
             out.append(k)
@@ -413,8 +405,8 @@ def _split_ints(key):
         elif x is Ellipsis:
             first.append(Ellipsis)
             rest.append(Ellipsis)
-        elif isinstance(x, np.ndarray):
-            first.extend([slice(None)] * (x.ndim if x.dtype == np.bool_ else 1))
+        elif isinstance(x, Tensor):
+            first.extend([slice(None)] * (x.ndim if x._dtype is D.bool else 1))
             rest.append(x)
         else:  # a slice
             first.append(slice(None))
@@ -455,7 +447,7 @@ def __setitem__(self, key, value):
         apply_inplace(M.IndexPut, self, value, key=k)
     except ValueError:
         vshape = tuple(getattr(value, "shape", ()))
-        tshape = np.empty(self.shape, dtype=bool)[k].shape
+        tshape = np.empty(self.shape, dtype=bool)[_unwrap(k)].shape
         if adv:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
                                f"broadcast to indexing result of shape {list(tshape)}") from None
@@ -471,14 +463,9 @@ def __setitem__(self, key, value):
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
 def _inplace_view(name, fn):
+    """``t.transpose_(...)`` and friends: ``t`` becomes the view ``fn(t, ...)`` (dispatch.become)."""
     def method(self, *args):
-        from ._dispatch import current_mode
-        mode = current_mode()
-        check = getattr(mode, "check_inplace_view", None)
-        if check is not None:
-            check(self, name)
-        self._data = fn(self, *args)._data
-        self._vc[0] += 1
+        become(self, fn(self, *args))
         return self
     method.__name__ = name
     return method
@@ -675,10 +662,10 @@ METHODS.update({
     'tile': _tile,
     'split': _split,
     '__contains__': _contains,
-    '__lshift__': _shift(np.left_shift),
-    '__rshift__': _shift(np.right_shift),
-    '__rlshift__': _shift(np.left_shift, reflected=True),
-    '__rrshift__': _shift(np.right_shift, reflected=True),
+    '__lshift__': _shift(E.LeftShift, "lshift"),
+    '__rshift__': _shift(E.RightShift, "rshift"),
+    '__rlshift__': _shift(E.LeftShift, "lshift", reflected=True),
+    '__rrshift__': _shift(E.RightShift, "rshift", reflected=True),
 })
 
 for _name, _impl in METHODS.items():

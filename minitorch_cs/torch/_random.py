@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from ._dispatch import Op
+from ._dispatch import Op, apply
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -21,7 +21,12 @@ _DEFAULT_SEED = 67280421310721  # torch's default seed value, so initial_seed() 
 
 
 class Generator:
-    """A random stream: ``Generator(device="cpu")``; ``manual_seed``, ``seed``, state get/set."""
+    """A random stream: ``Generator(device="cpu")``; ``manual_seed``, ``seed``, state get/set.
+
+    Every change of state (``manual_seed``, ``seed``, ``set_state``) and every read of it
+    (``get_state``) is an op at the dispatch point, like the random draws themselves: a traced
+    step on the emulated wafer replays them, so the stream evolves step by step as on CPU.
+    """
 
     def __init__(self, device="cpu"):
         self.device = device
@@ -31,14 +36,12 @@ class Generator:
         seed = int(seed)
         if not -(2 ** 63) <= seed < 2 ** 64:
             raise RuntimeError(f"Overflow when unpacking long: seed {seed} is out of range")
-        seed &= (1 << 64) - 1
-        self._seed = seed
-        self._np = np.random.Generator(np.random.PCG64(seed))
+        apply(GeneratorSeed, generator=self, seed=seed & ((1 << 64) - 1))
         return self
 
     def seed(self) -> int:
         s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
-        self.manual_seed(s)
+        apply(GeneratorSeed, generator=self, seed=s, from_entropy=True)
         return s
 
     def initial_seed(self) -> int:
@@ -46,28 +49,77 @@ class Generator:
 
     def get_state(self):
         """The full state as a uint8 tensor (seed, PCG64 state and increment, little endian)."""
+        return apply(GeneratorGetState, generator=self)
+
+    def set_state(self, new_state) -> "Generator":
         from ._tensor import Tensor
+        if not isinstance(new_state, Tensor):
+            new_state = Tensor._wrap(np.asarray(new_state, dtype=np.uint8))
+        if new_state.numel() != 80:
+            raise RuntimeError(f"Expected either a generator state of 80 bytes, got "
+                               f"{new_state.numel()}")
+        apply(GeneratorSetState, new_state, generator=self)
+        return self
+
+    # -- the state itself (the ops below and internal users call these) -------------------------
+    def _seed_raw(self, seed: int) -> None:
+        self._seed = seed
+        self._np = np.random.Generator(np.random.PCG64(seed))
+
+    def _state_array(self) -> np.ndarray:
         st = self._np.bit_generator.state
         words = [self._seed, st["state"]["state"], st["state"]["inc"], st["has_uint32"],
                  st["uinteger"]]
         raw = b"".join(int(w).to_bytes(16, "little") for w in words)
-        return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
+        return np.frombuffer(raw, dtype=np.uint8).copy()
 
-    def set_state(self, new_state) -> "Generator":
-        arr = np.asarray(new_state._data if hasattr(new_state, "_data") else new_state, dtype=np.uint8)
-        if arr.size != 80:
-            raise RuntimeError(f"Expected either a generator state of 80 bytes, got {arr.size}")
-        raw = arr.tobytes()
+    def _set_state_array(self, arr) -> None:
+        raw = np.asarray(arr, dtype=np.uint8).tobytes()
         words = [int.from_bytes(raw[i:i + 16], "little") for i in range(0, 80, 16)]
         self._seed = words[0]
         bg = np.random.PCG64()
         bg.state = {"bit_generator": "PCG64", "state": {"state": words[1], "inc": words[2]},
                     "has_uint32": words[3], "uinteger": words[4]}
         self._np = np.random.Generator(bg)
-        return self
 
     def __repr__(self) -> str:
         return "<torch._C.Generator object>"
+
+
+class GeneratorSeed(Op):
+    """``generator.manual_seed(seed)`` (``from_entropy``: ``generator.seed()``, the seed drawn
+    from the operating system)."""
+
+    name = "generator_seed"
+    differentiable = False
+    n_outputs = 0
+
+    @staticmethod
+    def forward(ctx, generator, seed, from_entropy=False):
+        generator._seed_raw(seed)
+
+
+class GeneratorGetState(Op):
+    """``generator.get_state()``: the state as 80 uint8 values."""
+
+    name = "generator_get_state"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, generator):
+        return generator._state_array()
+
+
+class GeneratorSetState(Op):
+    """``generator.set_state(state)``."""
+
+    name = "generator_set_state"
+    differentiable = False
+    n_outputs = 0
+
+    @staticmethod
+    def forward(ctx, state, generator):
+        generator._set_state_array(state)
 
 
 default_generator = Generator()

@@ -11,10 +11,6 @@ from ._device import CPU, META, device
 
 __all__ = ["Tensor"]
 
-# Set while a traced step is being captured for the emulated wafer: reading a value raises there.
-READ_GUARD: list = [None]
-
-
 class Tensor:
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
 
@@ -22,7 +18,7 @@ class Tensor:
     shared by a tensor and all its views; ``grad_fn``/``_output_nr`` name the graph node that made it.
     """
 
-    __slots__ = ("_data", "_dtype", "_rg", "grad_fn", "_output_nr", "grad", "_acc", "_hooks",
+    __slots__ = ("_data", "_dtype", "_rg", "grad_fn", "_output_nr", "_grad", "_acc", "_hooks",
                  "_retains", "_vc", "_base", "_view_fn", "_meta", "__dict__", "__weakref__")
 
     # -- construction ---------------------------------------------------------------------------
@@ -53,7 +49,7 @@ class Tensor:
         self._rg = False
         self.grad_fn = None
         self._output_nr = 0
-        self.grad = None
+        self._grad = None
         self._acc = None
         self._hooks = None
         self._retains = False
@@ -128,6 +124,22 @@ class Tensor:
 
     # -- autograd state -------------------------------------------------------------------------
     @property
+    def grad(self):
+        """The accumulated gradient (``None`` until a backward reaches this leaf)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        _dispatch.set_grad(self, value)
+
+    @grad.deleter
+    def grad(self):
+        _dispatch.set_grad(self, None)
+
+    @property
     def requires_grad(self) -> bool:
         return self._rg
 
@@ -152,19 +164,14 @@ class Tensor:
 
     @property
     def data(self):
-        # Like torch: same storage, but autograd does not see it (own version counter).
-        t = Tensor._wrap(self._data)
-        t._meta = self._meta
-        return t
+        """The same storage without autograd history (its own version counter, as in torch)."""
+        return _dispatch.apply(_dispatch.DataAlias, self)
 
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-        self._data = value._data
-        self._dtype = value._dtype
-        self._meta = value._meta
-        self._vc = value._vc
+        _dispatch.set_data(self, value)
 
     def _edge(self):
         if self.grad_fn is not None:
@@ -177,10 +184,8 @@ class Tensor:
         return (acc, 0)
 
     def detach(self) -> "Tensor":
-        t = Tensor._wrap(self._data)
-        t._vc = self._vc
-        t._meta = self._meta
-        return t
+        """The same storage and version counter, cut from the autograd graph."""
+        return _dispatch.apply(_dispatch.Detach, self)
 
     def detach_(self) -> "Tensor":
         self.grad_fn = None
@@ -248,8 +253,7 @@ class Tensor:
 
     # -- conversion -----------------------------------------------------------------------------
     def _check_readable(self, what):
-        if READ_GUARD[0] is not None:
-            READ_GUARD[0](what)
+        _dispatch.read_value(self, what)
         if self._meta:  # torch's error classes and wording for each way of reading
             if what in ("item", "bool"):
                 raise RuntimeError("Tensor.item() cannot be called on meta tensors")
@@ -439,3 +443,6 @@ def _rebuild(arr, rg, cls):
     Tensor._init(t, arr, False)
     t._rg = rg
     return t
+
+
+from . import _dispatch  # noqa: E402  (_dispatch needs Tensor; see its last lines)

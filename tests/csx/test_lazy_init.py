@@ -295,4 +295,4 @@ def test_uses_outside_the_block_run_eagerly(csx):
     F.mse_loss(model(torch.ones(4, 3)), torch.zeros(4, 2)).backward()
     opt.step()
     assert not lazy_init.is_lazy(buf) and np.abs(buf.numpy()).sum() > 0
-    assert not any(isinstance(m, lazy_init.LazyInitMode) for m in _dispatch._modes)
+    assert not any(isinstance(m, lazy_init.LazyInitMode) for m in _dispatch.modes())

@@ -199,7 +199,7 @@ def test_init_runs_under_no_grad_on_parameters():
         assert out is p and p.grad_fn is None and p.requires_grad and p.is_leaf
 
 
-class _Recorder:
+class _Recorder(_dispatch.Mode):
     """A dispatch mode that records (op name, is in-place on a target) and runs the op."""
 
     def __init__(self):
@@ -219,23 +219,15 @@ class _Recorder:
 ])
 def test_init_goes_through_the_dispatch_point(fn, expected):
     t = nn.Parameter(torch.empty(3, 4))
-    rec = _Recorder()
-    _dispatch.push_mode(rec)
-    try:
+    with _Recorder() as rec:
         fn(t)
-    finally:
-        _dispatch.pop_mode(rec)
     assert rec.ops == expected
 
 
 def test_layer_construction_is_fully_recorded():
     # everything a Linear does to its parameters at construction passes through the dispatch point
-    rec = _Recorder()
-    _dispatch.push_mode(rec)
-    try:
+    with _Recorder() as rec:
         nn.Linear(4, 3)
-    finally:
-        _dispatch.pop_mode(rec)
     assert rec.ops == [("full", False), ("full", False), ("random_fill", True),
                        ("random_fill", True)]
 

@@ -105,7 +105,7 @@ def _index_arr(index, fn):
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32, D.int16, D.int8,
                                                              D.uint8):
         raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
-    return index._data
+    return index
 
 
 def _need_tensor(x, fn, name, pos):

@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._dispatch import apply
 from .._ops import elementwise as E
 from .._ops import movement as M
+from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
 from ._common import _index_arr, _need_tensor, _parser_error, _sizes_str, _t
 
@@ -25,33 +26,30 @@ def where(condition, input=None, other=None):
 
 
 def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(np.atleast_1d(input._data))
-    if input.ndim == 0 and not as_tuple:  # torch: one row if the value is nonzero, no columns
-        return Tensor._wrap(np.zeros((int(bool(input._data)), 0), np.int64))
+    """The indices of the nonzero elements of ``input``: an ``(n, input.ndim)`` int64 tensor, or
+    with ``as_tuple`` one 1-d int64 tensor per dimension. The output's shape depends on the values,
+    so a compiled step (the emulated wafer) refuses it."""
     if as_tuple:
-        return tuple(Tensor._wrap(i.astype(np.int64)) for i in idx)
-    return Tensor._wrap(np.stack(idx, axis=1).astype(np.int64) if idx else
-                        np.zeros((0, 0), np.int64))
+        return apply(S.NonzeroTuple, input)
+    return apply(S.Nonzero, input)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The sorted distinct values of ``input`` (slices along ``dim``), with the inverse indices
+    and the counts when asked for. Data-dependent output shape (see :func:`nonzero`)."""
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
-    r = np.unique(input._data, return_inverse=return_inverse, return_counts=return_counts,
-                  axis=axis)
+    vals, inverse, counts = apply(S.Unique, input, axis=axis)
     if not (return_inverse or return_counts):
-        return Tensor._wrap(r)
-    out = [Tensor._wrap(r[0])]
-    if return_inverse:  # one entry per element, or per slice along ``dim``
-        shape = input.shape if axis is None else (input.shape[axis],)
-        out.append(Tensor._wrap(r[1].reshape(shape).astype(np.int64)))
-    if return_counts:
-        out.append(Tensor._wrap(r[-1].astype(np.int64)))
-    return tuple(out)
+        return vals
+    return (vals,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
 
 
 def bincount(input, weights=None, minlength=0):
-    w = weights._data if weights is not None else None
-    return Tensor._wrap(np.bincount(input._data, w, minlength))
+    """How often each value ``0..max(input)`` occurs in the 1-d non-negative integer ``input``
+    (summed ``weights`` instead when given); at least ``minlength`` bins."""
+    if weights is None:
+        return apply(S.Bincount, input, minlength=minlength)
+    return apply(S.Bincount, input, weights, minlength=minlength)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -110,14 +108,7 @@ def _index_add_args(input, dim, index, source, fn="index_add"):
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(input.shape)} "
                            f"source.shape = {list(source.shape)}")
-    idx = index._data.reshape(-1).astype(np.int64, copy=False)
-    size = input.shape[d] if input.ndim else 1
-    bad = M.first_out_of_range(idx, 0, size)
-    if bad is not None:
-        if input.ndim <= 1:  # torch's kernel for vectors reports it this way
-            raise IndexError("index out of range in self")
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
-    return d, idx
+    return d, index.reshape(-1).to(D.int64)  # the range is checked by the kernel
 
 
 def _index_copy_args(input, dim, index, source, fn="index_copy"):
@@ -154,18 +145,12 @@ def _index_copy_args(input, dim, index, source, fn="index_copy"):
     if source.ndim and n != source.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
                          f"source.size(dim) ({source.shape[d]})")
-    idx = index._data.reshape(-1)
-    size = input.shape[d] if input.ndim else 1
-    bad = M.first_out_of_range(idx, 0, size)
-    if bad is not None:
-        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with "
-                         f"size {size}")
-    return d, idx
+    return d, index.reshape(-1)  # the range is checked by the kernel
 
 
 def _index_fill_args(input, dim, index, value, fn="index_fill"):
-    """torch's checks for ``index_fill``, in torch's order; returns (dim, index wrapped into
-    ``[0, n)``, value) with value a number, or a 0-d tensor that requires grad."""
+    """torch's checks for ``index_fill``, in torch's order; returns (dim, 1-d index, value) with
+    value a number or a 0-d tensor (the kernel checks the index range and wraps negatives)."""
     number = (builtins.int, builtins.float, np.number)
     if not isinstance(index, Tensor) or not isinstance(value, (Tensor,) + number):
         _parser_error(fn, (dim, index, value), [
@@ -175,19 +160,12 @@ def _index_fill_args(input, dim, index, value, fn="index_fill"):
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
-        if not value.requires_grad:
-            value = value.item()
     if index._dtype is not D.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     d = _wrap_dim(dim, builtins.max(input.ndim, 1))
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    idx = index._data.reshape(-1)
-    size = input.shape[d] if input.ndim else 1
-    bad = M.first_out_of_range(idx, -size, size)
-    if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
-    return d, np.where(idx < 0, idx + size, idx), value
+    return d, index.reshape(-1), value
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -244,10 +222,7 @@ def masked_fill(input, mask, value):
         if value.ndim:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
-        if value.requires_grad:
-            return apply(M.MaskedFill, input, mask._data, value)
-        value = value.item()
-    return apply(M.MaskedFill, input, mask._data, value)
+    return apply(M.MaskedFill, input, mask, value)
 
 
 def masked_select(input, mask):

@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import apply, apply_inplace
+from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._tensor import Tensor
 from ._common import _check_integral, _check_tensor, _t, tensor_like
@@ -295,16 +295,16 @@ def sgn(input):
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo = min._data if isinstance(min, Tensor) and not min.requires_grad else min
-    hi = max._data if isinstance(max, Tensor) and not max.requires_grad else max
-    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+    if (isinstance(min, Tensor) and min.requires_grad) or \
+            (isinstance(max, Tensor) and max.requires_grad):
+        lo, hi = min, max
         r = input
         if lo is not None:
             r = maximum(r, lo if isinstance(lo, Tensor) else tensor_like(lo, input))
         if hi is not None:
             r = minimum(r, hi if isinstance(hi, Tensor) else tensor_like(hi, input))
         return r
-    return apply(E.Clamp, input, lo=lo, hi=hi)
+    return apply(E.Clamp, input, lo=min, hi=max)
 
 
 clip = clamp
@@ -366,17 +366,23 @@ bitwise_xor = _cmp(E.BitwiseXor)
 
 
 def equal(input, other) -> bool:
+    """True when both tensors have the same shape and elements (a Python bool: a value read)."""
+    read_value(input, "equal")
+    read_value(other, "equal")
     return input.shape == other.shape and builtins.bool(np.array_equal(input._data, other._data))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """``isclose(...).all()`` as a Python bool (a value read)."""
+    read_value(input, "allclose")
+    read_value(other, "allclose")
     return builtins.bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol,
                                      equal_nan=equal_nan))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    o = other._data if isinstance(other, Tensor) else other
-    return Tensor._wrap(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """``|input - other| <= atol + rtol * |other|`` elementwise, a bool tensor."""
+    return apply(E.Isclose, input, _t(other), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def clone(input, *, memory_format=None):

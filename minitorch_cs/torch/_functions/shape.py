@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import apply
 from .._ops import movement as M
+from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
 from ._common import _dims, _infer_shape, _shape_arg
 
@@ -298,12 +299,10 @@ def tile(input, dims):
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # one-argument form: index i repeated input[i] times
-        counts = input._data
-        return Tensor._wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        return apply(S.RepeatCounts, input)
     if dim is None:
         input, dim = input.flatten(), 0
-    r = repeats._data if isinstance(repeats, Tensor) else repeats
-    return apply(M.RepeatInterleave, input, repeats=r, dim=_wrap_dim(dim, input.ndim))
+    return apply(M.RepeatInterleave, input, repeats=repeats, dim=_wrap_dim(dim, input.ndim))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

@@ -443,6 +443,7 @@ class Clamp(Op):
 
     name = "clamp"
     saved = (0,)
+    tensor_attrs = ("lo", "hi")
 
     @staticmethod
     def forward(ctx, x, lo=None, hi=None, out=None):
@@ -723,6 +724,19 @@ BitwiseAnd = _nondiff_binary("bitwise_and", np.bitwise_and)
 BitwiseOr = _nondiff_binary("bitwise_or", np.bitwise_or)
 BitwiseXor = _nondiff_binary("bitwise_xor", np.bitwise_xor)
 FloorDivide = _nondiff_binary("floor_divide", np.floor_divide)
+LeftShift = _nondiff_binary("bitwise_left_shift", np.left_shift)
+RightShift = _nondiff_binary("bitwise_right_shift", np.right_shift)
+
+
+class Isclose(Op):
+    """``|a - b| <= atol + rtol * |b|`` elementwise (``equal_nan``: NaNs compare equal)."""
+
+    name = "isclose"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 class Where(Op):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from .._dtype import bool as _bool
+from .._tensor import Tensor
 
 
 # ----- views (forward returns a numpy view of the input) -----------------------------------------
@@ -109,11 +111,20 @@ class AdvIndex(Op):
     """Advanced indexing (integer/bool arrays): a gather; repeated indices accumulate in backward."""
 
     name = "index_adv"
+    tensor_attrs = ("key",)
+
+    @staticmethod
+    def dynamic_shape(args, attrs):
+        """A boolean mask selects as many elements as it has True values."""
+        return any(isinstance(k, Tensor) and k.dtype is _bool for k in attrs["key"])
 
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x.shape, key
-        return x[key]
+        r = x[key]
+        if r.base is not None and np.may_share_memory(r, x):  # a 0-d index array reads as an int
+            r = r.copy()
+        return r
 
     @staticmethod
     def backward(ctx, g):
@@ -126,6 +137,7 @@ class IndexPut(Op):
     """``x[key] = v`` as an op (also the in-place form behind ``__setitem__``)."""
 
     name = "index_put"
+    tensor_attrs = ("key",)
 
     @staticmethod
     def forward(ctx, x, v, key, accumulate=False, out=None):
@@ -225,6 +237,12 @@ class Tile(Op):
 
 class RepeatInterleave(Op):
     name = "repeat_interleave"
+    tensor_attrs = ("repeats",)
+
+    @staticmethod
+    def dynamic_shape(args, attrs):
+        """Repeat counts held in a tensor decide the output length."""
+        return isinstance(attrs["repeats"], Tensor) and attrs["repeats"].numel() > 1
 
     @staticmethod
     def forward(ctx, x, repeats, dim):
@@ -258,6 +276,7 @@ def _check_bounds(index, size, dim, message=None):
 
 class Gather(Op):
     name = "gather"
+    tensor_attrs = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, dim):
@@ -328,6 +347,7 @@ class Scatter(Op):
 
 class IndexSelect(Op):
     name = "index_select"
+    tensor_attrs = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, dim):
@@ -358,10 +378,17 @@ class IndexAdd(Op):
 
     name = "index_add"
     node_name = "IndexAddBackward0"
+    tensor_attrs = ("index",)
 
     @staticmethod
     def forward(ctx, x, source, index, dim, alpha=1, out=None):
         shape = x.shape or (1,)
+        bad = first_out_of_range(index, 0, shape[dim])
+        if bad is not None:
+            if x.ndim <= 1:  # torch's kernel for vectors reports it this way
+                raise IndexError("index out of range in self")
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                               f"{shape[dim]}")
         sshape = shape[:dim] + (index.size,) + shape[dim + 1:]
         ctx.index, ctx.dim, ctx.alpha, ctx.shapes = index, dim, alpha, (x.shape, source.shape)
         r = out if out is not None else np.array(x, copy=True)
@@ -391,10 +418,15 @@ class IndexCopy(Op):
 
     name = "index_copy"
     node_name = "IndexCopyBackward0"
+    tensor_attrs = ("index",)
 
     @staticmethod
     def forward(ctx, x, source, index, dim, out=None):
         shape = x.shape or (1,)
+        bad = first_out_of_range(index, 0, shape[dim])
+        if bad is not None:
+            raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} "
+                             f"with size {shape[dim]}")
         sshape = shape[:dim] + (index.size,) + shape[dim + 1:]
         ctx.index, ctx.dim, ctx.shapes = index, dim, (x.shape, source.shape)
         r = out if out is not None else np.array(x, copy=True)
@@ -419,14 +451,20 @@ class IndexCopy(Op):
 class IndexFill(Op):
     """``index_fill(dim, index, value)``: every slice ``self[.., index[i], ..]`` set to ``value``
     (a number, or a 0-d array when the value tensor requires grad: its gradient is the sum of the
-    gradient over the filled slices). ``index`` arrives wrapped to ``[0, n)``."""
+    gradient over the filled slices). Negative entries of ``index`` count from the end."""
 
     name = "index_fill"
     node_name = "IndexFillBackward0"
+    tensor_attrs = ("index",)
 
     @staticmethod
     def forward(ctx, x, value, index, dim, out=None):
         shape = x.shape or (1,)
+        size = shape[dim]
+        bad = first_out_of_range(index, -size, size)
+        if bad is not None:
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        index = np.where(index < 0, index + size, index)
         ctx.index, ctx.dim, ctx.shape = index, dim, x.shape
         r = out if out is not None else np.array(x, copy=True)
         _as_nd(r, shape)[_along(dim, index)] = value

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._autograd import (enable_grad, inference_mode, is_grad_enabled, no_grad, run_backward,
-                         set_grad_enabled)
+from .. import _dispatch
+from .._autograd import (_copy_as, _rec, enable_grad, inference_mode,
+                         is_grad_enabled, no_grad, run_backward, set_grad_enabled)
 from .._tensor import Tensor
 from . import anomaly_mode
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -59,13 +60,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         capture = {t._edge(): None for t in inputs}
         run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
         from .._autograd import _accumulate
+        obs = _dispatch.engine_observers()
         for t in inputs:
             g = capture[t._edge()]
-            if g is not None:
-                if t.grad_fn is None:
-                    _accumulate(t._edge()[0], g, set())
-                else:
-                    t.grad = Tensor._wrap(np.array(g)) if t.grad is None else t.grad + Tensor._wrap(g)
+            if g is None:
+                continue
+            if t.grad_fn is None:
+                _accumulate(t._edge()[0], g, set(), obs)
+            elif t.grad is None:  # a non-leaf named in ``inputs``: its grad is set, not hooked
+                t.grad = Tensor._wrap(_rec(obs, _copy_as, (g, g.dtype), {}, np.array(g)))
+            else:
+                t.grad = t.grad + Tensor._wrap(g)
         return
     run_backward(roots, grads, retain_graph=bool(retain_graph))
 
@@ -90,15 +95,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {t._edge(): None for t in inputs}
     run_backward([o._edge() for o in outputs], grads, retain_graph=bool(retain_graph),
                  capture=capture)
+    obs = _dispatch.engine_observers()
     res = []
     for t in inputs:
         g = capture[t._edge()]
         if g is None:
             if materialize_grads:
-                g = np.zeros(t._data.shape, t._data.dtype)
+                g = np.zeros(t._data.shape, t._data.dtype)  # a constant of the step
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                                    "in the graph. Set allow_unused=True if this is the desired "
                                    "behavior.")
-        res.append(None if g is None else Tensor._wrap(np.array(g, dtype=t._data.dtype)))
+        if g is not None:
+            g = _rec(obs, _copy_as, (g, t._data.dtype), {}, np.array(g, dtype=t._data.dtype))
+        res.append(None if g is None else Tensor._wrap(g))
     return tuple(res)

@@ -32,7 +32,12 @@ class FunctionCtx:
 
 
 class _CustomOp(_dispatch.Op):
+    """The graph node of a custom Function. Its forward and backward are the user's Python code
+    over tensor ops, each of which passes the dispatch point on its own (so a graph capture
+    records them, not this node)."""
+
     name = "custom_function"
+    records_itself = True
 
     @staticmethod
     def backward(node, g):

@@ -1,0 +1,78 @@
+"""Selections whose output shape depends on the input's values: ``nonzero``, ``unique``,
+``bincount`` and the counts form of ``repeat_interleave``.
+
+They are ordinary ops eagerly; ``data_dependent_shape`` tells a compiled graph (the emulated
+wafer's capture) that it cannot hold them, since every shape there is fixed when the step is
+compiled.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import Op
+
+
+class Nonzero(Op):
+    """The indices of the nonzero elements: one row per element, one column per dimension."""
+
+    name = "nonzero"
+    differentiable = False
+    data_dependent_shape = True
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.ndim == 0:  # torch: one row if the value is nonzero, no columns
+            return np.zeros((int(bool(x)), 0), np.int64)
+        idx = np.nonzero(x)
+        return np.stack(idx, axis=1).astype(np.int64) if idx else np.zeros((0, 0), np.int64)
+
+
+class NonzeroTuple(Nonzero):
+    """``nonzero(as_tuple=True)``: one index array per dimension of the input (at least one)."""
+
+    name = "nonzero_tuple"
+    n_outputs = -1  # as many as the input has dimensions
+
+    @staticmethod
+    def forward(ctx, x):
+        return tuple(i.astype(np.int64) for i in np.nonzero(np.atleast_1d(x)))
+
+
+class Unique(Op):
+    """The sorted distinct values (or slices along ``dim``), with optional inverse indices and
+    counts (always three outputs here; the caller keeps the ones asked for)."""
+
+    name = "unique"
+    differentiable = False
+    data_dependent_shape = True
+    n_outputs = 3
+
+    @staticmethod
+    def forward(ctx, x, axis=None):
+        vals, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
+        shape = x.shape if axis is None else (x.shape[axis],)
+        return vals, inverse.reshape(shape).astype(np.int64), counts.astype(np.int64)
+
+
+class Bincount(Op):
+    """Occurrences of each non-negative integer (``weights``: summed weights instead)."""
+
+    name = "bincount"
+    differentiable = False
+    data_dependent_shape = True
+
+    @staticmethod
+    def forward(ctx, x, weights=None, minlength=0):
+        return np.bincount(x, weights, minlength)
+
+
+class RepeatCounts(Op):
+    """``repeat_interleave(counts)``: index ``i`` repeated ``counts[i]`` times."""
+
+    name = "repeat_interleave_counts"
+    differentiable = False
+    data_dependent_shape = True
+
+    @staticmethod
+    def forward(ctx, counts):
+        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
