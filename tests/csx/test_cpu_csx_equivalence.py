@@ -119,3 +119,65 @@ def test_judge_is_bit_exact(tmp_path):
     assert not harness.diff_records(back, harness.load_results(tmp_path / "r")["c"]["values"])
     assert np.array_equal(back["x"][2], a, equal_nan=True)
     assert back["h"][2].tobytes() == b16.tobytes()
+
+
+def _raised(type_="RuntimeError", message="", step=1, inside=True, mro=None):
+    return {"outcome": {"status": "raised", "type": type_, "mro": mro or [type_, "Exception"],
+                        "message": message, "step": step, "inside": inside, "where": []},
+            "values": {}}
+
+
+def test_judge_refusal_rules():
+    """A refusal passes only for the declared type, step and words, never for an internal error
+    type or text, and never when CPU fails too."""
+    case = harness.Case("c", "doc", None, harness.Refused((r"value", r"step.?closure")))
+    good = "Cannot read a tensor's value here; use a cstorch.step_closure"
+    cpu = {"c": _rec()}
+    harness.judge(case, cpu, {"c": _raised(message=good)})
+    harness.judge(case, cpu, {"c": _raised("ValueReadError", good,
+                                           mro=["ValueReadError", "RuntimeError"])})
+    for bad in [_raised(message=good, step=2), _raised(message="value only"),
+                _raised("KeyError", good, mro=["KeyError", "RuntimeError"]),
+                _raised(message="internal error: " + good), {"c": _rec()}["c"]]:
+        with pytest.raises(AssertionError):
+            harness.judge(case, cpu, {"c": bad})
+    with pytest.raises(AssertionError, match="CPU must run"):
+        harness.judge(case, {"c": _raised(message=good)}, {"c": _raised(message=good)})
+    equal = harness.Case("c", "doc", None)
+    with pytest.raises(AssertionError, match="CSX raised"):
+        harness.judge(equal, cpu, {"c": _raised(message=good)})
+
+
+def test_run_case_records_where_it_raised(tmp_path):
+    """The outcome names the step that raised and whether it was inside the traced call."""
+    import minitorch_cs as cstorch
+    from minitorch_cs import torch
+
+    def build(fail_inside):
+        def b(env):
+            lin = torch.nn.Linear(2, 1)
+            env.compile(lin)
+            seen = []
+
+            @cstorch.trace
+            def step(x):
+                if fail_inside and len(seen) == 2:
+                    raise RuntimeError("boom inside")
+                seen.append(1)
+                return lin(x).sum()
+
+            def loop(env, setup):
+                for i, (x,) in enumerate(env.executor([(torch.ones(3, 2),)] * 5), start=1):
+                    env.record(env.call(step, x))
+                    if not fail_inside and i == 2:
+                        raise ValueError("boom between steps")
+            return harness.Setup(step, modules={"m": lin}, loop=loop)
+        return b
+
+    inside = harness.run_case(harness.Case("a", "", build(True)), "CPU", tmp_path / "a")
+    assert inside["outcome"]["type"] == "RuntimeError" and inside["outcome"]["step"] == 3
+    assert inside["outcome"]["inside"] and len([k for k in inside["values"]
+                                                if k.startswith("closure/")]) == 2
+    between = harness.run_case(harness.Case("b", "", build(False)), "CPU", tmp_path / "b")
+    assert between["outcome"]["type"] == "ValueError" and between["outcome"]["step"] == 2
+    assert not between["outcome"]["inside"] and "param/m.weight" in between["values"]
