@@ -256,6 +256,11 @@ class CsxBackendImpl(BaseBackendImpl):
                 if x is not None:
                     x._data = y._data
         traced = _Traced(tape, out, {id(m): m.training for m in _modules(self)})
+        traced.hyper = [(type(opt).__name__, i, g, k, v)
+                        for opt in self.optimizer_registry
+                        for i, g in enumerate(opt.param_groups) for k, v in g.items()
+                        if k != "params" and isinstance(v, (int, float)) and
+                        not isinstance(v, bool)]
         self._tapes[step_fn] = traced
         return out, tape
 
@@ -297,6 +302,26 @@ class CsxBackendImpl(BaseBackendImpl):
                     f"step {self.run_context.user_iteration} although it was set on the first "
                     "step. The wafer compiles the first step's graph: keep gradients in the same "
                     "state at the start of every step (zero them inside the traced step).")
+        for p, was_none in tape.grad_presence:
+            if (p._grad is None) != was_none:
+                raise WaferRuleError(
+                    "The traced step looked at a parameter's .grad (e.g. `if p.grad is None`) "
+                    f"while it was {'unset' if was_none else 'set'} on the first step, but it is "
+                    f"{'set' if was_none else 'unset'} on step "
+                    f"{self.run_context.user_iteration}. The wafer compiles the first step's "
+                    "graph, so Python decisions on .grad are frozen: clear gradients with "
+                    "optimizer.zero_grad() / model.zero_grad() (which the graph replays), or keep "
+                    "them in the same state at the start of every step.")
+        for name, i, group, key, value in traced.hyper:
+            now = group.get(key)
+            if now is not value and now != value:
+                raise WaferRuleError(
+                    f"{name}.param_groups[{i}][{key!r}] changed from {value!r} to {now!r} "
+                    f"between steps of one executor run (step {self.run_context.user_iteration}). "
+                    "The wafer compiled the step with the Python value it had on the first step, "
+                    "as a constant. Change hyper-parameters between runs, or drive them with a "
+                    "cstorch scheduler (cstorch.optim.lr_scheduler), whose values the graph "
+                    "computes every step.")
         for m in _modules(self):
             was = traced.training.get(id(m))
             if was is not None and m.training != was:
@@ -499,20 +524,29 @@ def _check_alive(impl, cap, out):
     import gc
     gc.collect()
     accounted = set()
+
+    def account(t):
+        while t is not None and id(t) not in accounted:
+            accounted.add(id(t))
+            _graph_tensors(t.grad_fn, accounted)
+            if t._grad is not None:
+                accounted.add(id(t._grad))
+            t = t._base  # a view keeps its base alive
+
     for _, t in visit_torch_tensors(out):
-        accounted.add(id(t))
-        _graph_tensors(t.grad_fn, accounted)
+        account(t)
     for closure, args, kwargs, _ in impl.step_closures:
         for _, t in visit_torch_tensors([args, kwargs]):
-            accounted.add(id(t))
+            account(t)
     for p in _watched_leaves(impl):
-        if p._grad is not None:
-            accounted.add(id(p._grad))
+        account(p)
     for _, obj in _watched_objects(impl):
         leaves = {}
         _flatten(vars(obj), (), leaves)
-        accounted.update(id(v) for v in leaves.values() if isinstance(v, Tensor))
-    leaves = None  # (it would count as a holder below)
+        for v in leaves.values():
+            if isinstance(v, Tensor):
+                account(v)
+    leaves = v = t = None  # (they would count as holders below)
     rebind = []
     for wr, site, slot in cap.created:
         t = wr()

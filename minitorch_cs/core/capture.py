@@ -65,10 +65,35 @@ def creation_site(depth=2) -> str:
     return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno} in {f.f_code.co_name}()"
 
 
+_TENSOR_API = tuple(os.path.join(_PACKAGE, "torch", f) for f in (
+    "_methods.py", "_tensor.py", os.path.join("_functions", "shape.py"),
+    os.path.join("_functions", "_common.py")))
+
+
+_TORCH_LIB = os.path.join(_PACKAGE, "torch") + os.sep
+_CORE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _requested_by_user():
+    """Whether the op being dispatched was asked for directly through the tensor API (``w.T``,
+    ``w.view(...)``, ``torch.transpose(w, ...)``) by code outside the torch library, rather than
+    inside a library function such as ``F.batch_norm``."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename not in _TENSOR_API and \
+            f.f_code.co_filename.startswith((_TORCH_LIB, _CORE)):
+        f = f.f_back  # the dispatch point and the mode itself
+    if f is None or f.f_code.co_filename not in _TENSOR_API:
+        return False
+    while f is not None and f.f_code.co_filename in _TENSOR_API:
+        f = f.f_back
+    return f is not None and not f.f_code.co_filename.startswith(_TORCH_LIB)
+
+
 def check_explicit_alias(t, what):
     """A lazily initialized weight must not be aliased explicitly in the step (the wafer rule
     the seed documentation states for lazy initialization)."""
-    if t.__dict__.get("_lazy_initialized") and t._rg and _autograd.GradState.enabled:
+    if t.__dict__.get("_lazy_initialized") and t._rg and _autograd.GradState.enabled and \
+            _requested_by_user():
         raise WaferRuleError(
             f"Compile failure: the traced step applies an aliasing op ({what}) directly to a weight "
             f"of shape {list(t.shape)} that was initialized lazily. With lazy initialization, ops "
@@ -108,6 +133,14 @@ class _ReplayCtx:
         self.needs_input_grad, self.in_meta, self.next = info
 
 
+def _holder(t, weak):
+    """A callable returning ``t``: a weak reference for a tensor the step made (the tape must not
+    keep it alive; when it is gone, what an entry would do to it is unobservable)."""
+    if weak:
+        return weakref.ref(t)
+    return lambda: t
+
+
 def _node_info(node):
     # ``next`` only by its length (CopySlices): holding the edges would keep the graph alive
     return (list(node.needs_input_grad), list(node.in_meta), [None] * len(node.next))
@@ -126,6 +159,7 @@ class Tape:
         self.live = []  # (tensor, ref): tensor._data = resolve(ref) after each replay
         self.externals = []  # (tensor, shape, dtype): must be unchanged at every replay
         self.grads_read = []  # (leaf, shape): .grad read before the step defines it
+        self.grad_presence = []  # (leaf, was None): .grad seen by Python before the step set it
         self.signature = []  # op names and shapes, for retrace comparison
 
     def replay(self, input_arrays):
@@ -152,6 +186,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.keep = []  # keeps every named object alive while capturing (ids stay unique)
         self.grad_owner = {}  # id(grad tensor) -> the leaf whose .grad it is
         self.grad_defined = set()  # leaves whose .grad the step has created or set so far
+        self.grad_checked = set()  # leaves whose .grad Python read before the step defined it
         self.nodes = {}  # id(Node) -> key
         self.externals = {}  # id(tensor) -> tensor
         self.created = []  # (weakref to a tensor an op of the step made, creation site, slot)
@@ -201,7 +236,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         """The reference for any value an op receives (tensors, arrays, containers, constants)."""
         if isinstance(v, Tensor):
             return self.ref_tensor(v)
-        if isinstance(v, np.ndarray):
+        if isinstance(v, (np.ndarray, np.generic)):
             s = self.array_slot.get(id(v))
             return ("s", s) if s is not None else ("c", v)
         if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
@@ -261,13 +296,26 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
             # a tensor read through its object: the replay rebinds it at this point
             self.tape.entries.append(_rebind_entry(tensor, ref))
 
+    def _var(self, t):
+        return _holder(t, id(t) in self.tensor_slot and id(t) not in self.externals)
+
     def on_set_grad(self, tensor, value):
         ref = None if value is None else self.ref_tensor(value)
-        self.tape.entries.append(_set_grad_entry(tensor, ref))
+        self.tape.entries.append(_set_grad_entry(self._var(tensor), ref))
         self.grad_defined.add(tensor)
         if value is not None:
             self.grad_owner[id(value)] = tensor
             self.keep.append(value)
+
+    def on_zero_grad(self, tensor, set_to_none):
+        self.tape.entries.append(_zero_grad_entry(self._var(tensor), set_to_none))
+        if tensor._grad is not None and not set_to_none:
+            self.grad_defined.add(tensor)
+
+    def on_read_grad(self, tensor):
+        if tensor not in self.grad_defined and tensor not in self.grad_checked:
+            self.grad_checked.add(tensor)
+            self.tape.grad_presence.append((tensor, tensor._grad is None))
 
     def engine(self):
         return self
@@ -346,7 +394,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.tape.entries.append(_bwd_entry(node.op, key, grefs, out_slots, node.n_outputs))
 
     def accumulate(self, var, g, created):
-        self.tape.entries.append(_accumulate_entry(var, self.ref(g)))
+        self.tape.entries.append(_accumulate_entry(self._var(var), self.ref(g)))
         self.grad_defined.add(var)
         self.grad_owner[id(var._grad)] = var
         self.keep.append(var._grad)
@@ -357,6 +405,11 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.keep = []
         self.tensor_slot = {}
         self.array_slot = {}
+        self.grad_owner = {}
+        self.grad_defined = set()
+        self.grad_checked = set()
+        self.nodes = {}
+        self.externals = {}
 
 
 # ----- entries ------------------------------------------------------------------------------------
@@ -517,22 +570,37 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
 
 def _accumulate_entry(var, ref):
     def run(env, ctxs):
-        _autograd.accumulate_grad(var, _resolve(env, ref), ctxs["stored"])
+        v = var()
+        if v is not None:
+            _autograd.accumulate_grad(v, _resolve(env, ref), ctxs["stored"])
     return run
 
 
 def _set_grad_entry(var, ref):
     if ref is None:
         def unset(env, ctxs):
-            var._grad = None
+            v = var()
+            if v is not None:
+                v._grad = None
         return unset
 
     def run(env, ctxs):
+        v = var()
+        if v is None:
+            return
         arr = _resolve(env, ref)
-        g = var._grad
+        g = v._grad
         if g is not None and g._data is arr:
             return
-        var._grad = Tensor._wrap(arr)
+        v._grad = Tensor._wrap(arr)
+    return run
+
+
+def _zero_grad_entry(var, set_to_none):
+    def run(env, ctxs):
+        v = var()
+        if v is not None:
+            _dispatch.zero_grad_now(v, set_to_none)
     return run
 
 

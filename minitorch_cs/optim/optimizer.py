@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict, defaultdict
 
 from .. import torch
+from ..torch import _dispatch
 from ..backend import current_backend_impl
 from ._functional import scalar
 
@@ -335,16 +336,7 @@ class Optimizer(ABC):
     def _zero_grad(self, set_to_none: bool = True) -> None:
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                _dispatch.zero_grad(p, set_to_none)
 
     # -- helpers -------------------------------------------------------------------------------
     def visit_state(self, fn) -> None:

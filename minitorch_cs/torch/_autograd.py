@@ -268,7 +268,7 @@ def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
         g = g.sum(axis=axes, keepdims=True)
     if g.shape != shape:
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for input of shape {shape}")
-    return g
+    return g if type(g) is np.ndarray else np.asarray(g)  # a sum to 0-d gives a numpy scalar
 
 
 def _toposort(roots):
@@ -448,7 +448,7 @@ def accumulate_grad(var, g, stored=None):
     another dtype); otherwise ``g`` is added into ``.grad`` in place. Returns the array used and
     whether ``.grad`` was created."""
     from ._tensor import Tensor
-    if var.grad is None:
+    if var._grad is None:
         if not g.flags.writeable or g.base is not None or (stored is not None and id(g) in stored) \
                 or g.dtype != var._data.dtype:
             g = np.array(g, dtype=var._data.dtype, copy=True)
@@ -456,12 +456,12 @@ def accumulate_grad(var, g, stored=None):
             stored.add(id(g))
         var._grad = Tensor._wrap(g)
         return g, True
-    gd = var.grad._data
+    gd = var._grad._data
     if gd.shape != g.shape:
         raise RuntimeError(f"grad of shape {list(gd.shape)} does not match the incoming gradient "
                            f"of shape {list(g.shape)}")
     gd += g
-    var.grad._vc[0] += 1
+    var._grad._vc[0] += 1
     return g, False
 
 

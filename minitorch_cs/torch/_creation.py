@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import device as _device_cls
-from ._dispatch import Op, apply
+from ._autograd import no_grad
+from ._dispatch import Op, apply, read_value
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 
@@ -100,11 +101,24 @@ def _infer_dtype(data):
 
 
 def _to_nested(data):
-    if isinstance(data, Tensor):
+    if isinstance(data, Tensor):  # an element of a nested list: Python reads its value
+        read_value(data, "torch.tensor of a list of tensors")
         return data._data
     if isinstance(data, (list, tuple)):
         return [_to_nested(x) for x in data]
     return data
+
+
+class Constant(Op):
+    """A tensor holding a copy of constant data (``torch.tensor(list)``): a fresh array each
+    time it runs, so in-place updates of one never reach another."""
+
+    name = "constant"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, value):
+        return np.array(value, copy=True)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -115,12 +129,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                   ".clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
                   "torch.tensor(sourceTensor).")
     dt = D.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    if isinstance(data, Tensor) and not data._meta and not _is_meta(device):
+        with no_grad():  # a copy cut from the graph, through the dispatch point
+            out = data.to(dt) if data._dtype is not dt else data.clone()
+        return _finish(out, requires_grad)
     arr = np.array(_to_nested(data), dtype=dt.np)
-    if _is_meta(device):
+    if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))
         t._meta = True
         return _finish(t, requires_grad)
-    return _finish(Tensor._wrap(arr), requires_grad)
+    return _finish(apply(Constant, value=arr), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):

@@ -12,7 +12,9 @@ active, a mode sees, through one method each:
   ``tolist``, ``numpy``, ``__array__``, ``repr``, ``allclose``/``equal``);
 * ``on_set_data(tensor, source)`` -- ``tensor.data = source`` and ``out=`` resizes: a tensor's
   storage replaced by another tensor's;
-* ``on_set_grad(tensor, value)`` -- ``tensor.grad = value`` (``zero_grad``, user code);
+* ``on_set_grad(tensor, value)`` -- ``tensor.grad = value``; ``on_zero_grad(tensor,
+  set_to_none)`` -- ``zero_grad`` of one parameter; ``on_read_grad(tensor)`` -- Python reads
+  ``tensor.grad`` (whether a gradient exists is state Python can branch on);
 * ``on_become(tensor, result)`` -- in-place view ops (``t_``, ``transpose_``, ``squeeze_``,
   ``unsqueeze_``): a tensor taking over the storage and graph position of a view of itself;
 * ``engine()`` -- an :class:`EngineObserver` for the autograd engine's array-level work during
@@ -32,7 +34,8 @@ from ._autograd import Anomaly, GradState, Node, record_forward_stack
 from ._errors import translate
 
 __all__ = ["Op", "Mode", "EngineObserver", "apply", "apply_inplace", "redispatch", "OPS", "Ctx",
-           "read_value", "values_hidden", "set_data", "set_grad", "become", "engine_observers",
+           "read_value", "values_hidden", "set_data", "set_grad", "read_grad", "zero_grad",
+           "become", "engine_observers",
            "modes"]
 
 OPS: dict[str, type] = {}
@@ -132,6 +135,12 @@ class Mode:
         pass
 
     def on_set_grad(self, tensor, value) -> None:
+        pass
+
+    def on_read_grad(self, tensor) -> None:
+        pass
+
+    def on_zero_grad(self, tensor, set_to_none) -> None:
         pass
 
     def engine(self):
@@ -236,6 +245,35 @@ def set_grad(t, value) -> None:
     for m in reversed(_stack):
         m.on_set_grad(t, value)
     t._grad = value
+
+
+def read_grad(t) -> None:
+    """Python reads ``t.grad`` (whether it is None is Python-visible state)."""
+    for m in _stack:
+        m.on_read_grad(t)
+
+
+def zero_grad(t, set_to_none=True) -> None:
+    """``zero_grad`` for one parameter: its ``.grad`` unset (``set_to_none``) or zero-filled in
+    place, whichever gradient it has when this runs (none: nothing to do)."""
+    for m in reversed(_stack):
+        m.on_zero_grad(t, set_to_none)
+    zero_grad_now(t, set_to_none)
+
+
+def zero_grad_now(t, set_to_none) -> None:
+    """The rule of :func:`zero_grad` on the current state (eager execution and replay)."""
+    g = t._grad
+    if g is None:
+        return
+    if set_to_none:
+        t._grad = None
+        return
+    if g.grad_fn is not None:
+        g.grad_fn = None
+    g._rg = False
+    g._data[...] = 0
+    g._vc[0] += 1
 
 
 def become(t, result) -> None:

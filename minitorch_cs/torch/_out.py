@@ -13,7 +13,8 @@ import functools
 import numpy as np
 
 from . import _dtype as D
-from ._autograd import GradState
+from ._autograd import GradState, no_grad
+from ._dispatch import OPS, apply, apply_inplace, set_data
 from ._fpe import warn_user
 from ._tensor import Tensor
 
@@ -27,7 +28,9 @@ def _requires_grad(args, kwargs):
 
 
 def write(result: Tensor, out: Tensor) -> None:
-    """Copy ``result`` into ``out`` by torch's rules (cast check, resize)."""
+    """Copy ``result`` into ``out`` by torch's rules (cast check, resize), through the dispatch
+    point: an in-place copy, or for a resize ``out`` rebinding to a new tensor of the result's
+    shape in ``out``'s dtype (``set_data``)."""
     src, dst = result._data, out._data
     if src.dtype != dst.dtype and not np.can_cast(src.dtype, dst.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {D.scalar_name(result._dtype)} can't be cast to the "
@@ -40,9 +43,16 @@ def write(result: Tensor, out: Tensor) -> None:
                       "release outputs will not be resized unless they have zero elements. You "
                       "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
                       "elements with t.resize_(0).")
-        out._data = dst = np.empty(src.shape, dst.dtype)
-    np.copyto(dst, src, casting="unsafe")
-    out._vc[0] += 1
+        with no_grad():  # (ops by name: the op modules sit above this one)
+            resized = apply(OPS["to_copy"], result, dtype=dst.dtype) if src.dtype != dst.dtype \
+                else apply(OPS["clone"], result)
+        vc = out._vc
+        set_data(out, resized)
+        out._vc = vc  # out keeps its version counter
+        out._vc[0] += 1
+        return
+    with no_grad():
+        apply_inplace(OPS["copy_"], out, result)
 
 
 def supports_out(f, creation=False):

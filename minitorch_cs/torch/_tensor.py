@@ -126,6 +126,7 @@ class Tensor:
     @property
     def grad(self):
         """The accumulated gradient (``None`` until a backward reaches this leaf)."""
+        _dispatch.read_grad(self)
         return self._grad
 
     @grad.setter
@@ -206,7 +207,7 @@ class Tensor:
         def keep(g):
             t = ref()
             if t is not None:
-                t.grad = g.clone() if t.grad is None else t.grad + g
+                t.grad = g.clone() if t._grad is None else t._grad + g
         self._register_node_hook(keep)
 
     @property

@@ -76,3 +76,24 @@ class RepeatCounts(Op):
     @staticmethod
     def forward(ctx, counts):
         return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+
+
+class MaskedSelect(Op):
+    """The elements of ``x`` where the (broadcast) boolean ``mask`` is True, as a 1-d tensor in
+    row-major order; the gradient scatters back to those positions."""
+
+    name = "masked_select"
+    data_dependent_shape = True
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        m = np.broadcast_to(mask, shape)
+        ctx.shape, ctx.mask = x.shape, m
+        return np.broadcast_to(x, shape)[m]
+
+    @staticmethod
+    def backward(ctx, g):
+        full = np.zeros(ctx.mask.shape, g.dtype)
+        full[ctx.mask] = g
+        return (full, None)  # the engine sums over broadcast dimensions

@@ -220,7 +220,11 @@ def _final_state(setup, out):
         for p, st in opt.state.items():
             flatten(dict(st), f"opt{k}/state/{index.get(id(p), 'unknown')}", out)
     for k, s in enumerate(setup.schedulers):
-        flatten({n: v for n, v in s.state_dict().items() if not n.startswith("_schedulers")},
+        # host-side call-order counters count the body's one run on the wafer (SPEC, CSX:
+        # "Python state the step may change")
+        host = getattr(type(s), "_capture_host_state", ())
+        flatten({n: v for n, v in s.state_dict().items()
+                 if not n.startswith("_schedulers") and n not in host},
                 f"sched{k}", out)
     if setup.extra is not None:
         flatten(setup.extra(), "extra", out)

@@ -19,8 +19,8 @@ import minitorch_cs as cstorch
 from minitorch_cs import torch
 from minitorch_cs.torch import nn
 
-from . import causes as C
-from .harness import Case, Equal, Setup
+from . import causes as C  # noqa: F401  (the xfail vocabulary)
+from .harness import Case, Equal, Refused, Setup
 
 __all__ = ["row_cases", "inplace_cases", "INPLACE", "INPLACE_EXCLUDED", "ROW_XFAIL",
            "INPLACE_XFAIL", "draw_inputs"]
@@ -131,19 +131,17 @@ def _row_build(row):
 
 
 # Rows that fail today: name -> root cause (strict xfail; see causes.py).
-ROW_XFAIL = {
-    **dict.fromkeys(["Tensor.erfinv_", "inplace_chain"], C.INPLACE_OVERWRITES_SAVED),
-    **dict.fromkeys(["inplace_on_view", "copy_into_view"], C.INPLACE_ON_VIEW),
-    **dict.fromkeys(["getitem_advanced", "getitem_int_list", "setitem_advanced",
-                     "index_put_accumulate", "diag_vector"], C.TUPLE_ATTRS),
-    "mul_0d": C.ZERO_DIM_GRAD,
-    "F.batch_norm_train": C.STEP_CONSTANTS_MUTATED,
-}
+ROW_XFAIL: dict = {}
+
+# Rows the wafer cannot compile: their drawn inputs select a data-dependent number of elements.
+_SHAPE_WORDS = (r"shape|size", r"data|value|depend", r"\buse\b|instead|fixed|static")
+ROW_EXPECT = {"getitem_advanced": Refused(_SHAPE_WORDS), "masked_select": Refused(_SHAPE_WORDS)}
 
 
 def row_cases():
     return [Case(f"row:{r.name}", f"Op-table row {r.name} as a 5-step training step.",
-                 _row_build(r), Equal(), ROW_XFAIL.get(r.name), group="row") for r in _rows()]
+                 _row_build(r), ROW_EXPECT.get(r.name, Equal()), ROW_XFAIL.get(r.name),
+                 group="row") for r in _rows()]
 
 
 # ----- in-place methods on a non-leaf ------------------------------------------------------------
@@ -226,14 +224,7 @@ INPLACE_EXCLUDED = {
     "share_memory_": "a no-op in one process (no value changes)",
 }
 
-INPLACE_XFAIL = {
-    **dict.fromkeys(["clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "div_", "divide_",
-                     "erf_", "erfinv_", "log1p_", "log_", "maximum_", "mul_", "multiply_",
-                     "pow_", "sin_", "square_", "__imul__", "__itruediv__"],
-                    C.INPLACE_OVERWRITES_SAVED),
-    **dict.fromkeys(["squeeze_", "unsqueeze_"], C.INPLACE_SHAPE_OPS),
-    **dict.fromkeys(["t_", "transpose_"], C.CPU_T_INPLACE),
-}
+INPLACE_XFAIL: dict = {}
 
 
 def _inplace_build(name, fn):

@@ -10,7 +10,7 @@ from minitorch_cs import torch
 from minitorch_cs.torch import nn
 from minitorch_cs.torch.nn import functional as F
 
-from . import causes as C
+from . import causes as C  # noqa: F401  (the xfail vocabulary)
 from .harness import Case, Documented, Equal, Refused, Setup, diff_records
 
 PATTERNS: list = []
@@ -1619,46 +1619,7 @@ def _mask_set(out):
 
 
 # ===== cases that fail today: name -> root cause (strict xfail; see causes.py) =================
-XFAIL = {
-    **dict.fromkeys(["scheduler_linear_in_step", "scheduler_sequential_in_step",
-                     "scheduler_adamw_cosine_and_wd"], C.SCHED_STEP_COUNT),
-    "lr_float_assigned_between_steps": C.PY_LR_CHANGE,
-    **dict.fromkeys(["model_eval_before_run", "batchnorm_eval_train_params"],
-                    C.LAZY_ALIAS_FALSE_POSITIVE),
-    "train_eval_toggled_between_steps": C.MODE_TOGGLE,
-    "eval_step_same_run": C.ONE_TAPE,
-    **dict.fromkeys(["data_assign_clamp", "data_assign_expression"], C.DATA_REBIND),
-    **dict.fromkeys(["out_write_new_buffer", "out_resize_empty", "out_resize_nonempty",
-                     "out_into_module_buffer", "cat_out_into_step_tensor"], C.OUT_WRITES),
-    "transpose_squeeze_unsqueeze_inplace": C.INPLACE_SHAPE_OPS,
-    "t_inplace_on_nonleaf": C.CPU_T_INPLACE,
-    **dict.fromkeys(["inplace_sin_nonleaf", "inplace_mul_nonleaf", "inplace_div_nonleaf",
-                     "inplace_pow_nonleaf", "inplace_clamp_nonleaf"], C.INPLACE_OVERWRITES_SAVED),
-    "inplace_on_nonleaf_view": C.INPLACE_ON_VIEW,
-    "grads_accumulate_across_steps": C.GRAD_ACCUMULATE,
-    **dict.fromkeys(["retain_graph_second_backward", "microbatch_accumulation"],
-                    C.SECOND_BACKWARD),
-    "autograd_grad_manual_update": C.AUTOGRAD_GRAD,
-    "custom_autograd_function": C.CUSTOM_FUNCTION,
-    "zero_dim_parameters": C.ZERO_DIM_GRAD,
-    "zero_dim_parameters_adamw": C.CPU_ZERO_DIM_READONLY,
-    **dict.fromkeys(["allclose_in_step", "equal_in_step"], C.VALUE_READ_UNGUARDED),
-    **dict.fromkeys(["nonzero_in_step", "unique_in_step", "bincount_in_step",
-                     "masked_select_in_step", "repeat_interleave_counts_in_step",
-                     "bool_mask_getitem_in_step"], C.DATA_DEPENDENT_SHAPE),
-    **dict.fromkeys(["optimizer_state_outside_self_state", "python_counter_on_optimizer",
-                     "python_counter_on_module", "python_counter_on_module_unused"],
-                    C.PYTHON_STATE),
-    **dict.fromkeys(["optimizer_state_rebound_each_step", "buffer_rebound_in_forward",
-                     "buffer_rebound_int64_counter"], C.TENSOR_REBIND),
-    **dict.fromkeys(["manual_seed_in_step", "generator_created_in_step", "fork_rng_in_step",
-                     "rng_state_get_set_in_step"], C.RNG_STATE),
-    **dict.fromkeys(["list_indexing", "diag_of_vector"], C.TUPLE_ATTRS),
-    **dict.fromkeys(["tensor_of_step_tensor", "isclose_in_step", "shift_ops_in_step"],
-                    C.NUMPY_OUTSIDE_DISPATCH),
-    **dict.fromkeys(["index_select_in_step", "index_add_in_step", "index_copy_in_step",
-                     "index_fill_in_step"], C.INDEX_UNWRAPPED),
-}
+XFAIL: dict = {}
 
 for _case in PATTERNS:
     _case.xfail = XFAIL.get(_case.name)

@@ -17,6 +17,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
+from ... import _dispatch
 from ... import _dtype as D
 from ..._autograd import no_grad
 from ..._device import device as _device_cls
@@ -652,15 +653,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None (default) or to zeros."""
         for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+            _dispatch.zero_grad(p, set_to_none)
 
     # ----- conversion --------------------------------------------------------------------------
     def _apply(self, fn, recurse=True):
