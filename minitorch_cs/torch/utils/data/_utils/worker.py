@@ -28,12 +28,15 @@ _STATUS_CHECK_INTERVAL = 0.5
 @dataclass(frozen=True)
 class WorkerInfo:
     """What :func:`get_worker_info` returns inside a worker: ``id`` (0 .. num_workers-1),
-    ``num_workers``, ``seed`` (``base_seed + id``) and ``dataset`` (this process's copy)."""
+    ``num_workers``, ``seed`` (``base_seed + id``), ``dataset`` (this process's copy), ``rng``
+    (None: thread workers are not provided) and ``worker_method`` ("multiprocessing")."""
 
     id: int
     num_workers: int
     seed: int
     dataset: object
+    rng: object = None
+    worker_method: str = "multiprocessing"
 
 
 _worker_info = None
