@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 from types import MethodType
+from typing import ClassVar, Protocol
 
 __all__ = ["ROOTNAME", "WSC_ROOTNAME", "CRITICAL", "FATAL", "ERROR", "WARNING", "INFO", "VERBOSE",
            "DEBUG", "TRACE", "NOTSET", "logger", "wsc_logger", "get_level_name",
-           "named_class_logger"]
+           "named_class_logger", "ClassLogger"]
 
 ROOTNAME = "cerebras"
 WSC_ROOTNAME = f"{ROOTNAME}.wsc"
@@ -104,6 +105,25 @@ def get_level_name(level):
         if level == num:
             return name
     return logging.getLevelName(level)
+
+
+class ClassLogger(Protocol):
+    """What :func:`named_class_logger` gives a class (for type annotations): a ``logger`` and
+    ``_should_log_info/verbose/debug/trace()`` classmethods."""
+
+    logger: ClassVar[logging.Logger]
+
+    @classmethod
+    def _should_log_info(cls) -> bool: ...
+
+    @classmethod
+    def _should_log_verbose(cls) -> bool: ...
+
+    @classmethod
+    def _should_log_debug(cls) -> bool: ...
+
+    @classmethod
+    def _should_log_trace(cls) -> bool: ...
 
 
 def named_class_logger(cls_or_namespace=None):

@@ -42,10 +42,10 @@ def test_appliance_logger_levels_and_errors(caplog):
 
 
 def test_named_class_logger():
-    from minitorch_cs.appliance.log import named_class_logger
+    from minitorch_cs.appliance.log import ClassLogger, named_class_logger
 
     @named_class_logger
-    class A:
+    class A(ClassLogger):
         pass
 
     @named_class_logger("tools.thing")
