@@ -4,7 +4,8 @@ A script runs on the *user node*; on a wafer cluster its ``input_fn`` also runs 
 that stream data. Here everything runs in one process, which answers as the real stack answers
 on the user node (measured with cerebras-pytorch 2.10 on CPU): one task, ordinal 0, the master
 and a receiver, **not a streamer** (``num_streamers() == 0``, ``get_streaming_rank()`` fails),
-and ``get_streaming_batch_size(n) == n``. Scripts written for a cluster
+and ``get_streaming_batch_size(n) == n``. ``get_worker_state()`` answers inside a restartable
+loader's ``state_dict``, as on the real CPU backend. Scripts written for a cluster
 (``num_streamers() if is_streamer() else 1``) therefore take their single-process branch.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .cluster_config import ClusterConfig
+from .worker_state import WorkerState
 
 __all__ = ["ClusterConfig", "get_ordinal", "num_tasks", "num_streamers", "num_receivers",
            "is_master_ordinal", "is_streamer", "is_receiver", "get_streaming_rank",
@@ -72,10 +74,13 @@ def get_streaming_batch_size(effective_batch_size: int, global_rank: Optional[in
 
 
 def get_worker_state():
-    """Worker state exists only inside a worker's ``state_dict`` at a checkpoint: never here."""
-    raise RuntimeError("Unable to fetch CSX Worker state: `cstorch.distributed.get_worker_state()`"
-                       " must only be called once inside your dataloader's implementation of "
-                       "`state_dict`.")
+    """The calling worker's :class:`DataLoaderCheckpoint` (position at this checkpoint step).
+
+    Well defined only inside a restartable loader's ``state_dict``, where the cstorch DataLoader
+    has just set it (one worker on one CSX, ``samples_streamed = step * batch_size``); it can be
+    read once. Anywhere else it raises the real RuntimeError.
+    """
+    return WorkerState.get_worker_state()
 
 
 # Not in cstorch.distributed (torch.distributed-style conveniences kept for existing callers).

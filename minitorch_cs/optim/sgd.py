@@ -92,5 +92,9 @@ class SGD(Optimizer):
                 for p in group["params"]:
                     if p.grad is None:
                         continue
-                    sgd_update(p, p.grad, self.state[p].get("momentum_buffer"), **kw)
+                    # read the buffer without touching ``self.state[p]``: the state is a
+                    # defaultdict, and without momentum the real SGD keeps no entry per parameter
+                    # (``state_dict()["state"] == {}``)
+                    buf = self.state[p]["momentum_buffer"] if group["momentum"] != 0 else None
+                    sgd_update(p, p.grad, buf, **kw)
         return loss

@@ -1,11 +1,13 @@
 """What ``import cerebras.pytorch`` binds to ``cerebras`` after porting: a namespace whose
-``pytorch`` is :mod:`minitorch_cs` and whose ``modelzoo`` is :mod:`minitorch_cs.modelzoo`, so
-``cerebras.pytorch.utils.tensorboard.SummaryWriter`` keeps working in a ported script."""
+``pytorch`` is :mod:`minitorch_cs`, ``modelzoo`` is :mod:`minitorch_cs.modelzoo` and ``appliance``
+is :mod:`minitorch_cs.appliance`, so ``cerebras.pytorch.utils.tensorboard.SummaryWriter`` keeps
+working in a ported script (``from cerebras import pytorch`` becomes
+``from minitorch_cs.tools.cerebras import pytorch``)."""
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["pytorch", "modelzoo"]
+__all__ = ["pytorch", "modelzoo", "appliance"]
 
 
 def __getattr__(name):
@@ -13,5 +15,8 @@ def __getattr__(name):
         return importlib.import_module("minitorch_cs")
     if name == "modelzoo":
         return importlib.import_module("minitorch_cs.modelzoo")
-    raise AttributeError(f"minitorch_cs mirrors cerebras.pytorch and cerebras.modelzoo only; "
-                         f"'cerebras.{name}' has no counterpart")
+    if name == "appliance":
+        return importlib.import_module("minitorch_cs.appliance")
+    raise AttributeError(f"minitorch_cs mirrors cerebras.pytorch, cerebras.modelzoo and the "
+                         f"logger and errors of cerebras.appliance only; 'cerebras.{name}' has no "
+                         "counterpart")

@@ -282,8 +282,12 @@ def test_custom_samplers_in_loader():
 
 
 @pytest.mark.parametrize("kwargs, msg", [
-    (dict(num_workers=2), "num_workers=2 is not supported: minitorch_cs loads data in a single "
-                          "process (see SPEC.md, 'DataLoader'); use num_workers=0."),
+    (dict(num_workers=2, prefetch_factor=-1), "prefetch_factor option should be non-negative"),
+    (dict(multiprocessing_context="spawn"), "multiprocessing_context can only be used with "
+                                            "multi-process loading (num_workers > 0), but got "
+                                            "num_workers=0"),
+    (dict(num_workers=1, multiprocessing_context="nope"), "multiprocessing_context option should "
+                                                          "specify a valid start method in"),
     (dict(num_workers=-1), "num_workers option should be non-negative"),
     (dict(timeout=-1), "timeout option should be non-negative"),
     (dict(shuffle=True, sampler=[0, 1]), "sampler option is mutually exclusive with shuffle"),

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import copy
 import math
-import time
 import warnings
 
 from ...backend import current_backend_impl
+from ..profiler import Profiler
 from .dataloader import DataLoader
 from .utils import Schedule
 
@@ -37,35 +37,11 @@ def _check_int(name, value, lower):
         raise RuntimeError(f'Expected {name} to be an integer >= {lower} or "None". Got: {value}')
 
 
-class Profiler:
-    """Samples/second bookkeeping for a run (``executor.profiler.rate()``)."""
-
-    def __init__(self):
-        self.total_samples = 0
-        self.start = time.perf_counter()
-        self._last = self.start
-        self._last_rate = 0.0
-
-    def step(self, batch_size):
-        now = time.perf_counter()
-        if batch_size:
-            self.total_samples += batch_size
-            dt = now - self._last
-            self._last_rate = batch_size / dt if dt > 0 else 0.0
-        self._last = now
-
-    def rate(self) -> float:
-        return self._last_rate
-
-    def global_rate(self) -> float:
-        dt = time.perf_counter() - self.start
-        return self.total_samples / dt if dt > 0 else 0.0
-
-
 class RunContext:
     """Step counters of one executor run (``step`` is -1 before the first batch)."""
 
-    def __init__(self, dataloader, num_steps, checkpoint_schedule, activation_steps):
+    def __init__(self, dataloader, num_steps, checkpoint_schedule, activation_steps,
+                 profiler_activities=None):
         if not isinstance(dataloader, DataLoader):
             raise TypeError(
                 "Detected that dataloader was not wrapped using a cstorch.utils.data.DataLoader.\n"
@@ -79,6 +55,7 @@ class RunContext:
         self.activation_steps = activation_steps
         self.step = -1
         self.profiler = None
+        self.profiler_activities = profiler_activities
 
     is_pre_initial_step = property(lambda self: self.step < 0)
     is_initial_step = property(lambda self: self.step == 0)
@@ -140,7 +117,8 @@ class DataExecutor:
         else:
             raise ValueError(f"checkpoint_steps must be None, integer, or a Schedule, but got "
                              f"{checkpoint_steps}.")
-        self.run_context = RunContext(dataloader, num_steps, schedule, activation_steps)
+        self.run_context = RunContext(dataloader, num_steps, schedule, activation_steps,
+                                      profiler_activities)
 
     def __len__(self) -> int:
         return self.run_context.num_steps
@@ -183,19 +161,34 @@ class DataExecutor:
             ctx.step = -1
             backend.on_run_start()
             ctx.step = 0
-            ctx.profiler = Profiler()
+            if backend.is_e2e_execution:
+                # cstorch 2.10: the rate tracker's clock starts in a step closure queued here
+                ctx.profiler = Profiler(outdir=self._artifact_dir,
+                                        activities=ctx.profiler_activities)
+                ctx.profiler.__enter__()
             if ctx.num_steps > 0:
                 for batch in self._batches():
                     yield backend.on_batch_start(batch)
+                    # the step has run: count its samples before the step closures see them
+                    if ctx.profiler is not None:
+                        ctx.profiler.step(self.dataloader.batch_size)
                     backend.on_batch_end()
-                    ctx.profiler.step(self.dataloader.batch_size)
                     ctx.step += 1
                     if ctx.step >= ctx.num_steps:
                         break
-        finally:
+        except BaseException as e:
+            self._end_run(backend, ctx, prev_ctx, e)
+            raise
+        self._end_run(backend, ctx, prev_ctx, None)
+
+    def _end_run(self, backend, ctx, prev_ctx, exc):
+        try:
             backend.on_run_end()
+        finally:
             backend.executors.pop()
             backend.run_context = prev_ctx if backend.executors else ctx
+            if ctx.profiler is not None:
+                ctx.profiler.__exit__(type(exc) if exc else None, exc, None)
 
 
 def current_executor() -> DataExecutor:

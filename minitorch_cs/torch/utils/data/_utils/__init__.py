@@ -1,6 +1,6 @@
-"""``torch.utils.data._utils``: collation and worker info for the single-process DataLoader."""
+"""``torch.utils.data._utils``: collation, fetchers and the worker-process loop."""
 from __future__ import annotations
 
-from . import collate, worker
+from . import collate, fetch, worker
 
-__all__ = ["collate", "worker"]
+__all__ = ["collate", "fetch", "worker"]

@@ -1,0 +1,1 @@
+"""``cerebras.modelzoo.data``: data-loading helpers shared by Model Zoo data processors."""

@@ -1,0 +1,1 @@
+"""``cerebras.modelzoo.data.common``: ``restartable_dataloader.RestartableDataLoader``."""
