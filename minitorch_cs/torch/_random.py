@@ -123,6 +123,7 @@ class GeneratorSetState(Op):
 
 
 default_generator = Generator()
+default_generator.seed()  # as torch: each process starts the global stream from a random seed
 
 
 def manual_seed(seed) -> Generator:
