@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from . import backends
 from .backend import backend, current_backend, current_torch_device, use_cs
-from .core.annotations import (add_debug_name, current_pol, device_annotation, get_debug_name,
+from .runtime.annotations import (add_debug_name, current_pol, device_annotation, get_debug_name,
                                name_scope, pol, set_debug_scope)
-from .core.compile import compile, trace
+from .runtime.compile import compile, trace
 from .core.creation import (from_numpy, full, full_like, make_constant, ones, ones_like, tensor,
                             to_numpy, zeros, zeros_like)
 from .utils.data import current_executor

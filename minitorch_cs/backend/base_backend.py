@@ -10,7 +10,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["BaseBackendImpl", "Mode"]
+__all__ = ["BaseBackendImpl", "Mode", "NO_EXECUTOR"]
+
+NO_EXECUTOR = (
+    "Detected that a data executor was not used.\nPlease wrap your dataloader in a Cerebras "
+    "DataExecutor:\n\n\texecutor = cstorch.utils.data.DataExecutor(dataloader, ...)\n\nWhich can "
+    "be used in the execution loop as follows:\n\n\tfor i, batch in enumerate(executor):\n\t\t..."
+    "\n\nFor more details, please see the documentation for cstorch.utils.data.DataExecutor.")
 
 
 class Mode:
@@ -111,7 +117,7 @@ class BaseBackendImpl:
 
     # -- step closures ---------------------------------------------------------------------------
     def add_step_closure(self, closure, args, kwargs, repeat=False):
-        from ..utils.step_closures import snapshot
+        from .closures import snapshot
         args, kwargs = snapshot(args, kwargs)
         self.step_closures.append((closure, args, kwargs, repeat))
 
@@ -136,8 +142,7 @@ class BaseBackendImpl:
     def run_traced(self, step_fn, args, kwargs):
         """Run a ``@trace`` function (base behaviour: run the body every call, inside an executor)."""
         if not self.executors:
-            from ..utils.data.data_executor import _NO_EXECUTOR
-            raise RuntimeError(_NO_EXECUTOR)
+            raise RuntimeError(NO_EXECUTOR)
         return step_fn(*args, **kwargs)
 
     def set_step_model(self, model):
@@ -153,7 +158,7 @@ class BaseBackendImpl:
 
     def on_batch_start(self, batch):
         """Move the batch to the device: a copy, so in-place changes never reach the loader."""
-        from ..utils.nest import map_tensors
+        from ..core.nest import map_tensors
         self._is_tracing = True
         self._step_model = None
         return map_tensors(lambda t: t.detach().clone(), batch)

@@ -18,9 +18,9 @@ from ..core.capture import WaferRuleError
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
 from ..torch._tensor import Tensor
-from ..utils.nest import visit_torch_tensors
-from ..utils.step_closures import RepeatStepClosure, snapshot
-from .base_backend import BaseBackendImpl
+from ..core.nest import visit_torch_tensors
+from .closures import RepeatStepClosure, snapshot
+from .base_backend import NO_EXECUTOR, BaseBackendImpl
 
 __all__ = ["CsxBackendImpl", "LazyDevice", "DeviceConfig"]
 
@@ -204,8 +204,7 @@ class CsxBackendImpl(BaseBackendImpl):
     # -- traced steps ----------------------------------------------------------------------------
     def run_traced(self, step_fn, args, kwargs):
         if not self.executors:
-            from ..utils.data.data_executor import _NO_EXECUTOR
-            raise RuntimeError(_NO_EXECUTOR)
+            raise RuntimeError(NO_EXECUTOR)
         retrace = _flags.csx.debug.retrace_every_iteration
         first = self._tapes.get(step_fn)
         if first is None or retrace:

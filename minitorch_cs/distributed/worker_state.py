@@ -14,8 +14,8 @@ class WorkerState:
 
     @classmethod
     def configure(cls, worker_ckpt) -> None:
-        from ..utils.data.dataloader import DataLoaderCheckpoint
-        assert isinstance(worker_ckpt, DataLoaderCheckpoint), (
+        # (checked by class name: the data loaders sit above this package)
+        assert type(worker_ckpt).__name__ == "DataLoaderCheckpoint", (
             f"Expected `worker_ckpt` to be of type `DataLoaderCheckpoint`, got "
             f"{type(worker_ckpt)}.")
         cls._state = worker_ckpt

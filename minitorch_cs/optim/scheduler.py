@@ -62,7 +62,7 @@ def _advance(optimizer, counter, by=1):
     """``counter += by`` in place, skipped when the optimizer's last DLS step was not finite."""
     if not isinstance(counter, torch.Tensor):
         return counter + by
-    from ..amp.conditional_update import isfinite
+    from .conditional_update import isfinite
     finite = isfinite(optimizer)
     if isinstance(finite, torch.Tensor):
         by = torch.where(finite, by, 0)

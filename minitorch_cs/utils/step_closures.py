@@ -10,31 +10,9 @@ from __future__ import annotations
 import functools
 
 from ..backend import current_backend_impl
-from .nest import map_tensors
+from ..backend.closures import RepeatStepClosure, snapshot
 
-__all__ = ["step_closure", "checkpoint_closure", "RepeatStepClosure"]
-
-
-class RepeatStepClosure:
-    """While active, newly queued closures are marked to repeat every step (used by tracing)."""
-
-    default = False
-
-    def __enter__(self):
-        self._prev = RepeatStepClosure.default
-        RepeatStepClosure.default = True
-        return self
-
-    def __exit__(self, *exc):
-        RepeatStepClosure.default = self._prev
-        return False
-
-
-def snapshot(args, kwargs):
-    """Copies of every tensor in ``args``/``kwargs`` (values as of the enqueue)."""
-    def snap(t):
-        return t.detach().clone()
-    return map_tensors(snap, args), map_tensors(snap, kwargs)
+__all__ = ["step_closure", "checkpoint_closure", "RepeatStepClosure"]  # (the flag: backend)
 
 
 def step_closure(closure):

@@ -15,17 +15,13 @@ import math
 import warnings
 
 from ...backend import current_backend_impl
+from ...backend.base_backend import NO_EXECUTOR
 from ..profiler import Profiler
 from .dataloader import DataLoader
 from .utils import Schedule
 
 __all__ = ["DataExecutor", "RunContext", "current_executor"]
 
-_NO_EXECUTOR = (
-    "Detected that a data executor was not used.\nPlease wrap your dataloader in a Cerebras "
-    "DataExecutor:\n\n\texecutor = cstorch.utils.data.DataExecutor(dataloader, ...)\n\nWhich can "
-    "be used in the execution loop as follows:\n\n\tfor i, batch in enumerate(executor):\n\t\t..."
-    "\n\nFor more details, please see the documentation for cstorch.utils.data.DataExecutor.")
 
 
 def _check_int(name, value, lower):
@@ -195,5 +191,5 @@ def current_executor() -> DataExecutor:
     """The innermost active executor (RuntimeError if none)."""
     impl = current_backend_impl()
     if not impl.executors:
-        raise RuntimeError(_NO_EXECUTOR)
+        raise RuntimeError(NO_EXECUTOR)
     return impl.executors[-1]
