@@ -144,6 +144,8 @@ def _load_tree(source, f, ckpt_path, target, weights_only=False):
         spec_pair = json.loads(_text(attrs["__spec__"]))
         spec = _tree.spec_from_json(spec_pair[1])
         keys = _tree.leaf_keys(spec)
+    except _tree.TreeFormatError as e:
+        raise _malformed(ckpt_path, f"its `__spec__` treespec cannot be decoded: {e}", e) from e
     except Exception as e:  # noqa: BLE001
         raise _malformed(ckpt_path, "its `__spec__` treespec cannot be decoded", e) from e
 
@@ -237,7 +239,7 @@ def _deserialize(source, key, md, target, weights_only=False, ckpt_path=None):
         if not weights_only:
             return S.DeferredObject(key, data), False  # unpickled only on `.value`
         try:
-            return S.loads_object(data, key, weights_only=True), False
+            return S.unpickle_restricted(data, weights_only=True), False
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(
                 f"Weights only load failed. Checkpoint leaf {key!r} of `{ckpt_path}` is a pickled "
@@ -265,7 +267,7 @@ _OUTSIDE = "minitorch_cs reads data only from the checkpoint file itself"
 # The most a filter can expand the bytes it decodes (None: refused, its ratio is unbounded or it is
 # not a filter the real stack writes). deflate: zlib's 1032:1; LZ4 block format: a match length
 # byte adds at most 255 bytes; LZF: a 3-byte back reference copies at most 264 bytes.
-_FILTER_RATIO = {1: 1032, 2: 1, 3: 1, 32000: 88, _lz4.LZ4_FILTER_ID: 256}
+_FILTER_RATIO = {1: 1032, 2: 1, 3: 1, 32000: 89, _lz4.LZ4_FILTER_ID: 256}
 _FILTER_NAME = {1: "deflate", 2: "shuffle", 3: "fletcher32", 4: "szip", 5: "nbit",
                 6: "scaleoffset", 32000: "lzf", _lz4.LZ4_FILTER_ID: "lz4"}
 
@@ -443,7 +445,10 @@ class _H5Source:
         return arr
 
     def read_tensor(self, key, dtype, shape) -> np.ndarray:
-        arr = self.read_array(key, shape)
+        try:
+            arr = self.read_array(key, shape)
+        except Refused as e:  # a deferred tensor read later fails as the eager load would
+            raise _malformed(self.path, f"leaf {key!r} is refused: {e}", e) from e
         if dtype is D.bfloat16:
             arr = _as_bf16(arr)
         elif arr.dtype != dtype.np:

@@ -7,8 +7,8 @@ were deleted. :class:`CheckpointRetention` is that bookkeeping; a backend holds 
 to it.
 
 It only ever deletes files it saw being written, and only while they are still the same file
-(device and inode unchanged): a checkpoint the user moved, replaced or deleted is forgotten, never
-touched. Deletions are logged at INFO on the ``minitorch_cs.storage`` logger.
+(device, inode, size and modification time unchanged): a checkpoint the user moved, replaced,
+modified or deleted is forgotten, never touched. Deletions are logged at INFO on the ``minitorch_cs.storage`` logger.
 """
 from __future__ import annotations
 
@@ -19,6 +19,10 @@ import os
 __all__ = ["CheckpointRetention"]
 
 _log = logging.getLogger("minitorch_cs.storage")
+
+
+def _identity(st):
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class CheckpointRetention:
@@ -34,30 +38,29 @@ class CheckpointRetention:
                 raise ValueError(f"max_checkpoints must be None or a positive int, got "
                                  f"{max_checkpoints}")
         self.max_checkpoints = max_checkpoints
-        self._written = collections.deque()  # (path, st_dev, st_ino), oldest first
+        self._written = collections.deque()  # (path, identity), oldest first
 
     @property
     def checkpoints(self) -> list[str]:
         """The checkpoints kept so far, oldest first."""
-        return [p for p, _, _ in self._written]
+        return [p for p, _ in self._written]
 
     def saved(self, path) -> list[str]:
         """Record that ``path`` was just written; delete the oldest recorded checkpoints beyond
         ``max_checkpoints``. Returns the paths deleted."""
         path = os.path.abspath(os.fspath(path))
-        st = os.stat(path)
         self._written = collections.deque(e for e in self._written if e[0] != path)
-        self._written.append((path, st.st_dev, st.st_ino))
+        self._written.append((path, _identity(os.stat(path))))
         removed = []
         if self.max_checkpoints is None:
             return removed
         while len(self._written) > self.max_checkpoints:
-            old, dev, ino = self._written.popleft()
+            old, ident = self._written.popleft()
             try:
                 cur = os.lstat(old)
             except FileNotFoundError:
                 continue
-            if (cur.st_dev, cur.st_ino) != (dev, ino):
+            if _identity(cur) != ident:
                 _log.info("not deleting %s: it is no longer the checkpoint saved there", old)
                 continue
             os.unlink(old)

@@ -404,17 +404,21 @@ def resolve_global(module: str, name: str):
     return W.find_allowed(module, name, object_globals())
 
 
+def unpickle_restricted(data: bytes, weights_only: bool = False):
+    """Unpickle through the allow-list unpickler (``pickle.UnpicklingError`` when refused)."""
+    from ..torch import _weights_only_unpickler as W
+    from ..torch import serialization as TS
+    return W.Unpickler(io.BytesIO(data), allowed=object_globals(weights_only),
+                       check_build=_check_build, check_call=TS.check_call,
+                       build_types=() if weights_only else (np.dtype,),
+                       append_types=(list,) if weights_only else (list, collections.deque)).load()
+
+
 def loads_object(data: bytes, key: str = "<object>", weights_only: bool = False):
     """Unpickle an ``ObjectSerializer`` payload (a dill pickle from the real stack, or ours) through
     the allow-list unpickler; ``pickle.UnpicklingError`` names the leaf and the refused global."""
-    from ..torch import _weights_only_unpickler as W
-    from ..torch import serialization as TS
-    u = W.Unpickler(io.BytesIO(data), allowed=object_globals(weights_only),
-                    check_build=_check_build, check_call=TS.check_call,
-                    build_types=() if weights_only else (np.dtype,),
-                    append_types=(list,) if weights_only else (list, collections.deque))
     try:
-        return u.load()
+        return unpickle_restricted(data, weights_only)
     except pickle.UnpicklingError as e:
         raise pickle.UnpicklingError(f"checkpoint leaf {key!r}: {e}") from None
 

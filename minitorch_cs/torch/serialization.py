@@ -374,8 +374,8 @@ def _set_signature_error(storage, offset, size, stride):
         return type(v).__name__
     got = ", ".join(tname(v) for v in (storage, offset, size, stride))
     return TypeError(f"set_() received an invalid combination of arguments - got ({got}), but "
-                     "expected (torch.Storage source, int storage_offset, tuple of ints size, "
-                     "tuple of ints stride = None)")
+                     "expected one of:\n * (torch.Storage source, int storage_offset, tuple of ints "
+                     "size, tuple of ints stride = None)")
 
 
 def _int_list(v):
@@ -396,7 +396,7 @@ def _checked_view(storage, storage_offset, size, stride):
         for i, v in enumerate(vals):
             if not -2**63 <= v <= _INT64_MAX:
                 raise TypeError(f"set_(): argument '{arg}' failed to unpack the object at pos "
-                                f"{i + 1} with error \"Overflow when unpacking long long\"")
+                                f"{i + 1} with error \"Overflow when unpacking long long\n\"")
     if not -2**63 <= storage_offset <= _INT64_MAX:
         raise TypeError("set_(): argument 'storage_offset' must be int, not a number outside int64")
     if strides is None:
