@@ -8,7 +8,8 @@ to it.
 
 It only ever deletes files it saw being written, and only while they are still the same file
 (device, inode, size and modification time unchanged): a checkpoint the user moved, replaced,
-modified or deleted is forgotten, never touched. Deletions are logged at INFO on the ``minitorch_cs.storage`` logger.
+modified or deleted is forgotten, never touched. Deletions are logged at INFO on the
+``minitorch_cs.storage`` logger.
 """
 from __future__ import annotations
 

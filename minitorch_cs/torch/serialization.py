@@ -10,7 +10,10 @@ Parameters use ``_rebuild_parameter``; ``torch.Size``, ``torch.device`` and dtyp
 
 We write those references by name without importing torch (a pure-Python pickler that emits the
 GLOBAL opcodes itself) and read them back through an unpickler that maps them to our classes.
-``weights_only=True`` (torch's default since 2.6) refuses every other global, as torch does.
+``weights_only=True`` (torch's default since 2.6) interprets the pickle with the allow-list
+unpickler of :mod:`._weights_only_unpickler` (torch 2.13's semantics and messages, and its
+``add_safe_globals`` API). Whatever ``weights_only``, the zip directory, every record and every
+tensor view are checked before anything is read or allocated (SPEC "Threat model").
 Differences (SPEC §3.1): each tensor gets its own storage (views of one tensor do not share memory
 after loading); ``map_location`` accepts only CPU targets.
 """

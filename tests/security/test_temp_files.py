@@ -201,9 +201,14 @@ def test_kill_9_during_save_never_loses_the_previous_checkpoint(tmp_path):
     for seed in range(1, 9):
         path = tmp_path / f"ckpt_{seed}.mdl"
         child = start(seed, path)
+        delay = rng.uniform(0.0, duration * (1.2 if seed % 2 else 0.6))
         child.stdin.write("\n")
         child.stdin.flush()
-        time.sleep(rng.uniform(0.0, duration * 1.2))
+        if seed % 2 == 0:  # every other trial: a moment after the temporary file appeared
+            deadline = time.monotonic() + 60
+            while not _tmp_files(tmp_path) and child.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+        time.sleep(delay)
         child.send_signal(signal.SIGKILL)
         child.wait()
         orphans = _tmp_files(tmp_path)

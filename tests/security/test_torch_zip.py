@@ -37,7 +37,8 @@ VIEWS = {
     "offset overflow": ((2**61, (1,), (1,)), RuntimeError,
                         "Storage size calculation overflowed with sizes=[1] and strides=[1]"),
     "stride overflow": ((0, (3,), (2**62,)), RuntimeError,
-                        "Storage size calculation overflowed with sizes=[3] and strides=[4611686018427387904]"),
+                        "Storage size calculation overflowed with sizes=[3] and "
+                        "strides=[4611686018427387904]"),
     "rank mismatch": ((0, (2, 3), (1,)), RuntimeError,
                       "unequal size length (2) and stride length (1)"),
     "float offset": ((1.5, (1,), (1,)), TypeError,
