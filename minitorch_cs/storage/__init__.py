@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .load import load
 from .save import CURRENT_CKPT_FORMAT_VERSION, save
+from . import retention  # noqa: F401  (storage.retention.CheckpointRetention)
 from .serializers import DeferredObject, DeferredTensor
 
 __all__ = ["save", "load", "DeferredTensor", "DeferredObject", "CURRENT_CKPT_FORMAT_VERSION"]

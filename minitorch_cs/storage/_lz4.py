@@ -44,6 +44,8 @@ def lz4_block_decompress(src, uncompressed_size: int) -> bytes:
                     break
         if i + lit > n:
             raise ValueError("LZ4: literals run past the end of the block")
+        if len(dst) + lit > uncompressed_size:
+            raise ValueError("LZ4: block decodes past its declared size")
         dst += src[i:i + lit]
         i += lit
         if i >= n:  # the last sequence carries literals only
@@ -63,6 +65,8 @@ def lz4_block_decompress(src, uncompressed_size: int) -> bytes:
                 if b != 255:
                     break
         mlen += 4
+        if len(dst) + mlen > uncompressed_size:  # never decode past the declared size
+            raise ValueError("LZ4: block decodes past its declared size")
         start = len(dst) - offset
         if offset == 0 or start < 0:
             raise ValueError("LZ4: match offset out of range")
@@ -76,14 +80,18 @@ def lz4_block_decompress(src, uncompressed_size: int) -> bytes:
     return bytes(dst)
 
 
-def decode_h5_lz4_chunk(chunk) -> bytes:
-    """Decode one stored chunk of an HDF5 LZ4-filtered dataset (framing in the module docstring)."""
+def decode_h5_lz4_chunk(chunk, expected: int | None = None) -> bytes:
+    """Decode one stored chunk of an HDF5 LZ4-filtered dataset (framing in the module docstring).
+    ``expected``: the chunk's size in bytes; a header declaring another size is refused before
+    anything is decoded."""
     chunk = memoryview(chunk).cast("B")
     if len(chunk) < 12:
         raise ValueError("LZ4 chunk shorter than its 12-byte header")
     total, block = struct.unpack_from(">QI", chunk, 0)
     if block == 0:
         raise ValueError("LZ4 chunk header has block size 0")
+    if expected is not None and total != expected:
+        raise ValueError(f"LZ4 chunk header declares {total} bytes, the chunk holds {expected}")
     pos = 12
     out = bytearray()
     while len(out) < total:
@@ -115,7 +123,7 @@ def read_lz4_dataset(dset) -> np.ndarray:
     for idx in range(dsid.get_num_chunks()):
         info = dsid.get_chunk_info(idx)
         mask, raw = dsid.read_direct_chunk(info.chunk_offset)
-        data = raw if mask & 1 else decode_h5_lz4_chunk(raw)
+        data = raw if mask & 1 else decode_h5_lz4_chunk(raw, chunk_bytes)
         if len(data) != chunk_bytes:
             raise ValueError(f"LZ4 chunk at {info.chunk_offset} decodes to {len(data)} bytes, "
                              f"expected {chunk_bytes}")

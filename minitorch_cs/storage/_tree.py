@@ -227,14 +227,27 @@ def _parse(s) -> _Node:
         if not isinstance(ctx, dict) or set(ctx) != {"default_factory_module",
                                                        "default_factory_name", "dict_context"}:
             raise TreeFormatError(f"malformed defaultdict context {ctx!r}")
-        module = importlib.import_module(ctx["default_factory_module"])
-        factory = module
-        for part in ctx["default_factory_name"].split("."):
-            factory = getattr(factory, part)
+        factory = _resolve_factory(ctx["default_factory_module"], ctx["default_factory_name"])
         context = [factory, ctx["dict_context"]]
     else:
         context = json.loads(ctx)
     return _Node(typ, context, children)
+
+
+def _resolve_factory(module, name):
+    """A defaultdict's ``default_factory`` named in the file: torch's treespec loader imports any
+    module and takes any attribute; here the name must be on the object allow-list (builtins
+    types, collections, numpy, ... or what ``torch.serialization.add_safe_globals`` allowed)."""
+    import pickle
+
+    from .serializers import resolve_global
+    if type(module) is not str or type(name) is not str:
+        raise TreeFormatError(f"malformed defaultdict default_factory {module!r}.{name!r}")
+    try:
+        return resolve_global(module, name)
+    except pickle.UnpicklingError as e:
+        raise TreeFormatError(f"the default_factory {module}.{name} of a collections.defaultdict "
+                              f"is refused: {e}") from None
 
 
 def leaf_keys(node: _Node, scope=None):

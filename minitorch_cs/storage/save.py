@@ -6,23 +6,27 @@ pickled leaf named by its dotted key, root attributes ``__spec__``, ``__version_
 All JSON texts are byte-identical to the real stack's; datasets are stored uncompressed
 (contiguous), which the real loader reads like its own LZ4-chunked ones.
 
-Atomicity: everything is written to ``"<path>.<8 hex>.tmp"`` in the same directory, the per-leaf
-metadata and ``__SUCCESS__`` last, the file is fsync'ed and then moved to ``<path>`` in one step that
-never replaces an existing file. Every error that can be detected from the tree (requires-grad
-tensors, unsupported dtypes, trees the format cannot name) is raised before any file is created, and
-any later failure removes the temporary file (the real stack leaves it behind).
+Atomicity: everything is written to ``"<path>.<8 hex>.<host tag>-<pid>.tmp"`` in the same directory
+(created exclusively and ``flock``-ed by the writer until published), the per-leaf metadata and
+``__SUCCESS__`` last, the file is fsync'ed and then moved to ``<path>`` in one step that never
+replaces an existing file. Every error that can be detected from the tree (requires-grad tensors,
+unsupported dtypes, trees the format cannot name) is raised before any file is created, and any
+later failure removes the temporary file (the real stack leaves it behind). A writer killed outright
+leaves its temporary file; the next save in that directory removes it (rules in
+:mod:`._tempfiles`). When the current backend has a ``checkpoint_retention``
+(:class:`~.retention.CheckpointRetention`, ``max_checkpoints``), every published checkpoint is
+reported to it.
 """
 from __future__ import annotations
 
 import json
 import os
 import sys
-import uuid
 
 import numpy as np
 
 from ..torch._tensor import Tensor
-from . import _tree
+from . import _tempfiles, _tree
 from . import serializers as S
 
 __all__ = ["save", "CURRENT_CKPT_FORMAT_VERSION"]
@@ -123,22 +127,27 @@ def save(state_dict, ckpt_path) -> None:
     # -- write ---------------------------------------------------------------------------------------
     import h5py
 
-    tmp = f"{path}.{uuid.uuid4().hex[:8]}.tmp"
+    directory = os.path.dirname(os.path.abspath(path))
+    _tempfiles.clean_stale_temp_files(directory)
+    tmpf = _tempfiles.TempCheckpointFile(path)  # created, and locked until published
+    tmp = tmpf.path
     progress = _progress(len(leaves))
     try:
-        with h5py.File(tmp, "w-") as f:
+        # HDF5 writes through our descriptor: it never opens (or locks) the path itself
+        with h5py.File(tmpf.file, "w") as f:
             f.attrs.update({"__spec__": spec_text, "__version__": CURRENT_CKPT_FORMAT_VERSION,
                             "__cstorch_version__": _CSTORCH_VERSION})
-            f.flush()
+            _flush(f, tmpf)
             for key, kind, val in writes:
                 _write_dataset(f, key, kind, val, metadata[key])
                 # flushed after every dataset, so that a killed save leaves a readable file that
                 # loads as "partially written" (like the real stack's, which reopens the file per write)
-                f.flush()
+                _flush(f, tmpf)
                 if progress is not None:
                     progress.update(1)
             f.attrs.update(root_metadata)
             f.attrs["__SUCCESS__"] = True
+        tmpf.file.flush()
         _fsync(tmp)
         _publish(tmp, path, ckpt_path)
     except BaseException:
@@ -148,9 +157,29 @@ def save(state_dict, ckpt_path) -> None:
             pass
         raise
     finally:
+        tmpf.close()
         if progress is not None:
             progress.close()
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+    _fsync_dir(directory)
+    retention = _retention()
+    if retention is not None:
+        retention.saved(path)
+
+
+def _flush(f, tmpf):
+    f.flush()
+    tmpf.file.flush()
+
+
+def _retention():
+    """The current backend's :class:`~.retention.CheckpointRetention` (``max_checkpoints``), if
+    it has one."""
+    try:
+        from ..backend import current_backend_impl
+        impl = current_backend_impl(raise_exception=False)
+    except Exception:  # noqa: BLE001  (no backend machinery importable: nothing to apply)
+        return None
+    return getattr(impl, "checkpoint_retention", None)
 
 
 def _check_unique(keys):

@@ -20,17 +20,22 @@ The serializer is chosen by exact type first, then along the MRO, like the real 
 """
 from __future__ import annotations
 
-import builtins
-import functools
+import collections
+import datetime
 import importlib
 import io
-import operator
+import math
 import pickle
 import threading
-import types
 
 import ml_dtypes
 import numpy as np
+from numpy.random import _pickle as np_random_pickle
+
+try:  # numpy 2
+    from numpy._core import multiarray as np_multiarray
+except ImportError:  # numpy 1
+    from numpy.core import multiarray as np_multiarray
 
 from ..torch import _dtype as D
 from ..torch._device import device as _Device
@@ -59,23 +64,61 @@ def is_cerebras_bf16(dtype) -> bool:
 
 # -- serializer choice ---------------------------------------------------------------------------------
 class DeferredObject:
-    """A pickled leaf that could not be unpickled here (e.g. it needs ``dill`` or torch internals).
+    """A pickled leaf of a checkpoint, unpickled only when asked for (the real ``DeferredObject``).
 
-    Mirrors the real ``DeferredObject``: ``.value`` unpickles (and raises the original error when that
-    is impossible); the raw pickle is kept in ``.data`` so saving the tree again preserves it.
+    ``cstorch.load`` never unpickles: every ``ObjectSerializer`` leaf comes back as a
+    ``DeferredObject`` holding the raw pickle (``.data``). ``.value`` unpickles it, a new object on
+    every access as in the real stack, through the allow-list unpickler (:data:`OBJECT_GLOBALS` plus
+    what ``torch.serialization.add_safe_globals`` allowed), so a crafted checkpoint cannot run code;
+    a refused global raises ``pickle.UnpicklingError`` naming it. Attribute access, indexing, calls,
+    iteration, ``len``, ``in`` and ``str`` go to ``.value``, as in the real class. Saving the tree
+    again writes ``.data`` back unchanged.
     """
 
-    def __init__(self, key: str, data: bytes, error: BaseException | None = None):
+    def __init__(self, key: str, data: bytes):
         self._key = key
         self.data = bytes(data)
-        self._error = error
 
     @property
     def value(self):
-        return loads_object(self.data)
+        return loads_object(self.data, self._key)
+
+    # the real class forwards these to the value
+    def __getattr__(self, name):
+        if not name.startswith("_") and name != "value":
+            return getattr(self.value, name)
+        raise AttributeError(f"'DeferredObject' object has no attribute '{name}'")
+
+    def __getitem__(self, key):
+        return self.value[key]
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __contains__(self, item):
+        return item in self.value
+
+    def __str__(self):
+        return str(self.value)
 
     def __repr__(self) -> str:
-        return f"DeferredObject(key={self._key!r}, {len(self.data)} pickled bytes)"
+        try:
+            return f"DeferredObject({self.value!r})"
+        except Exception as e:  # noqa: BLE001  (repr never raises: printing a state dict must work)
+            return (f"DeferredObject(<{len(self.data)} pickled bytes of leaf {self._key!r}, not "
+                    f"unpicklable: {type(e).__name__}: {str(e).splitlines()[0][:200]}>)")
+
+    def __reduce__(self):
+        return (DeferredObject, (self._key, self.data))
+
+    def __deepcopy__(self, memo):
+        return DeferredObject(self._key, self.data)
 
 
 _REGISTRY = {Tensor: "tensor", np.ndarray: "numpy", bool: "scalar", int: "scalar", float: "scalar",
@@ -218,78 +261,166 @@ def dumps_object(obj) -> bytes:
     return buf.getvalue()
 
 
-def _dill_types():
-    m = {}
-    for name in dir(builtins):
-        v = getattr(builtins, name)
-        if isinstance(v, type):
-            m[name] = v
-    for name in dir(types):
-        v = getattr(types, name)
-        if name.endswith("Type") and isinstance(v, type):
-            m[name] = v
-    m.update({"PartialType": functools.partial, "SuperType": super, "NoneType": type(None),
-              "ItemGetterType": operator.itemgetter, "AttrGetterType": operator.attrgetter,
-              "EllipsisType": type(Ellipsis), "NotImplementedType": type(NotImplemented),
-              "FileType": io.FileIO, "BufferedRandomType": io.BufferedRandom,
-              "BufferedReaderType": io.BufferedReader, "BufferedWriterType": io.BufferedWriter,
-              "TextWrapperType": io.TextIOWrapper, "DictKeysType": type({}.keys()),
-              "DictValuesType": type({}.values()), "DictItemsType": type({}.items())})
-    return m
+# -- unpickling, through an allow-list only -----------------------------------------------------------
+class _ModuleToken:
+    """What ``importlib.import_module(name)`` gives inside an object pickle: a name, nothing imported.
+    ``getattr(token, attr)`` then resolves ``name.attr`` through the same allow-list as a GLOBAL."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
 
 
-_DILL_TYPES = None
+def _import_module_token(name, package=None):
+    if type(name) is not str or package is not None:
+        raise pickle.UnpicklingError("importlib.import_module is only allowed with a module name")
+    return _ModuleToken(name)
 
 
-def _dill_load_type(name):
-    global _DILL_TYPES
-    if _DILL_TYPES is None:
-        _DILL_TYPES = _dill_types()
+def _getattr_token(unpickler, obj, name, *default):
+    if type(obj) is not _ModuleToken or type(name) is not str or default:
+        raise pickle.UnpicklingError(f"getattr is only allowed on a module named in the pickle "
+                                     f"(got getattr({type(obj).__name__}, {name!r}))")
+    return unpickler.find_class(obj.name, name)
+
+
+_getattr_token.takes_unpickler = True
+
+# dill's ``_load_type(name)``: the builtin data types it may name (never code, module or file types)
+_DILL_TYPES = {t.__name__: t for t in (complex, set, frozenset, bytes, bytearray, slice, int, float,
+                                       str, bool, tuple, list, dict)}
+_DILL_TYPES.update({"NoneType": type(None), "EllipsisType": type(Ellipsis),
+                    "NotImplementedType": type(NotImplemented)})
+
+
+def _dill_load_type(name, _allowed=_DILL_TYPES):
     try:
-        return _DILL_TYPES[name]
-    except KeyError:
-        raise pickle.UnpicklingError(f"unknown dill type {name!r}") from None
+        return _allowed[name]
+    except (KeyError, TypeError):
+        raise pickle.UnpicklingError(f"dill type {name!r} is not an allowed type (allowed: "
+                                     f"{sorted(_allowed)})") from None
 
 
-def _map_module(name: str):
-    """Module name as seen by the pickle -> the module to use here."""
-    if name == "torch" or name.startswith("torch."):
-        ours = "minitorch_cs.torch" + name[len("torch"):]
+# under weights_only: the builtin types PyTorch's weights-only list allows
+_DILL_WO_TYPES = {n: _DILL_TYPES[n] for n in ("complex", "set", "bytearray", "NoneType")}
+
+
+def _dill_load_type_wo(name):
+    return _dill_load_type(name, _DILL_WO_TYPES)
+
+
+def _safe_reconstruct(subtype, shape, dtype):
+    """``numpy.core.multiarray._reconstruct``: numpy always pickles the empty shape ``(0,)`` and sets
+    the real shape with the data afterwards (BUILD, checked by :func:`_check_build`)."""
+    if subtype is not np.ndarray or math.prod(shape) != 0:
+        raise pickle.UnpicklingError(f"numpy _reconstruct({subtype}, {shape!r}) is not how numpy "
+                                     "pickles an array")
+    return np.ndarray.__new__(np.ndarray, shape, dtype)
+
+
+def _weights_only_object_globals() -> dict:
+    from ..torch import serialization as TS
+    allowed = {k: v for k, v in TS.weights_only_globals().items() if not k.startswith("torch._utils")
+               and k != "torch.nn.parameter.Parameter" and not k.endswith("Storage")}
+    # the module/attribute pair our own pickles use to name dtypes, devices and Sizes: it grants
+    # nothing beyond the table (getattr resolves through it)
+    allowed.update({"importlib.import_module": _import_module_token,
+                    "builtins.getattr": _getattr_token,
+                    "dill._dill._load_type": _dill_load_type_wo})
+    return allowed
+
+
+def _object_globals() -> dict:
+    allowed = _weights_only_object_globals()
+    allowed["dill._dill._load_type"] = _dill_load_type
+    for t in (complex, set, frozenset, bytes, bytearray, slice, int, float, bool, tuple, list, dict):
+        allowed[f"builtins.{t.__name__}"] = t
+    for t in (collections.OrderedDict, collections.Counter, collections.defaultdict,
+              collections.deque):
+        allowed[f"collections.{t.__name__}"] = t
+    for t in (datetime.date, datetime.time, datetime.datetime, datetime.timedelta,
+              datetime.timezone):
+        allowed[f"datetime.{t.__name__}"] = t
+    # numpy scalars, dtypes and arrays, under numpy 1's and numpy 2's module names
+    for core in ("numpy.core.multiarray", "numpy._core.multiarray"):
+        allowed[f"{core}.scalar"] = np_multiarray.scalar
+        allowed[f"{core}._reconstruct"] = _safe_reconstruct
+    allowed["numpy.dtype"] = np.dtype
+    allowed["numpy.ndarray"] = np.ndarray
+    for name in ("__randomstate_ctor", "__generator_ctor", "__bit_generator_ctor"):
+        allowed[f"numpy.random._pickle.{name}"] = getattr(np_random_pickle, name)
+    for mod, cls in (("_mt19937", "MT19937"), ("_pcg64", "PCG64"), ("_pcg64", "PCG64DXSM"),
+                     ("_philox", "Philox"), ("_sfc64", "SFC64"), ("mtrand", "RandomState"),
+                     ("_generator", "Generator")):
+        allowed[f"numpy.random.{mod}.{cls}"] = getattr(np.random, cls)
+    from numpy.random import bit_generator
+    allowed["numpy.random.bit_generator.SeedSequence"] = np.random.SeedSequence
+    ctor = getattr(bit_generator, "__pyx_unpickle_SeedSequence", None)  # Cython's checked rebuild
+    if ctor is not None:
+        allowed["numpy.random.bit_generator.__pyx_unpickle_SeedSequence"] = ctor
+    return allowed
+
+
+def _check_build(inst, state):
+    """Array state must hold exactly the elements its shape declares (numpy would allocate the
+    declared shape first, so a huge shape with a short payload is a memory bomb)."""
+    if type(inst) is np.ndarray:
+        st = state[1:] if isinstance(state, tuple) and len(state) == 5 else state
         try:
-            return importlib.import_module(ours)
-        except ImportError:
-            raise pickle.UnpicklingError(f"the pickle refers to {name}, which minitorch_cs does not "
-                                         "provide") from None
-    if _NUMPY2 and (name == "numpy.core" or name.startswith("numpy.core.")):
-        name = "numpy._core" + name[len("numpy.core"):]
-    return importlib.import_module(name)
+            shape, dtype, _, data = st
+            n = math.prod(int(s) for s in shape)
+            dtype = np.dtype(dtype)
+        except Exception as e:  # noqa: BLE001
+            raise pickle.UnpicklingError(f"malformed numpy array state ({e})") from None
+        have = len(data) if isinstance(data, list) else (
+            len(data) // max(dtype.itemsize, 1) if isinstance(data, (bytes, bytearray)) else -1)
+        if have != n or (isinstance(data, (bytes, bytearray)) and len(data) != n * dtype.itemsize):
+            raise pickle.UnpicklingError(f"numpy array state declares shape {tuple(shape)} but "
+                                         f"holds {len(data)} items/bytes")
 
 
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if module == "dill._dill" or module == "dill":
-            if name == "_load_type":
-                return _dill_load_type
-            raise pickle.UnpicklingError(f"the pickle needs dill ({module}.{name}), which "
-                                         "minitorch_cs does not emulate")
-        if module == "importlib" and name == "import_module":
-            return _map_module
-        if module == "torch" or module.startswith("torch.") or (
-                _NUMPY2 and module.startswith("numpy.core")):
-            obj = _map_module(module)
-            try:
-                for part in name.split("."):
-                    obj = getattr(obj, part)
-            except AttributeError:
-                raise pickle.UnpicklingError(f"the pickle refers to {module}.{name}, which "
-                                             "minitorch_cs does not provide") from None
-            return obj
-        return super().find_class(module, name)
+_OBJECT_GLOBALS = None
+_WEIGHTS_ONLY_OBJECT_GLOBALS = None
 
 
-def loads_object(data: bytes):
-    """Unpickle an ``ObjectSerializer`` payload (a dill pickle from the real stack, or ours)."""
-    return _Unpickler(io.BytesIO(data)).load()
+def object_globals(weights_only: bool = False) -> dict:
+    """The globals an object leaf may name: with ``weights_only``, PyTorch 2.13's weights-only
+    allow-list (plus the module/attribute pair our own pickles use to name dtypes, which grants
+    nothing beyond that list); otherwise also numpy scalars/dtypes/arrays/random states, builtin
+    data types, ``collections``, ``datetime``, ``fractions``, ``decimal`` and dill's builtin
+    types."""
+    global _OBJECT_GLOBALS, _WEIGHTS_ONLY_OBJECT_GLOBALS
+    if _OBJECT_GLOBALS is None:
+        _OBJECT_GLOBALS = _object_globals()
+        _WEIGHTS_ONLY_OBJECT_GLOBALS = _weights_only_object_globals()
+    return _WEIGHTS_ONLY_OBJECT_GLOBALS if weights_only else _OBJECT_GLOBALS
+
+
+def resolve_global(module: str, name: str):
+    """``module.name`` through the object allow-list (plus the user's safe globals), never
+    imported; ``pickle.UnpicklingError`` when refused."""
+    from ..torch import _weights_only_unpickler as W
+    return W.find_allowed(module, name, object_globals())
+
+
+def unpickle_restricted(data: bytes, weights_only: bool = False):
+    """Unpickle through the allow-list unpickler (``pickle.UnpicklingError`` when refused)."""
+    from ..torch import _weights_only_unpickler as W
+    from ..torch import serialization as TS
+    return W.Unpickler(io.BytesIO(data), allowed=object_globals(weights_only),
+                       check_build=_check_build, check_call=TS.check_call,
+                       build_types=() if weights_only else (np.dtype,),
+                       append_types=(list,) if weights_only else (list, collections.deque)).load()
+
+
+def loads_object(data: bytes, key: str = "<object>", weights_only: bool = False):
+    """Unpickle an ``ObjectSerializer`` payload (a dill pickle from the real stack, or ours) through
+    the allow-list unpickler; ``pickle.UnpicklingError`` names the leaf and the refused global."""
+    try:
+        return unpickle_restricted(data, weights_only)
+    except pickle.UnpicklingError as e:
+        raise pickle.UnpicklingError(f"checkpoint leaf {key!r}: {e}") from None
 
 
 # -- deferred tensors ----------------------------------------------------------------------------------

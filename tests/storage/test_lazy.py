@@ -23,9 +23,9 @@ def reads(monkeypatch):
     log = []
     real = LOAD._H5Source.read_array
 
-    def counting(self, key):
+    def counting(self, key, *args):
         log.append(key)
-        return real(self, key)
+        return real(self, key, *args)
 
     monkeypatch.setattr(LOAD._H5Source, "read_array", counting)
     return log

@@ -3,6 +3,7 @@ in both directions (when torch is importable), weights_only, atomic writes and t
 from __future__ import annotations
 
 import collections
+import fractions
 import io
 import os
 import pickle
@@ -58,11 +59,23 @@ def test_a_model_state_dict_round_trip_restores_the_model(tmp_path):
 
 
 def test_weights_only_refuses_other_globals(tmp_path):
-    torch.save({"fn": collections.Counter("ab")}, tmp_path / "c.pt")
-    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed. Unsupported "
-                                                     "global: GLOBAL collections.Counter"):
+    torch.save({"q": fractions.Fraction(1, 3), "c": collections.Counter("ab")}, tmp_path / "c.pt")
+    with pytest.raises(pickle.UnpicklingError) as ei:
         torch.load(tmp_path / "c.pt")
-    assert torch.load(tmp_path / "c.pt", weights_only=False)["fn"] == collections.Counter("ab")
+    msg = str(ei.value)
+    assert type(ei.value).__module__ == "_pickle"
+    assert msg.startswith("Weights only load failed. This file can still be loaded, to do so you "
+                          "have two options, \033[1mdo those steps only if you trust the source of "
+                          "the checkpoint\033[0m. ")
+    assert ("WeightsUnpickler error: Unsupported global: GLOBAL fractions.Fraction was not an allowed "
+            "global by default. Please use `torch.serialization.add_safe_globals("
+            "[fractions.Fraction])` or the `torch.serialization.safe_globals([fractions.Fraction])` "
+            "context manager to allowlist this global if you trust this class/function.") in msg
+    assert torch.load(tmp_path / "c.pt", weights_only=False)["q"] == fractions.Fraction(1, 3)
+    with torch.serialization.safe_globals([fractions.Fraction]):  # torch 2.13's allow-list API
+        out = torch.load(tmp_path / "c.pt")
+    assert out["q"] == fractions.Fraction(1, 3) and out["c"] == collections.Counter("ab")
+    assert torch.serialization.get_safe_globals() == []
 
 
 def test_errors(tmp_path):
