@@ -75,7 +75,7 @@ class GradScaler:
     # Values each step computes afresh before reading them (on the emulated wafer they are
     # refreshed after every replayed step).
     _capture_recomputed = ("_non_clamped_loss_scale", "global_norm", "isfinite",
-                           "_squared_local_norms")
+                           "_squared_local_norms", "_unscaled")
 
     def __init__(self, loss_scale=None, init_scale=None, steps_per_increase=None,
                  min_loss_scale=None, max_loss_scale=None, overflow_tolerance: float = 0.0,
@@ -111,6 +111,7 @@ class GradScaler:
             self.dynamic = False
             self._loss_scale = loss_scale
             self.isfinite = True
+        self._unscaled = []  # optimizers unscaled since the last update (host bookkeeping)
         self._max_loss_scale = max_loss_scale
         self._min_loss_scale = min_loss_scale
         self._steps_per_increase = steps_per_increase
@@ -212,6 +213,7 @@ class GradScaler:
                     if self.dynamic:
                         self._squared_local_norms.append(torch.sum(p.grad * p.grad))
         stash.state = OptState.UNSCALED
+        self._unscaled.append(optimizer)
 
     def _compute_isfinite(self):
         """``‖g‖ < inf`` over every unscaled gradient; applies the deprecated clipping."""
@@ -226,7 +228,7 @@ class GradScaler:
                 self.global_norm + 1e-6)
             coef = torch.where(coef < 1, coef, 1.0)
             with torch.no_grad():
-                for optimizer in self.backend.optimizer_registry:
+                for optimizer in self._unscaled:
                     for group in optimizer.param_groups:
                         for p in group["params"]:
                             if p.grad is not None:
@@ -261,9 +263,10 @@ class GradScaler:
             raise RuntimeError("step() has already been called since the last update().")
         # A skipped (non-finite) step computes with inf/nan by design; numpy must not warn.
         with np.errstate(all="ignore"):
-            for opt in list(self.backend.optimizer_registry) + [optimizer]:
-                if _stash(opt).state in (OptState.READY, OptState.SCALED):
-                    self.unscale_(opt)
+            # only the optimizer being stepped: the finiteness decision must not see the
+            # gradients of another optimizer (one with a NaN gradient would skip this step)
+            if stash.state in (OptState.READY, OptState.SCALED):
+                self.unscale_(optimizer)
             if self.dynamic:
                 if self.isfinite is None:
                     self.isfinite = self._compute_isfinite()
@@ -276,8 +279,9 @@ class GradScaler:
         """The dynamic-loss-scaling rule for one step (see the module doc)."""
         if not self.dynamic:
             return
-        self._squared_local_norms = []
         isfinite = self.isfinite if self.isfinite is not None else self._compute_isfinite()
+        self._squared_local_norms = []
+        self._unscaled = []
         overflow = 1 - isfinite.long()
         self._steps_since_rescale.add_(1)
         self._overflows_since_rescale.add_(overflow)
@@ -309,5 +313,6 @@ class GradScaler:
         if self.dynamic or self._loss_scale != 1.0:
             self.update_scale(self.backend.optimizer_registry)
         self.isfinite = None if self.dynamic else True
+        self._unscaled = []
         for optimizer in self.backend.optimizer_registry:
             _stash(optimizer).state = OptState.READY

@@ -8,7 +8,10 @@ the train/eval mode and the tracing flag. The executor drives it through ``on_ru
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
+
+from .retention import CheckpointRetention
 
 __all__ = ["BaseBackendImpl", "Mode", "NO_EXECUTOR"]
 
@@ -25,7 +28,7 @@ class Mode:
 
 
 class BaseBackendImpl:
-    def __init__(self, backend_type, device, artifact_dir=None):
+    def __init__(self, backend_type, device, artifact_dir=None, max_checkpoints=None):
         self.backend_type = backend_type
         self.device = device
         self._artifact_dir = Path(artifact_dir if artifact_dir is not None else "./")
@@ -33,13 +36,15 @@ class BaseBackendImpl:
         self.executors = []
         self._executor_counter = 0
         self.models = []
-        self.optimizer_registry = []
+        self._optimizers = []  # weak references: a discarded optimizer (and its parameters) is freed
         self.grad_scalers = []
         self.step_closures = []
         self.mode = Mode.TRAIN
         self._is_tracing = False
         self._step_model = None
         self.run_context = None
+        # cstorch 2.0's max_checkpoints: cstorch.save keeps only the newest N files it wrote
+        self.checkpoint_retention = CheckpointRetention(max_checkpoints)
 
     # -- properties -------------------------------------------------------------------------------
     @property
@@ -87,12 +92,21 @@ class BaseBackendImpl:
         model._cstorch_model_id = len(self.models)
         return model._cstorch_model_id
 
+    @property
+    def optimizer_registry(self) -> list:
+        """The registered optimizers still alive, in registration order."""
+        live = [r() for r in self._optimizers]
+        if any(o is None for o in live):
+            self._optimizers = [r for r, o in zip(self._optimizers, live) if o is not None]
+        return [o for o in live if o is not None]
+
     def register_optimizer(self, optimizer) -> None:
         if not any(o is optimizer for o in self.optimizer_registry):
-            self.optimizer_registry.append(optimizer)
+            self._optimizers.append(weakref.ref(optimizer))
 
     def unregister_optimizer(self, optimizer) -> None:
-        self.optimizer_registry = [o for o in self.optimizer_registry if o is not optimizer]
+        self._optimizers = [r for r in self._optimizers if r() is not optimizer and
+                            r() is not None]
 
     def register_grad_scaler(self, scaler) -> None:
         self.grad_scalers.append(scaler)

@@ -122,7 +122,7 @@ class LazyDevice(Device):
 
 class CsxBackendImpl(BaseBackendImpl):
     def __init__(self, backend_type, artifact_dir=None, compile_dir=None, compile_only=False,
-                 validate_only=False, cluster_config=None, **kwargs):
+                 validate_only=False, cluster_config=None, max_checkpoints=None, **kwargs):
         if kwargs:
             raise TypeError(f"CSX backend got unexpected keyword arguments: {sorted(kwargs)}; the "
                             "2.10 CSX backend takes artifact_dir, compile_dir, compile_only, "
@@ -135,7 +135,8 @@ class CsxBackendImpl(BaseBackendImpl):
                             f"got {type(cluster_config).__name__}")
         cluster_config.validate()
         super().__init__(backend_type, LazyDevice(),
-                         artifact_dir if artifact_dir is not None else "./cerebras_logs")
+                         artifact_dir if artifact_dir is not None else "./cerebras_logs",
+                         max_checkpoints)
         self.compile_dir = compile_dir
         self.compile_only = bool(compile_only)
         self.validate_only = bool(validate_only)
