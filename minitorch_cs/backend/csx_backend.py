@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
@@ -231,7 +232,7 @@ class CsxBackendImpl(BaseBackendImpl):
         saved = None if self.is_e2e_execution else _save_device_state(self, leaves)
         self._capture = cap
         try:
-            with cap, RepeatStepClosure():
+            with cap, _mixed_precision(), RepeatStepClosure():
                 out = step_fn(*args, **kwargs)
         finally:
             self._capture = None
@@ -340,6 +341,18 @@ class CsxBackendImpl(BaseBackendImpl):
                     f"{type(opt).__name__} created optimizer state inside the traced step. On the "
                     "wafer all optimizer state must exist before the first step: create every "
                     "state tensor in preinitialize() with cstorch.zeros_like/full_like.")
+
+
+def _mixed_precision():
+    """The wafer's mixed precision while compiling a step: with it enabled
+    (``cstorch.amp.set_half_dtype``, ``enable_mixed_precision``), matmul, linear, addmm and
+    convolutions take their floating inputs in the half dtype (float32 accumulation, result in
+    the half dtype), as ``torch.autocast`` does on CPU; other ops compute as written."""
+    from ..core.amp_state import _amp_state
+    from ..torch._autocast import AutocastMode
+    if _amp_state.enabled:
+        return AutocastMode(_amp_state.half_dtype)
+    return contextlib.nullcontext()
 
 
 class _Traced:

@@ -178,6 +178,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
     """The dispatch mode (and engine observer) that records a step into a ``Tape``."""
 
     hides_values = True
+    innermost = True  # record ops as they run, after autocast or seeding modes changed them
 
     def __init__(self):
         self.tape = Tape()

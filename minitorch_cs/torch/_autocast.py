@@ -1,28 +1,40 @@
-"""``torch.autocast`` (the CPU subset): while active, matmul, linear and convolutions compute in
-the autocast dtype (their floating inputs are cast to it; the casts are differentiable, so the
-gradients of float32 leaves come back as float32).
+"""``torch.autocast`` (the CPU subset), as a dispatch mode.
 
-``dtype`` is the module-level flag those ops read: the active autocast dtype, or None.
+While an :class:`autocast` is active, the ops torch's CPU autocast runs in lower precision --
+matmul, linear, addmm and convolutions -- receive their floating inputs cast to the autocast
+dtype (the casts are ops too, differentiable, so the gradients of float32 leaves come back as
+float32); every other op runs as it is. The emulated wafer's mixed precision uses the same mode.
 """
 from __future__ import annotations
 
 import functools
 
 from . import _dtype as D
+from ._dispatch import OPS, Mode, apply, modes, redispatch
 
-__all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "dtype", "cast_inputs"]
+__all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "AutocastMode",
+           "LOWER_PRECISION_OPS"]
 
-dtype = None
+# torch's CPU autocast "lower_precision_fp" list, restricted to the ops this package has
+LOWER_PRECISION_OPS = frozenset({"matmul", "linear", "addmm", "convolution"})
 
 
-def cast_inputs(*tensors):
-    """The floating tensors among ``tensors`` cast to the autocast dtype (others unchanged)."""
-    out = []
-    for t in tensors:
-        if t is not None and t.dtype.is_floating_point and t.dtype is not dtype:
-            t = t.to(dtype)
-        out.append(t)
-    return out
+class AutocastMode(Mode):
+    """Casts the floating inputs of :data:`LOWER_PRECISION_OPS` to ``dtype``."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def dispatch(self, op, args, attrs, target):
+        if target is None and op.name in LOWER_PRECISION_OPS:
+            args = tuple(self._cast(a) for a in args)
+        return redispatch(self, op, args, attrs, target)
+
+    def _cast(self, t):
+        if getattr(t, "_dtype", None) is not None and t._dtype.is_floating_point and \
+                t._dtype is not self.dtype:
+            return apply(OPS["to_copy"], t, dtype=self.dtype.np)  # (op modules sit above)
+        return t
 
 
 class autocast:
@@ -32,16 +44,17 @@ class autocast:
         self.device_type = device_type
         self.fast_dtype = D.to_dtype(dtype) if dtype is not None else D.bfloat16
         self._enabled = bool(enabled)
+        self._mode = None
 
     def __enter__(self):
-        global dtype
-        self._prev = dtype
-        dtype = self.fast_dtype if self._enabled else None
+        if self._enabled:
+            self._mode = AutocastMode(self.fast_dtype).enter()
         return self
 
     def __exit__(self, *exc):
-        global dtype
-        dtype = self._prev
+        if self._mode is not None:
+            self._mode.exit()
+            self._mode = None
         return False
 
     def __call__(self, func):
@@ -52,9 +65,15 @@ class autocast:
         return wrapper
 
 
+def _active():
+    found = [m for m in modes() if isinstance(m, AutocastMode)]
+    return found[-1] if found else None
+
+
 def is_autocast_enabled(device_type=None) -> bool:
-    return dtype is not None
+    return _active() is not None
 
 
 def get_autocast_dtype(device_type="cpu"):
-    return dtype if dtype is not None else D.bfloat16
+    m = _active()
+    return m.dtype if m is not None else D.bfloat16

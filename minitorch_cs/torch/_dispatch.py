@@ -121,6 +121,9 @@ class Mode:
     """
 
     hides_values = False  # repr() shows no values while this mode is active (a traced step)
+    # An innermost mode sees ops after every other mode transformed them (a graph capture must
+    # record what actually runs): it enters below the modes already active.
+    innermost = False
 
     def dispatch(self, op, args, attrs, target):
         return redispatch(self, op, args, attrs, target)
@@ -151,7 +154,10 @@ class Mode:
         """Push this mode (innermost)."""
         if self in _stack:
             raise RuntimeError(f"{type(self).__name__} is already active")
-        _stack.append(self)
+        if self.innermost:
+            _stack.insert(0, self)
+        else:
+            _stack.append(self)
         return self
 
     def exit(self) -> None:

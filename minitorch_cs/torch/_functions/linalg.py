@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import builtins
 
-from .. import _autocast
 from .. import _dtype as D
 from .._dispatch import apply
 from .._ops import linalg as L
@@ -46,8 +45,6 @@ def get_float32_matmul_precision() -> str:
 
 
 def matmul(input, other, *, out=None):
-    if _autocast.dtype is not None:
-        input, other = _autocast.cast_inputs(input, other)
     return apply(L.Matmul, input, other)
 
 

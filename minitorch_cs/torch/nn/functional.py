@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-from .. import _autocast
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
@@ -59,8 +58,6 @@ def _reduce(loss, reduction):
 # ----- linear and activations ---------------------------------------------------------------------
 def linear(input, weight, bias=None):
     """y = input @ weight^T + bias."""
-    if _autocast.dtype is not None:
-        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     if bias is None:
         return apply(LA.Linear, input, weight)
     return apply(LA.Linear, input, weight, bias)
@@ -238,16 +235,12 @@ def _pair(v, n=2):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if _autocast.dtype is not None:
-        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if _autocast.dtype is not None:
-        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=1)

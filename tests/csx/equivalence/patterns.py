@@ -386,6 +386,39 @@ def autocast_bfloat16(env):
     return standard(env, body)
 
 
+def _mixed_precision_check(cpu, csx):
+    """With mixed precision on (set_half_dtype), the emulated wafer computes matmul/linear/conv
+    in the half dtype (SPEC 7.3), exactly as the CPU backend does for the same step inside
+    cstorch.amp.autocast(half dtype); the CPU backend itself ignores the setting."""
+    d = diff_records(cpu["autocast_bfloat16_twin_of_mixed"]["values"],
+                     csx["mixed_precision_bfloat16"]["values"])
+    assert not d, f"CSX mixed precision must equal CPU under autocast(bfloat16): {d}"
+    assert not diff_records(cpu["sgd_plain"]["values"], cpu["mixed_precision_bfloat16"]["values"])
+
+
+@pattern(Documented("7.3", _mixed_precision_check))
+def mixed_precision_bfloat16(env):
+    """cstorch.amp.set_half_dtype('bfloat16') before the run: the wafer's mixed precision."""
+    cstorch.amp.set_half_dtype("bfloat16")
+    return standard(env)
+
+
+def _autocast_twin_check(cpu, csx):
+    """cstorch.amp.autocast is a no-op on CSX (without mixed precision the step is float32)."""
+    assert not diff_records(cpu["sgd_plain"]["values"],
+                            csx["autocast_bfloat16_twin_of_mixed"]["values"])
+
+
+@pattern(Documented("7.3", _autocast_twin_check))
+def autocast_bfloat16_twin_of_mixed(env):
+    """The whole step body inside cstorch.amp.autocast(dtype=bfloat16) (the CPU twin of
+    mixed_precision_bfloat16)."""
+    def body(c, x, y):
+        with cstorch.amp.autocast(dtype=torch.bfloat16):
+            return train(c, x, y)
+    return standard(env, body)
+
+
 # ===== train/eval modes, dropout, batch norm, second traced functions ============================
 class DropNet(nn.Module):
     def __init__(self, p=0.5):
