@@ -45,7 +45,7 @@ _REPR.maxlevel = 3
 def short_repr(value, limit: int = 100) -> str:
     """``repr(value)`` cut to about ``limit`` characters (nested containers abbreviated with
     ``...``), so an error message never carries a huge value."""
-    text = _REPR.repr(value)
+    text = repr(value) if isinstance(value, str) else _REPR.repr(value)
     if len(text) > limit:
         text = text[:limit - 3] + "..."
     return text

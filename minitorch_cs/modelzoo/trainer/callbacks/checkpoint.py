@@ -295,7 +295,7 @@ class CheckpointIndex:
         roots = [self.model_dir] + ([self.checkpoint_root] if self.checkpoint_root else [])
         if not any(_inside(real, Path(os.path.realpath(r))) for r in roots):
             raise CheckpointIndexError(
-                f"{self.index_path} lists {short_repr(entry)}, which is outside the model "
+                f"{self.index_path} lists {short_repr(entry, 300)}, which is outside the model "
                 f"directory {self.model_dir}; autoload only reads checkpoints inside it: remove "
                 f"that entry, or pass the checkpoint explicitly (ckpt_path / --checkpoint_path) "
                 f"if you trust it")
