@@ -1,4 +1,6 @@
-"""Train an MLP on MNIST with a hand-written cstorch training loop (seed 003's custom loop).
+"""Train an MLP on MNIST with a hand-written cstorch training loop.
+
+The loop of the cstorch 2.10 docs page "Writing a Custom Training Loop".
 
 Written exactly as a cstorch user writes it; only the imports differ from a script for the real
 stack (``cerebras.pytorch`` -> ``minitorch_cs``, ``torch`` -> ``minitorch_cs.torch``). Without

@@ -67,7 +67,7 @@ def test_seed001_grouped_order_without_optimization(csx):
     cstorch.compile(model, csx)  # weights are needed: the grouped recipes run
     lazy_w1, lazy_w2 = model.w1.detach().numpy(), model.w2.detach().numpy()
 
-    # what effectively runs (seed 001): each weight's ops together, on the global generator
+    # what effectively runs (cstorch 2.10 docs, "Efficient Weight Initialization"): each weight's ops together, on the global generator
     torch.manual_seed(2024)
     w1, w2 = torch.empty(2, 2), torch.empty(2, 2)
     w1.uniform_(-1, 1)
@@ -93,7 +93,7 @@ def test_seed001_allclose_fails(csx):
         model = Model()
         model.reset_parameters()
 
-    # This assert would fail (seed 001): the values differ...
+    # This assert would fail (the same docs page): the values differ...
     assert not torch.allclose(cpu_model.w1, model.w1.to("cpu"))
     assert not lazy_init.is_lazy(model.w1)  # reading materialized it
 

@@ -252,8 +252,8 @@ def _backend(init, path):
     device = init.get("device")
     if device is not None:
         if not isinstance(device, str) or device.upper() not in _DEVICES:
-            raise ConfigError(f"{path}.device", f"invalid device {short_repr(device)}. Allowed values: "
-                                                f"{', '.join(_DEVICES)}")
+            raise ConfigError(f"{path}.device", f"invalid device {short_repr(device)}. Allowed "
+                                                f"values: {', '.join(_DEVICES)}")
         backend.setdefault("backend_type", device)
     btype = backend.get("backend_type")
     if btype is None:
@@ -301,8 +301,9 @@ def _model(model, path):
                       "releases. Please use \"name\" instead.", FutureWarning)
         if "name" in model and model["name"] != model["model_name"]:
             raise ConfigError(f"{path}.model_name", f"conflicting model names: model_name "
-                                                    f"{short_repr(model['model_name'])}, name "
-                                                    f"{short_repr(model['name'])}; use only \"name\"")
+                                                    f"{short_repr(model['model_name'])}, "
+                                                    f"name {short_repr(model['name'])}; use "
+                                                    f"only \"name\"")
         model["name"] = model.pop("model_name")
     if "name" not in model:
         raise ConfigError(f"{path}.name", f"missing: model configuration must have a 'name' key. "
@@ -342,8 +343,9 @@ def _data(entry, path, model_name):
             raise ConfigError(f"{path}.data_processor", f"missing. Allowed values: {names}")
         name = next(iter(processors))
     if name not in processors:
-        raise ConfigError(f"{path}.data_processor", f"unknown data processor {short_repr(name)} for "
-                                                    f"model {short_repr(model_name)}. Allowed values: "
+        raise ConfigError(f"{path}.data_processor", f"unknown data processor {short_repr(name)} "
+                                                    f"for model {short_repr(model_name)}. "
+                                                    f"Allowed values: "
                                                     f"{names}")
     proc_cls, config_cls = processors[name]
     data = {**entry, "data_processor": name}
@@ -386,7 +388,8 @@ def _ckpt(value, path, many=False):
 
 def _trainer_block(block, path) -> TrainerConfig:
     if not isinstance(block, dict):
-        raise ConfigError(path, f"expected trainer configuration to be a mapping, got {short_repr(block)}")
+        raise ConfigError(path, f"expected trainer configuration to be a mapping, got "
+                                f"{short_repr(block)}")
     for key in block:
         if key not in _TRAINER_KEYS:
             raise ConfigError(f"{path}.{key}", unknown_key_message(key, _TRAINER_KEYS))
