@@ -244,8 +244,8 @@ CONFIG_ERRORS = [
      "bad.yaml, line 6, column 11: invalid YAML: mapping values are not allowed here (check "
      "the indentation of this line and of the lines above it)"),
     ("    seed: 1", "    seed: !!python/object/apply:os.system ['echo pwned']",
-     "bad.yaml, line 5: the tag !!python/object/apply:os.system is not allowed: a params file "
-     "holds plain data (mappings, lists, strings, numbers, booleans, null)"),
+     "bad.yaml, line 5: the tag !!python/object/apply:os.system is not allowed: only plain "
+     "data is read (mappings, lists, strings, numbers, booleans, null)"),
     ("    seed: 1", "    seed: 1\n    seed: 2",
      "bad.yaml, line 6: the key 'seed' appears twice in the same mapping (first on line 5); "
      "keep one of them"),
@@ -343,3 +343,21 @@ def test_example_default_model_dir_is_its_own():
     fc = yaml.safe_load((ROOT / "examples" / "fc_mnist.yaml").read_text())
     assert fc["trainer"]["init"]["model_dir"].strip("./") == "model_dir/fc_mnist"
     assert np.__name__  # numpy is importable alongside (the example needs it)
+
+
+def test_a_hostile_index_file_is_one_line(job):
+    md = job / "jobs" / "md"
+    (md / "checkpoints_index.yaml").write_text("- !!python/object/apply:os.system ['echo x']\n")
+    r = cli("validate", "params.yaml", cwd=job / "jobs")
+    assert r.returncode == 1
+    assert one_line(r) == (
+        "minitorch-cs validate: cannot read the checkpoint index: md/checkpoints_index.yaml, "
+        "line 1: the tag !!python/object/apply:os.system is not allowed: only plain data is "
+        "read (mappings, lists, strings, numbers, booleans, null); fix or delete it (it lists "
+        "the checkpoints of md)")
+    (md / "checkpoints_index.yaml").write_text("{a: 1}\n")
+    r = cli("validate", "params.yaml", cwd=job / "jobs")
+    assert r.returncode == 1
+    assert one_line(r) == (
+        "minitorch-cs validate: the checkpoint index md/checkpoints_index.yaml must be a list of "
+        "checkpoint file names, got {'a': 1}; fix or delete it")

@@ -66,8 +66,8 @@ class _LimitedLoader(yaml.SafeLoader):
         if node.tag not in _STANDARD_TAGS:
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
             raise ParamsFileError(
-                f"{_where(self._name, node.start_mark)}: the tag {tag} is not allowed: a params "
-                f"file holds plain data (mappings, lists, strings, numbers, booleans, null)")
+                f"{_where(self._name, node.start_mark)}: the tag {tag} is not allowed: only plain "
+                f"data is read (mappings, lists, strings, numbers, booleans, null)")
         size = 1
         if isinstance(node, SequenceNode):
             size += sum(self._sizes.get(id(c), 1) for c in node.value)

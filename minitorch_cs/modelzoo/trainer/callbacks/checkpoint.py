@@ -249,14 +249,15 @@ class CheckpointIndex:
     def _read(self) -> list:
         if not self.index_path.exists():
             return []
+        from ...config.params_file import ParamsFileError, safe_load_limited
         try:
             text = self.index_path.read_text()
-            ckpts = yaml.safe_load(text)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            ckpts, _ = safe_load_limited(text, str(self.index_path))
+        except (OSError, UnicodeDecodeError, ParamsFileError) as e:
             reason = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise CheckpointIndexError(
-                f"cannot read the checkpoint index {self.index_path}: {reason}; fix or delete "
-                f"it (it lists the checkpoints of {self.model_dir})") from None
+                f"cannot read the checkpoint index: {reason}; fix or delete it (it lists the "
+                f"checkpoints of {self.model_dir})") from None
         if ckpts is None:
             return []
         if not isinstance(ckpts, list) or not all(isinstance(c, str) for c in ckpts):
