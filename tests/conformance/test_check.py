@@ -15,6 +15,7 @@ from minitorch_cs.conformance.adapters.minitorch_cs import (FEATURES, MinitorchC
 from minitorch_cs.conformance.runner import GOLDEN_DIR, UsageError, load_adapter
 
 
+@pytest.mark.slow
 def test_minitorch_cs_adapter_passes_every_scenario(tmp_path):
     out = io.StringIO()
     ok, report = check(MinitorchCsAdapter(), GOLDEN_DIR, report_path=tmp_path / "r.json",
@@ -64,6 +65,7 @@ def broken_adapter():
     return adapter
 
 
+@pytest.mark.slow
 def test_broken_adapter_fails_the_right_scenarios(tmp_path):
     out = io.StringIO()
     ok, report = check(broken_adapter(), GOLDEN_DIR, report_path=tmp_path / "r.json", out=out)

@@ -20,6 +20,7 @@ def exported(tmp_path_factory):
     return a
 
 
+@pytest.mark.slow
 def test_export_is_byte_identical_twice(exported, tmp_path):
     export(tmp_path)
     assert _files(exported) == _files(tmp_path)

@@ -268,6 +268,7 @@ print((status_kb("VmHWM") - base) * 1024)
 
 
 @pytest.mark.parametrize("mode", ["efficient", "lazy"])
+@pytest.mark.slow
 def test_device_construction_keeps_host_memory_low(tmp_path, mode):
     """RSS of a subprocess building a 50M-parameter (200 MB) model."""
     import subprocess

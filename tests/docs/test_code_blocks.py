@@ -141,6 +141,7 @@ def test_sh_block_runs(block, tmp_path):
 
 
 @pytest.mark.parametrize("block", _of("console"))
+@pytest.mark.slow
 def test_console_block_is_handled(block, tmp_path):
     how = CONSOLE.get((block.doc, block.first_line))
     assert how is not None, (f"{block.id}: a console block must be listed in CONSOLE with how "
@@ -170,6 +171,7 @@ def test_json_block_parses(block):
         assert {k: entry[k] for k in value} == value
 
 
+@pytest.mark.slow
 def test_the_adapter_template_passes_as_an_adapter(tmp_path):
     """CONFORMANCE.md's adapter template, saved as the file it names, passes `check`."""
     section = (ROOT / "CONFORMANCE.md").read_text().split("## Writing an adapter", 1)[1]

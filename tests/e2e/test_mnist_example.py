@@ -10,6 +10,9 @@ import pytest
 
 from minitorch_cs.datasets import load_bundled_digits, write_idx
 
+
+pytestmark = pytest.mark.slow  # fresh processes, whole training runs
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "mnist_custom_loop.py"
 

@@ -102,6 +102,7 @@ def job(trained, tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_validate_from_another_directory_loads_the_checkpoint(job):
     index = (job / "jobs" / "md" / "checkpoints_index.yaml").read_text()
     r = cli("validate", "../jobs/params.yaml", "--model_dir", "../jobs/md",
@@ -112,6 +113,7 @@ def test_validate_from_another_directory_loads_the_checkpoint(job):
     assert (job / "jobs" / "md" / "checkpoints_index.yaml").read_text() == index
 
 
+@pytest.mark.slow
 def test_rerunning_a_finished_job_is_one_line_and_changes_nothing(job):
     md = job / "jobs" / "md"
     before = snapshot(md)
@@ -135,6 +137,7 @@ def test_rerunning_a_finished_job_is_one_line_and_changes_nothing(job):
     assert snapshot(md) == before
 
 
+@pytest.mark.slow
 def test_a_copied_model_dir_loads_its_own_checkpoints(job):
     shutil.copytree(job / "jobs" / "md", job / "copy")
     shutil.rmtree(job / "jobs" / "md")  # the original is gone: the copy must not need it
@@ -143,6 +146,7 @@ def test_a_copied_model_dir_loads_its_own_checkpoints(job):
     assert "Loading weights from checkpoint ../copy/checkpoint_4.mdl" in r.stdout
 
 
+@pytest.mark.slow
 def test_more_steps_resume_from_another_directory(job):
     (job / "jobs" / "more.yaml").write_text(PARAMS.format(model_dir="md").replace(
         "max_steps: 4", "max_steps: 6"))
@@ -153,6 +157,7 @@ def test_more_steps_resume_from_another_directory(job):
         "checkpoint_2.mdl", "checkpoint_4.mdl", "checkpoint_6.mdl"]
 
 
+@pytest.mark.slow
 def test_a_missing_indexed_checkpoint_is_an_error_not_a_fresh_start(job):
     md = job / "jobs" / "md"
     (md / "checkpoint_4.mdl").unlink()
@@ -167,6 +172,7 @@ def test_a_missing_indexed_checkpoint_is_an_error_not_a_fresh_start(job):
 
 
 @pytest.mark.parametrize("entry", ["abs", "dotdot", "symlink"])
+@pytest.mark.slow
 def test_autoload_refuses_checkpoints_outside_model_dir(job, entry):
     md = job / "jobs" / "md"
     outside = job / "outside.mdl"
@@ -189,6 +195,7 @@ def test_autoload_refuses_checkpoints_outside_model_dir(job, entry):
                          "trust it")
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_another_model_is_one_line(job):
     # the Quickstart's custom loop wrote its checkpoint where the Trainer autoloads
     md = job / "jobs" / "other"
@@ -257,6 +264,7 @@ CONFIG_ERRORS = [
 
 @pytest.mark.parametrize("old,new,expected", CONFIG_ERRORS,
                          ids=["max_steps0", "typo", "gpu", "indent", "tag", "dup", "long"])
+@pytest.mark.slow
 def test_config_errors_are_one_line_with_file_and_line(job, old, new, expected):
     name = _edit(job, old, new)
     r = cli("fit", f"../jobs/{name}", cwd=job / "elsewhere")
@@ -265,6 +273,7 @@ def test_config_errors_are_one_line_with_file_and_line(job, old, new, expected):
     assert not (job / "jobs" / "fresh").exists() and not (job / "elsewhere" / "fresh").exists()
 
 
+@pytest.mark.slow
 def test_alias_bomb_is_refused_quickly(job):
     lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
@@ -277,6 +286,7 @@ def test_alias_bomb_is_refused_quickly(job):
         "out, or use fewer nested aliases")
 
 
+@pytest.mark.slow
 def test_usage_errors_and_debug(job):
     r = cli("fit", "../jobs", cwd=job / "elsewhere")
     assert r.returncode == 2
@@ -323,6 +333,7 @@ def test_an_unexpected_failure_names_its_cause_in_one_line():
                                    "got -2"),
     (["--checkpoint", "nope.mdl"], "argument --checkpoint: no such file: 'nope.mdl'"),
 ])
+@pytest.mark.slow
 def test_example_validates_arguments_first(tmp_path, args, message):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, str(EXAMPLE), *args, "--model_dir", "out"],
@@ -345,6 +356,7 @@ def test_example_default_model_dir_is_its_own():
     assert np.__name__  # numpy is importable alongside (the example needs it)
 
 
+@pytest.mark.slow
 def test_a_hostile_index_file_is_one_line(job):
     md = job / "jobs" / "md"
     (md / "checkpoints_index.yaml").write_text("- !!python/object/apply:os.system ['echo x']\n")

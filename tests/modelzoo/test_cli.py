@@ -32,6 +32,7 @@ def _yaml(tmp_path, params):
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])
+@pytest.mark.slow
 def test_fit_then_validate_all_in_subprocesses(tmp_path, device):
     params = fc_mnist_params(tmp_path)
     params["trainer"]["init"]["device"] = "CPU"  # the flag below picks the device
