@@ -1,6 +1,8 @@
-"""Efficient and lazy weight initialization (seeds 000/001, issue 8).
+"""Efficient and lazy weight initialization (issue 8; docs: "Efficient Weight Initialization",
+"Defer Weight Initialization").
 
-Seed 001's two examples are written as in the seed, with the porting rule's imports.
+The two examples of the cstorch 2.10 docs page "Efficient Weight Initialization" are written as
+on that page, with the porting rule's imports.
 """
 import importlib
 
