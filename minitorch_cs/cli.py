@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         return port_main(argv[1:])
     if cmd == "conformance":
         from .conformance import main as conformance_main
-        return conformance_main(argv[1:])
+        return conformance_main(argv[1:], prog="minitorch-cs conformance")
     print(f"minitorch-cs: unknown command {cmd!r}\n\n{_USAGE}", file=sys.stderr)
     return 2
 

@@ -2,7 +2,7 @@
 
 ``assert_close`` reports ``got X, but should be Y [call]``; ``gradcheck`` compares the analytic
 gradient (backward seeded with a *random cotangent*) with float64 central differences along a
-*random projection* (HIPS/autograd ``check_grads``), one scalar per input (STYLE §2.17).
+*random projection* (HIPS/autograd ``check_grads``), one scalar per input.
 """
 from __future__ import annotations
 

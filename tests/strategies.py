@@ -1,4 +1,4 @@
-"""The one home for hypothesis strategies (STYLE §2.15).
+"""The one home for hypothesis strategies.
 
 Shapes include 0-d tensors and size-1 dimensions (up to 4 dims); pairs of shapes are mutually
 broadcastable; arrays are bounded, finite float64; ``maybe_noncontiguous`` returns a view with the

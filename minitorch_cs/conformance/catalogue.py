@@ -293,12 +293,13 @@ def _scheduler_scenarios():
                 SCHEDULE_TOL, quirks=("float32-closed-form", "untagged-group-is-None")))
     out.append(Scenario(
         "scheduler/lr/seed002", "scheduler", {"key": "lr", "spec": SEED002, "n_steps": 1100},
-        "seed 002: SequentialLR(LinearLR 0.01->0.001 over 500, CosineDecayLR 0.001->0.0001 "
-        "over 500), t = 0..1100", SCHEDULE_TOL, quirks=("float32-closed-form",)))
+        "the Model Zoo 2.10 \"Optimizer and Scheduler\" page: SequentialLR(LinearLR "
+        "0.01->0.001 over 500, CosineDecayLR 0.001->0.0001 over 500), t = 0..1100",
+        SCHEDULE_TOL, quirks=("float32-closed-form",)))
     out.append(Scenario(
         "scheduler/lr/seed002-resume", "scheduler",
         {"key": "lr", "spec": SEED002, "n_steps": 506, "resume": {"split": 498}},
-        "seed 002's schedule saved at t=498 and restored into rebuilt optimizer + scheduler "
+        "that page's schedule saved at t=498 and restored into rebuilt optimizer + scheduler "
         "(optimizer.load_state_dict, then scheduler.load_state_dict)", SCHEDULE_TOL,
         quirks=("float32-closed-form", "scheduler-load-keeps-lr")))
     out.append(Scenario(
@@ -578,14 +579,17 @@ def _lazy_scenarios():
     out = []
     variants = [
         ("seed001-grouped", {"model": "seed001", "seed": 2024, "optimize_initialization": False},
-         "seed 001's Model + apply(init_weights), optimize_initialization off: init ops run "
+         "the \"Efficient Weight Initialization\" page's Model + apply(init_weights), "
+         "optimize_initialization off: init ops run "
          "grouped per weight on the global stream"),
         ("seed001-optimized", {"model": "seed001", "seed": 7, "optimize_initialization": True},
-         "seed 001's Model + apply(init_weights), optimize_initialization on: one seed draw per "
+         "the \"Efficient Weight Initialization\" page's Model + apply(init_weights), "
+         "optimize_initialization on: one seed draw per "
          "random op at record time, overwritten ops pruned"),
         ("seed001-no-apply", {"model": "seed001", "seed": 0, "optimize_initialization": False,
                               "apply_init": False},
-         "seed 001's Model alone (uniform_ then normal_), grouped order"),
+         "the \"Efficient Weight Initialization\" page's Model alone (uniform_ then normal_), "
+         "grouped order"),
         ("mlp-xavier", {"model": "mlp", "seed": 3, "optimize_initialization": True},
          "Sequential(Linear(6,5), ReLU, Linear(5,3)) + xavier_uniform_ via apply"),
     ]
@@ -606,7 +610,8 @@ def _lazy_scenarios():
         "skip_weight_init: every weight is zeros", EXACT, backends=("CSX",)))
     out.append(Scenario(
         "lazy_init/explicit-alias", "lazy_init", {"model": "alias"},
-        "seed 001: x @ fc1.weight.T in the forward fails to compile under lazy init; "
+        "the \"Efficient Weight Initialization\" page: x @ fc1.weight.T in the forward fails "
+        "to compile under lazy init; "
         "F.linear(x, fc1.weight, fc1.bias) compiles", EXACT, backends=("CSX",),
         quirks=("explicit-alias-compile-failure",)))
     return out

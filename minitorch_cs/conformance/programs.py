@@ -552,10 +552,11 @@ def run_lazy_init(env, inputs):
     compile it, and observe its weights (``observe: "values"``) or only relations between them
     that hold whatever the random stream (``observe: "relations"``).
 
-    ``model``: ``"seed001"`` (seed 001's Model: w1 ``uniform_(-1, 1)``, w2 ``normal_()``; then,
+    ``model``: ``"seed001"`` (the Model of the cstorch 2.10 docs page "Efficient Weight
+    Initialization": w1 ``uniform_(-1, 1)``, w2 ``normal_()``; then,
     with ``apply_init``, ``model.apply(init_weights)`` after the with block: kaiming_uniform_ w1,
     kaiming_normal_ w2); ``"mlp"`` (``Sequential(Linear(6, 5), ReLU(), Linear(5, 3))`` then
-    ``xavier_uniform_`` on each weight via ``apply``); ``"alias"`` (seed 001's
+    ``xavier_uniform_`` on each weight via ``apply``); ``"alias"`` (that page's
     ``x @ fc1.weight.T`` forward vs the ``F.linear`` form, traced in one executor step).
     """
     torch, cstorch = env.torch, env.cstorch
@@ -590,7 +591,7 @@ def run_lazy_init(env, inputs):
            "shapes": {k: list(v.shape) for k, v in lazy.items()}}
     if model_kind == "seed001":
         apply_init = inputs.get("apply_init", True)
-        # seed 001: what effectively runs lazily, each weight's ops together on the global stream
+        # that page: what effectively runs lazily, each weight's ops together on the global stream
         torch.manual_seed(seed)
         w1, w2 = torch.empty(2, 2), torch.empty(2, 2)
         w1.uniform_(-1, 1)

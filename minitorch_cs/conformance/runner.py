@@ -4,22 +4,26 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import importlib
+import importlib.util
 import json
 import math
+import os
 import shutil
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from .adapters.base import DATA_DIR
 from .catalogue import catalogue
 from .compare import compare
 
-__all__ = ["SCHEMA_VERSION", "export", "check", "load_adapter", "default_golden_dir", "main",
-           "dumps"]
+__all__ = ["SCHEMA_VERSION", "GOLDEN_DIR", "UsageError", "export", "check", "load_adapter",
+           "default_golden_dir", "default_report_path", "main", "dumps"]
 
 SCHEMA_VERSION = 1
-REPO_GOLDEN = Path(__file__).resolve().parents[2] / "conformance" / "golden"
+#: The goldens, installed with the package (``minitorch_cs/conformance/golden``).
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 ALIASES = {
     "minitorch_cs": "minitorch_cs.conformance.adapters.minitorch_cs",
     "cerebras.pytorch": "minitorch_cs.conformance.adapters.real_cpu",
@@ -55,25 +59,83 @@ def dumps(obj, indent=0) -> str:
 # ---------------------------------------------------------------------------------------------
 # adapters
 # ---------------------------------------------------------------------------------------------
+class UsageError(Exception):
+    """A command-line mistake (unknown adapter, a selection matching nothing, ...): the runner
+    prints its one-line message and exits with status 2."""
+
+
 def load_adapter(spec: str):
-    """``MODULE[:ADAPTER]`` → an adapter object. ``ADAPTER`` names an attribute of the module
-    (default: the first of ``conformance_adapter``, ``ADAPTER``, ``get_adapter``); a class or
-    function is called with no arguments to make the adapter."""
+    """``MODULE[:ADAPTER]`` or ``FILE.py[:ADAPTER]`` -> an adapter object.
+
+    ``MODULE`` is imported with the current directory on the import path (as ``python -m``
+    does), so an adapter file next to you works under the console script too. ``ADAPTER``
+    names an attribute of the module (default: the first of ``conformance_adapter``,
+    ``ADAPTER``, ``get_adapter``); a class or function is called with no arguments to make the
+    adapter.
+
+    Raises:
+        UsageError: the module or file does not exist, cannot be imported, has no adapter
+            attribute, or making the adapter fails.
+    """
     module_name, _, attr = spec.partition(":")
     module_name = ALIASES.get(module_name, module_name)
-    module = importlib.import_module(module_name)
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"--impl {spec}: no such file {path}")
+            mspec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(mspec)
+            sys.modules[path.stem] = module
+            mspec.loader.exec_module(module)
+        else:
+            if "" not in sys.path and os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except UsageError:
+        raise
+    except ModuleNotFoundError as e:
+        if e.name and module_name.split(".")[0] == e.name.split(".")[0] and \
+                module_name.startswith(e.name):
+            raise UsageError(f"--impl {spec}: no module named {e.name!r} (give an importable "
+                             f"MODULE[:ADAPTER] or a FILE.py; aliases: "
+                             f"{', '.join(ALIASES)})") from None
+        raise UsageError(f"--impl {spec}: importing {module_name} failed: {e}") from e
+    except Exception as e:  # noqa: BLE001 - the adapter module itself is broken
+        raise UsageError(f"--impl {spec}: importing {module_name} failed: "
+                         f"{type(e).__name__}: {_first_line(e)}") from e
     names = [attr] if attr else [n for n in ADAPTER_NAMES if hasattr(module, n)]
     if not names or not hasattr(module, names[0]):
-        raise SystemExit(f"{module_name} has no adapter attribute "
-                         f"{attr or ' / '.join(ADAPTER_NAMES)} (see CONFORMANCE.md)")
+        raise UsageError(f"--impl {spec}: {module_name} has no adapter attribute "
+                         f"{attr or ' / '.join(ADAPTER_NAMES)} (see CONFORMANCE.md, "
+                         f"'Writing an adapter')")
     obj = getattr(module, names[0])
     if not hasattr(obj, "run_many") or isinstance(obj, type):
-        obj = obj()
+        try:
+            obj = obj()
+        except Exception as e:  # noqa: BLE001 - e.g. the reference interpreter is not set
+            raise UsageError(f"--impl {spec}: making the adapter failed: "
+                             f"{type(e).__name__}: {_first_line(e)}") from e
     return obj
 
 
+def _first_line(e) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def default_golden_dir() -> Path:
-    return REPO_GOLDEN
+    return GOLDEN_DIR
+
+
+def default_report_path(adapter) -> Path:
+    """Where ``check`` writes its JSON report unless told: the user's cache directory
+    (``$XDG_CACHE_HOME`` or ``~/.cache``), ``minitorch_cs/conformance/<adapter>-report.json``,
+    so a check never litters the working directory."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    label = str(getattr(adapter, "id", None) or getattr(adapter, "name", "adapter"))
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label) or "adapter"
+    return Path(base) / "minitorch_cs" / "conformance" / f"{safe}-report.json"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,6 +150,9 @@ def export(out_dir, only=None, adapter=None, log=None) -> list:
         adapter = MinitorchCsAdapter()
     out = Path(out_dir)
     scenarios = [s for s in catalogue() if _selected(s.name, only)]
+    if not scenarios:
+        raise UsageError(f"--only {' --only '.join(only or [])} selects no scenario; "
+                         f"`list` shows their names")
     items = [{"name": s.name, "family": s.family, "inputs": s.inputs} for s in scenarios]
     outcomes = dict(adapter.run_many(items))
     entries = []
@@ -180,6 +245,9 @@ def check(adapter, golden_dir=None, only=None, report_path=None, out=None, verbo
         docs[entry["name"]] = doc
         results.append({"name": entry["name"], "status": None})
         items.append({"name": doc["name"], "family": doc["family"], "inputs": doc["inputs"]})
+    if not results:
+        raise UsageError(f"--only {' --only '.join(only)} selects no scenario of {golden}; "
+                         f"`list` shows their names" if only else f"{golden} has no scenarios")
     by_name = {r["name"]: r for r in results}
     for name, outcome in adapter.run_many(items):
         doc, r = docs[name], by_name[name]
@@ -214,7 +282,11 @@ def check(adapter, golden_dir=None, only=None, report_path=None, out=None, verbo
     if out is not False:
         _print_table(report, out if out is not None else sys.stdout, verbose)
     if report_path:
-        Path(report_path).write_text(dumps(report) + "\n")
+        report_path = Path(report_path)
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        report_path.write_text(dumps(report) + "\n")
+        if out is not False:
+            (out if out is not None else sys.stdout).write(f"report: {report_path}\n")
     return ok, report
 
 
@@ -255,25 +327,41 @@ def _print_table(report, out, verbose):
 # ---------------------------------------------------------------------------------------------
 # command line
 # ---------------------------------------------------------------------------------------------
-def main(argv=None) -> int:
+def main(argv=None, prog="python -m minitorch_cs.conformance") -> int:
+    """The command line; returns the exit status (0 OK, 1 a scenario failed or errored, 2 a
+    usage error). Errors are one line on stderr (``--debug`` adds the traceback)."""
     p = argparse.ArgumentParser(
-        prog="python -m minitorch_cs.conformance",
+        prog=prog,
         description="Golden traces of the cstorch API and a runner that checks an "
                     "implementation against them (CONFORMANCE.md).")
+    p.add_argument("--debug", action="store_true", help="print tracebacks of errors")
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("export", help="write every scenario's golden JSON and the manifest")
     e.add_argument("dir", help="output directory")
     e.add_argument("--only", action="append", help="scenario name prefix or glob (repeatable)")
     c = sub.add_parser("check", help="run an implementation against the goldens")
     c.add_argument("--impl", required=True,
-                   help="MODULE[:ADAPTER]; aliases: minitorch_cs, cerebras.pytorch (real-cpu)")
-    c.add_argument("--golden", help=f"golden directory (default {REPO_GOLDEN})")
-    c.add_argument("--report", default="conformance_report.json",
-                   help="JSON report path (default %(default)s; '-' for none)")
+                   help="MODULE[:ADAPTER] or FILE.py[:ADAPTER]; aliases: minitorch_cs, "
+                        "cerebras.pytorch (real-cpu)")
+    c.add_argument("--golden", help="golden directory (default: the goldens installed with "
+                                    "minitorch_cs)")
+    c.add_argument("--report", default=None,
+                   help="JSON report path ('-' for none; default: "
+                        "~/.cache/minitorch_cs/conformance/<adapter>-report.json)")
     c.add_argument("--only", action="append", help="scenario name prefix or glob (repeatable)")
     c.add_argument("-q", "--quiet", action="store_true", help="list only scenarios not passed")
     sub.add_parser("list", help="list the scenarios of the catalogue")
     args = p.parse_args(argv)
+    try:
+        return _run(args)
+    except UsageError as err:
+        if args.debug:
+            traceback.print_exc()
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     if args.command == "export":
         entries = export(args.dir, only=args.only)
         print(f"exported {len(entries)} scenarios to {args.dir}")
@@ -282,13 +370,13 @@ def main(argv=None) -> int:
         for s in catalogue():
             print(f"{s.name:<55} {','.join(s.backends):<8} {s.description}")
         return 0
-    adapter = load_adapter(args.impl)
     golden = Path(args.golden) if args.golden else default_golden_dir()
-    if not (golden / "manifest.json").exists():
-        print(f"no manifest.json in {golden}: pass --golden DIR (made by `export DIR`)",
-              file=sys.stderr)
-        return 2
-    ok, _ = check(adapter, golden, only=args.only,
-                  report_path=None if args.report == "-" else args.report,
+    if not (golden / "manifest.json").is_file():
+        raise UsageError(f"no manifest.json in {golden}: pass --golden DIR (a directory made "
+                         f"by `export DIR`)")
+    adapter = load_adapter(args.impl)
+    report = None if args.report == "-" else (
+        Path(args.report) if args.report else default_report_path(adapter))
+    ok, _ = check(adapter, golden, only=args.only, report_path=report,
                   verbose=not args.quiet)
     return 0 if ok else 1

@@ -13,6 +13,7 @@ from .mnist import (
     load_mnist,
     load_mnist_idx,
     read_idx,
+    write_bundled_digits,
     write_idx,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "load_mnist",
     "load_mnist_idx",
     "read_idx",
+    "write_bundled_digits",
     "write_idx",
 ]

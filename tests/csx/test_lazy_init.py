@@ -1,6 +1,8 @@
-"""Efficient and lazy weight initialization (seeds 000/001, issue 8).
+"""Efficient and lazy weight initialization (issue 8; docs: "Efficient Weight Initialization",
+"Defer Weight Initialization").
 
-Seed 001's two examples are written as in the seed, with the porting rule's imports.
+The two examples of the cstorch 2.10 docs page "Efficient Weight Initialization" are written as
+on that page, with the porting rule's imports.
 """
 import importlib
 
@@ -67,7 +69,7 @@ def test_seed001_grouped_order_without_optimization(csx):
     cstorch.compile(model, csx)  # weights are needed: the grouped recipes run
     lazy_w1, lazy_w2 = model.w1.detach().numpy(), model.w2.detach().numpy()
 
-    # what effectively runs (seed 001): each weight's ops together, on the global generator
+    # what effectively runs (cstorch 2.10 docs, "Efficient Weight Initialization"): each weight's ops together, on the global generator
     torch.manual_seed(2024)
     w1, w2 = torch.empty(2, 2), torch.empty(2, 2)
     w1.uniform_(-1, 1)
@@ -93,7 +95,7 @@ def test_seed001_allclose_fails(csx):
         model = Model()
         model.reset_parameters()
 
-    # This assert would fail (seed 001): the values differ...
+    # This assert would fail (the same docs page): the values differ...
     assert not torch.allclose(cpu_model.w1, model.w1.to("cpu"))
     assert not lazy_init.is_lazy(model.w1)  # reading materialized it
 
@@ -268,6 +270,7 @@ print((status_kb("VmHWM") - base) * 1024)
 
 
 @pytest.mark.parametrize("mode", ["efficient", "lazy"])
+@pytest.mark.slow
 def test_device_construction_keeps_host_memory_low(tmp_path, mode):
     """RSS of a subprocess building a 50M-parameter (200 MB) model."""
     import subprocess

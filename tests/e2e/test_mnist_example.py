@@ -1,4 +1,5 @@
-"""End-to-end runs of examples/mnist_custom_loop.py (seed 003's loop) in fresh processes."""
+"""End-to-end runs of examples/mnist_custom_loop.py (the loop of the cstorch 2.10 docs page
+"Writing a Custom Training Loop") in fresh processes."""
 import os
 import subprocess
 import sys
@@ -8,6 +9,9 @@ import numpy as np
 import pytest
 
 from minitorch_cs.datasets import load_bundled_digits, write_idx
+
+
+pytestmark = pytest.mark.slow  # fresh processes, whole training runs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "mnist_custom_loop.py"

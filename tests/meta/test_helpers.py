@@ -1,4 +1,4 @@
-"""Tests of the test helpers: a gradient check that cannot fail proves nothing (STYLE §2.19)."""
+"""Tests of the test helpers: a gradient check that cannot fail proves nothing."""
 from __future__ import annotations
 
 import numpy as np

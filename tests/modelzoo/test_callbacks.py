@@ -202,3 +202,21 @@ def test_tensorboard_logger_when_available(tmp_path):
     events = SummaryReader(str(tmp_path / "events")).read_scalar("loss")
     assert [(e.step, pytest.approx(e.value)) for e in events] == \
         [(s, pytest.approx(v)) for s, v in t.metrics_history.series("loss")]
+
+
+def test_plot_without_matplotlib_is_logged_not_silent(tmp_path, monkeypatch, caplog):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with caplog.at_level("INFO", logger="minitorch_cs.modelzoo"):
+        t = _fit(tmp_path, steps=2)
+    png = t.summary_dir / "training_curves.png"
+    assert not png.exists() and t.metrics_history.plot_path is None
+    assert (f"Skipped {png}: matplotlib is not installed (No module named 'matplotlib'); pip "
+            f"install 'minitorch-cs[plot]' to get the loss/accuracy plot") in caplog.text

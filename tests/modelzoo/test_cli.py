@@ -32,6 +32,7 @@ def _yaml(tmp_path, params):
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])
+@pytest.mark.slow
 def test_fit_then_validate_all_in_subprocesses(tmp_path, device):
     params = fc_mnist_params(tmp_path)
     params["trainer"]["init"]["device"] = "CPU"  # the flag below picks the device
@@ -42,8 +43,9 @@ def test_fit_then_validate_all_in_subprocesses(tmp_path, device):
     assert f"| Train Device={'CSX' if device == 'CSX' else 'cpu'}, Step=8" in r.stdout
     assert sorted(p.name for p in md.glob("checkpoint_*.mdl")) == ["checkpoint_4.mdl",
                                                                   "checkpoint_8.mdl"]
+    # index entries are relative to the model directory
     assert yaml.safe_load((md / "checkpoints_index.yaml").read_text()) == [
-        str(md / "checkpoint_4.mdl"), str(md / "checkpoint_8.mdl")]
+        "checkpoint_4.mdl", "checkpoint_8.mdl"]
     summary = next(p for p in md.iterdir() if p.is_dir() and p.name[0].isdigit())
     rows = [json.loads(line) for line in (summary / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows if "loss" in r] == [4, 8]  # train loss on log steps
@@ -79,7 +81,8 @@ def test_invalid_params_exit_2_with_the_key_path(tmp_path, capsys):
     path = _yaml(tmp_path, params)
     assert cli_main(["fit", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "trainer.init.optimizer.SDG: unknown optimizer 'SDG'. Allowed values:" in err
+    assert "trainer.init.optimizer.SDG: unknown optimizer 'SDG' (did you mean 'SGD'?). " \
+           "Allowed optimizers:" in err
 
 
 def test_flags_are_injected_only_when_given(tmp_path):

@@ -69,6 +69,7 @@ def _losses(trainer, after=0):
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])
+@pytest.mark.slow
 def test_max_steps_reached_then_rerun_with_more(tmp_path, device):
     full = _fit(_params(tmp_path, "full", device))
     first = _fit(_params(tmp_path, "part", device, max_steps=4))
@@ -84,6 +85,7 @@ def test_max_steps_reached_then_rerun_with_more(tmp_path, device):
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])
+@pytest.mark.slow
 def test_crash_after_a_checkpoint_then_rerun(tmp_path, device):
     full = _fit(_params(tmp_path, "full", device))
     with pytest.raises(RuntimeError, match="CrashAtStep") as info:
@@ -98,6 +100,7 @@ def test_crash_after_a_checkpoint_then_rerun(tmp_path, device):
                             part / "checkpoint_8.mdl")
 
 
+@pytest.mark.slow
 def test_explicit_ckpt_path_and_none(tmp_path):
     _fit(_params(tmp_path, "a", "CPU", max_steps=4))
     ckpt = tmp_path / "a" / "model_dir" / "checkpoint_4.mdl"

@@ -1,5 +1,6 @@
-"""Seed 000: a model (and optimizer, schedulers) given as callables is built by the Trainer
-inside ``backend.device`` and trains exactly as the same objects built by hand there."""
+"""Model Zoo 2.10 docs, "Defer Weight Initialization": a model (and optimizer, schedulers) given
+as callables is built by the Trainer inside ``backend.device`` and trains exactly as the same
+objects built by hand there."""
 from __future__ import annotations
 
 import numpy as np

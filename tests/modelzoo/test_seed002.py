@@ -1,5 +1,6 @@
-"""Seed 002: the optimizer/scheduler YAML block and its Python form give the same learning rate
-at every step and the same losses (and the closed-form LRs of the reference)."""
+"""Model Zoo 2.10 docs, "Optimizer and Scheduler": the optimizer/scheduler YAML block and its
+Python form give the same learning rate at every step and the same losses (and the closed-form
+LRs of cstorch 2.10 `optim/lr_scheduler.py`)."""
 from __future__ import annotations
 
 import math
@@ -16,7 +17,7 @@ from minitorch_cs.modelzoo.models.vision.fc_mnist import (MNISTDataProcessor, MN
 from minitorch_cs.modelzoo.trainer.callbacks import Callback, Logging, TrainingLoop
 from minitorch_cs.modelzoo.trainer.utils import run_trainer
 
-# The seed's YAML, verbatim but for `...` (the model, loop and data it leaves out).
+# The page's YAML, verbatim but for `...` (the model, loop and data it leaves out).
 SEED_YAML = """
 trainer:
   init:
@@ -69,7 +70,7 @@ def _yaml_params(tmp_path, device, total_iters):
 
 
 def _python_run(tmp_path, device, total_iters):
-    # The seed's Python form (imports mapped), on the same model and data as the YAML form.
+    # The page's Python form (imports mapped), on the same model and data as the YAML form.
     recorder = RecordLR()
     trainer = Trainer(
         device=device, model_dir=tmp_path / "python", seed=3,
@@ -137,5 +138,5 @@ def test_yaml_and_python_forms_agree(tmp_path, device):
 
 @pytest.mark.slow
 def test_yaml_and_python_forms_agree_seed_horizon(tmp_path):
-    """The seed's own horizon: 500 + 500 steps (and two past it)."""
+    """The page's own horizon: 500 + 500 steps (and two past it)."""
     _compare(tmp_path, "CPU", total_iters=500)

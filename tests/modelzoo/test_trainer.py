@@ -250,6 +250,7 @@ def test_model_without_a_loss_output(tmp_path):
 
 
 # ----- loops -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_stages_and_eval_frequency(tmp_path):
     def stages(**loop):
         t = _trainer(tmp_path, loop=TrainingLoop(**loop), logging=Logging(log_steps=None))

@@ -1,4 +1,4 @@
-"""cstorch.amp: half-dtype settings, autocast on CPU, GradScaler (CPU observations #11–13 and
+"""cstorch.amp: half-dtype settings, autocast on CPU, GradScaler (as measured on the real 2.10 CPU backend, and
 the dynamic-loss-scaling semantics we run where the real CPU backend crashes), optimizer_step."""
 from __future__ import annotations
 
@@ -192,7 +192,7 @@ def test_skipped_step_leaves_no_trace(backend):
 
 
 def _simulate_scale(flags, init, per_increase, tolerance, lo, hi):
-    """Independent restatement of the DLS update rule (reference §1.10)."""
+    """Independent restatement of the DLS update rule (cstorch 2.10 `amp/grad_scaler.py`)."""
     scale, steps, overflows, out = min(init, hi), 0, 0, []
     for finite in flags:
         steps += 1

@@ -1,6 +1,6 @@
-"""Muon against an independent numpy implementation of the reference's description.
+"""Muon against an independent numpy implementation of its update rule (cstorch 2.10 `optim/Muon.py`).
 
-The real Muon fails on every CPU step (TypeError), so there is no golden: the reference notes
+The real Muon fails on every CPU step (TypeError), so there is no golden: its source
 (momentum EMA, 5-step Newton–Schulz with coefficients 3.4445/−4.7750/2.0315 in bfloat16, lr
 scaled by 0.2·√max(A, B), decoupled weight decay) are the specification. bfloat16 semantics:
 every op's result is rounded to bfloat16, matmuls and the norm accumulate in float32.

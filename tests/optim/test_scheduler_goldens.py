@@ -88,7 +88,7 @@ def test_nested_state_dicts_match_real(backend):
 
 
 def test_seed002_objects(backend):
-    """Seed 002: LinearLR 0.01→0.001 over 500, then CosineDecayLR 0.001→0.0001 over 500."""
+    """Model Zoo 2.10 docs, "Optimizer and Scheduler": LinearLR 0.01→0.001 over 500, then CosineDecayLR 0.001→0.0001 over 500."""
     gold = load("schedulers.json")["seed002"]
     opt = optim.SGD(make_groups(1), lr=0.01, momentum=0.9)
     sched = LRS.SequentialLR(opt, schedulers=[
@@ -101,7 +101,7 @@ def test_seed002_objects(backend):
 
 
 def test_seed002_callables(backend):
-    """The seed's Python form: ``lambda optimizer: SequentialLR(optimizer, schedulers=[...])``
+    """That page's Python form: ``lambda optimizer: SequentialLR(optimizer, schedulers=[...])``
     (no milestones: they default to the cumulative total_iters, Model Zoo's rule)."""
     gold = load("schedulers.json")["seed002"]
     optimizer_fn = lambda params: optim.SGD(params, lr=0.01, momentum=0.9)  # noqa: E731

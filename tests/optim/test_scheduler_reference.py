@@ -1,4 +1,4 @@
-"""The reference vectors of cstorch_api.md §4.2 (numpy re-evaluations of the closed forms)."""
+"""Reference vectors of the LR schedulers' closed forms (cstorch 2.10 `optim/lr_scheduler.py`), re-evaluated in numpy."""
 from __future__ import annotations
 
 import numpy as np
@@ -80,7 +80,7 @@ def test_reference_vector(name, make, ts, expected, backend):
 
 
 def test_quirks_kept(backend):
-    """cstorch_api §7 and observations #20–21: behaviours that are easy to "fix" by mistake."""
+    """Measured on the real 2.10 CPU backend: behaviours that are easy to "fix" by mistake."""
     opt = optim.SGD(make_groups(1), lr=0.1)
     # PolynomialLR/LinearLR cycle=True behaves like cycle=False
     a = LRS.PolynomialLR(opt, 0.1, 0.01, total_iters=5, power=2.0, cycle=True)
@@ -106,5 +106,5 @@ def test_quirks_kept(backend):
     # LambdaLR squares the initial learning rate
     lam = LRS.LambdaLR(opt, 0.5)
     np.testing.assert_allclose(value(lam.value_at(6)), 0.25 * 6 / 30 * 0.95 ** 6, rtol=1e-6)
-    # MultiplicativeLR(0.2, 0.9) at t=1 is float32(0.9)·0.2 = 0.17999999225… (observation #14)
+    # MultiplicativeLR(0.2, 0.9) at t=1 is float32(0.9)·0.2 = 0.17999999225… (real)
     assert value(LRS.MultiplicativeLR(opt, 0.2, 0.9).value_at(1)) == 0.17999999225139618

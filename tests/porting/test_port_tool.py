@@ -506,6 +506,7 @@ def cli(*args, cwd=None):
                           capture_output=True, text=True, env=ENV, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_command_line(tmp_path):
     script = tmp_path / "train.py"
     script.write_text("import torch\nprint(torch.ones(2).sum().item())\n")

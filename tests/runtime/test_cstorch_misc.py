@@ -1,4 +1,4 @@
-"""compile, creation helpers, SyntheticDataset, metrics, restartable loaders (ref §1.3, §1.7, §1.12)."""
+"""compile, creation helpers, SyntheticDataset, metrics, restartable loaders (cstorch 2.10 `core/compile.py`, `utils/data/`, `metrics/`)."""
 import numpy as np
 import pytest
 
@@ -16,7 +16,7 @@ def test_compile_returns_a_function_carrying_the_model_methods(cpu_backend):
         assert callable(getattr(compiled, name))
     assert str(compiled.device) == "cpu:0"
     compiled.eval()
-    assert model.training is False  # obs #10
+    assert model.training is False  # real
     x = torch.ones(4, 3)
     assert torch.equal(compiled(x), model(x))
 
@@ -28,7 +28,7 @@ def test_compile_creates_a_cpu_backend_when_none_exists():
 
 def test_compile_errors(cpu_backend):
     with pytest.raises(RuntimeError, match="Cannot instantiate multiple backends"):
-        cstorch.compile(nn.Linear(2, 2), "CPU")  # obs #9: a string always creates a backend
+        cstorch.compile(nn.Linear(2, 2), "CPU")  # real: a string always creates a backend
     with pytest.raises(TypeError):
         cstorch.compile(nn.Linear(2, 2), backend=3)
     with pytest.raises(TypeError, match="torch.nn.Module"):

@@ -219,6 +219,7 @@ _trees = st.recursive(_leaves, lambda ch: st.one_of(
 
 
 @given(tree=_trees)
+@pytest.mark.slow
 def test_random_trees_round_trip(tree, tmp_path_factory):
     p = tmp_path_factory.mktemp("h") / "x.mdl"
     wrapped = {"root": tree}

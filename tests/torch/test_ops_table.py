@@ -1,4 +1,4 @@
-"""The op table (STYLE §2.16): one row per differentiable op, checked three ways.
+"""The op table: one row per differentiable op, checked three ways.
 
 Each row gives a name, a numpy reference, our call written against a namespace argument
 (``lambda T, x, **kw: T.nn.functional.softmax(x, **kw)``) and an input strategy that draws the

@@ -93,6 +93,7 @@ def test_errors(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["junk.pt", "ok.pt"]  # nothing half-written is left
 
 
+@pytest.mark.slow
 def test_files_move_both_ways_with_pytorch(tmp_path):
     real = pytest.importorskip("torch")
     torch.save(_tree(), tmp_path / "ours.pt")

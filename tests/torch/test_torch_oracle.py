@@ -1,4 +1,4 @@
-"""PyTorch as the oracle (STYLE §2.18): the same lambda runs in both namespaces.
+"""PyTorch as the oracle: the same lambda runs in both namespaces.
 
 ``T`` is ``torch`` or ``minitorch_cs.torch``; forward values, dtypes and gradients must agree.
 Three parts: every row of the op table, random op graphs drawn by hypothesis, and the exception

@@ -1,4 +1,4 @@
 """Adapters: how the conformance runner drives an implementation (see :mod:`.base`)."""
-from .base import ALL_FAMILIES, ProgramAdapter, SubprocessAdapter
+from .base import ALL_FAMILIES, ProgramAdapter, SubprocessAdapter, reusing_backend_factory
 
-__all__ = ["ALL_FAMILIES", "ProgramAdapter", "SubprocessAdapter"]
+__all__ = ["ALL_FAMILIES", "ProgramAdapter", "SubprocessAdapter", "reusing_backend_factory"]

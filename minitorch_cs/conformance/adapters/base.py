@@ -11,8 +11,9 @@ An adapter is any object with
   ``{"unsupported": "<reason>"}`` or ``{"error": "<one line>", "detail": "<traceback>"}``.
 
 :class:`ProgramAdapter` implements ``run_many`` for a Python implementation with a
-cstorch-like API: give it the implementation's ``cerebras.pytorch`` and ``torch`` namespaces and
-a backend factory, and it runs the scenario programs of :mod:`..programs` on them.
+cstorch-like API: give it the implementation's ``cerebras.pytorch`` and ``torch`` namespaces (and,
+optionally, a backend factory or a ``reset``), and it runs the scenario programs of
+:mod:`..programs` on them.
 :class:`SubprocessAdapter` runs the programs in another interpreter through a JSON driver (the
 real-stack adapter is one); an implementation in another language can speak the same protocol
 (CONFORMANCE.md, "The subprocess protocol").
@@ -30,11 +31,34 @@ from pathlib import Path
 
 from .. import programs
 
-__all__ = ["ALL_FAMILIES", "ProgramAdapter", "SubprocessAdapter", "DATA_DIR", "PROGRAMS_FILE"]
+__all__ = ["ALL_FAMILIES", "ProgramAdapter", "SubprocessAdapter", "DATA_DIR", "PROGRAMS_FILE",
+           "reusing_backend_factory"]
 
 ALL_FAMILIES = frozenset(f"family:{f}" for f in programs.FAMILIES)
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 PROGRAMS_FILE = Path(programs.__file__).resolve()
+
+
+def reusing_backend_factory(cstorch):
+    """The default backend factory: one backend per process, as on the real stack.
+
+    The first scenario creates it with ``cstorch.backend(kind, artifact_dir=...)``; later
+    scenarios of the same kind get that backend again (found with the public
+    ``cstorch.current_backend(raise_exception=False)``). A scenario needing the other kind is
+    reported *unsupported* (a backend cannot be replaced without a reset).
+    """
+    def factory(kind, artifact_dir):
+        current = cstorch.current_backend(raise_exception=False)
+        if current is None:
+            return cstorch.backend(kind, artifact_dir=artifact_dir)
+        have = getattr(getattr(current, "backend_type", None), "name", str(current))
+        if have == kind:
+            return current
+        raise programs.Unsupported(
+            f"this process already has a {have} backend and cannot create a {kind} one (one "
+            f"backend per process); give ProgramAdapter a reset= to run both kinds in one "
+            f"process, or check the {kind} scenarios in a run of their own with --only")
+    return factory
 
 
 class ProgramAdapter:
@@ -45,18 +69,31 @@ class ProgramAdapter:
         cstorch: the implementation's ``cerebras.pytorch`` namespace.
         torch: its ``torch`` namespace.
         backend_factory: ``factory(kind, artifact_dir) -> backend`` (see ``programs.Env``).
+            Default: :func:`reusing_backend_factory` (one backend per process, reused).
         features: supported features (default: every family on CPU).
-        cleanup: optional callable run after each scenario (e.g. to drop the backend).
+        cleanup: optional callable run after each scenario.
+        reset: optional callable that drops the implementation's backend singleton and
+            restores its global state (flags, seed). Given, it runs before each scenario's
+            backend is made and after each scenario, so every scenario gets a fresh backend of
+            the kind it asks for (CPU and CSX scenarios in one process).
     """
 
-    def __init__(self, name, cstorch, torch, backend_factory, features=None, cleanup=None):
+    def __init__(self, name, cstorch, torch, backend_factory=None, features=None, cleanup=None,
+                 reset=None):
         self.name = name
         self.cstorch = cstorch
         self.torch = torch
-        self._factory = backend_factory
+        factory = backend_factory or reusing_backend_factory(cstorch)
+        if reset is not None:
+            def fresh(kind, artifact_dir, _make=factory):
+                reset()
+                return _make(kind, artifact_dir)
+            factory = fresh
+        self._factory = factory
         self.features = frozenset(features if features is not None
                                   else ALL_FAMILIES | {"backend:CPU"})
-        self._cleanup = cleanup
+        cleanups = [c for c in (cleanup, reset) if c is not None]
+        self._cleanup = (lambda: [c() for c in cleanups]) if cleanups else None
 
     def run_many(self, items):
         tmp_root = tempfile.mkdtemp(prefix="cs_conformance_")

@@ -2,7 +2,8 @@
 
 ``--impl minitorch_cs.conformance.adapters.real_cpu`` (alias ``--impl cerebras.pytorch``).
 The interpreter is ``$MINITORCH_CS_REFERENCE_PYTHON`` (a Python with ``cerebras-pytorch==2.10.0``
-installed; DEVELOPERS.md). It runs :mod:`._real_driver`, which loads the scenario programs by
+installed, e.g. a virtual environment with ``pip install cerebras-pytorch==2.10.0``). It runs
+:mod:`._real_driver`, which loads the scenario programs by
 path and runs them with ``cerebras.pytorch`` and ``torch``. The real backend is a process-wide
 singleton that cannot be reset, so every CPU scenario shares one CPU backend; its CSX backend
 needs a Wafer-Scale Cluster, so CSX scenarios are unsupported.

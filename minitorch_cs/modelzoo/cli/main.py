@@ -12,16 +12,22 @@
   ``--python_paths``, ``--job_labels``, ``--job_priority``, ``--credentials_path``,
   ``--mgmt_address``, ``--disable_version_check`` -> ``init.backend.cluster_config``;
 * ``--debug_args`` / ``--ini`` (``key=value`` pairs) -> ``cstorch.backends.csx.debug``.
+
+Errors are one line on stderr: for a configuration error the file, line and key path, what is
+wrong and the fix (exit status 2, as for every usage error); for a failure of the run the
+message of the error that caused it (exit status 1). ``--debug`` prints the traceback too.
 """
 from __future__ import annotations
 
 import argparse
 import copy
 import sys
+import traceback
 
-import yaml
+from ..config.errors import UserError
+from ..config.params_file import ParamsFileError, load_params_file
 
-__all__ = ["main", "build_parser", "args_to_params"]
+__all__ = ["main", "build_parser", "args_to_params", "describe_error"]
 
 _MODES = {"fit": "train_and_eval", "validate": "eval", "validate_all": "eval_all"}
 
@@ -85,6 +91,9 @@ def add_run_args(parser, devices=("CSX", "CPU", "GPU")):
                         help="key=value debug args (cstorch.backends.csx.debug.debug_args).")
     parser.add_argument("--ini", nargs="*", action=_ParseKV, default=S,
                         help="key=value debug INI settings (cstorch.backends.csx.debug.ini).")
+    parser.add_argument("--debug", action="store_true", default=S,
+                        help="On an error, print the full traceback (not only its one-line "
+                             "summary).")
 
 
 def build_parser(prog="minitorch-cs"):
@@ -153,10 +162,13 @@ def _inject(block, args):
 
 def args_to_params(args) -> dict:
     """The YAML params with the given command-line flags injected into every trainer block."""
-    with open(args["params"]) as f:
-        params = yaml.safe_load(f) or {}
-    params = copy.deepcopy(params)
-    params.pop("runconfig", None)
+    return _with_flags(load_params_file(args["params"]).data, args)
+
+
+def _with_flags(params, args) -> dict:
+    params = copy.deepcopy(params) if params is not None else {}
+    if isinstance(params, dict):
+        params.pop("runconfig", None)
     trainer = params.get("trainer") if isinstance(params, dict) else None
     if isinstance(trainer, dict):
         _inject(trainer, args)
@@ -167,20 +179,55 @@ def args_to_params(args) -> dict:
     return params
 
 
-def main(argv=None, prog="minitorch-cs") -> int:
+def _cause_chain(error):
+    seen = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    return seen
+
+
+def describe_error(error, params_file=None):
+    """``(one line, exit status)`` for an exception raised by a run.
+
+    The first error of the cause chain that carries a complete message (configuration and
+    params-file errors, a finished job, a missing or foreign checkpoint) is printed as is;
+    a configuration error gets the file and line of its key path and exit status 2. Anything
+    else is the innermost cause, ``Type: first line``, with exit status 1.
+    """
     from ..trainer.typecheck import ConfigError
+    chain = _cause_chain(error)
+    known = next((e for e in chain if isinstance(e, UserError)), None)
+    if isinstance(known, ConfigError):
+        where = params_file.where(known.path) if params_file is not None else None
+        return (f"{where}: {known}" if where else str(known)), 2
+    if isinstance(known, ParamsFileError):
+        return str(known), 2
+    if known is not None:
+        return str(known), 1
+    root = chain[-1]
+    text = str(root).strip().splitlines()
+    first = text[0] if text else ""
+    if isinstance(root, ImportError) and "pip install" not in first:
+        first += " (a missing optional dependency? see README: pip install 'minitorch-cs[...]')"
+    return f"{type(root).__name__}: {first} (run with --debug for the traceback)", 1
+
+
+def main(argv=None, prog="minitorch-cs") -> int:
     from ..trainer.utils import run_trainer
-    ns = build_parser(prog).parse_args(argv)
-    args = {k: v for k, v in vars(ns).items() if k not in ("cmd", "mode")}
+    ns = build_parser(prog).parse_args(argv)  # usage errors: argparse's message, exit status 2
+    debug = getattr(ns, "debug", False)
+    args = {k: v for k, v in vars(ns).items() if k not in ("cmd", "mode", "debug")}
+    params_file = None
     try:
-        params = args_to_params(args)
-        run_trainer(ns.mode, params)
-    except ConfigError as e:
-        print(f"{prog} {ns.cmd}: invalid params in {args['params']}:\n  {e}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as e:
-        print(f"{prog} {ns.cmd}: {e}", file=sys.stderr)
-        return 1
+        params_file = load_params_file(args["params"])
+        run_trainer(ns.mode, _with_flags(params_file.data, args))
+    except Exception as e:  # noqa: BLE001 - every failure becomes one line (and an exit status)
+        if debug:
+            traceback.print_exc()
+        line, status = describe_error(e, params_file)
+        print(f"{prog} {ns.cmd}: {line}", file=sys.stderr)
+        return status
     return 0
 
 

@@ -9,21 +9,45 @@ against a type annotation, :func:`validate_kwargs` checks a class-keyed entry's 
 """
 from __future__ import annotations
 
+import difflib
 import inspect
 import numbers
 import typing
 import warnings
 from typing import Any, Literal, Union
 
-__all__ = ["ConfigError", "check_type", "validate_kwargs", "describe", "pydantic_error"]
+from ..config.errors import UserError, short_repr
+
+__all__ = ["ConfigError", "check_type", "validate_kwargs", "describe", "pydantic_error",
+           "unknown_key_message", "short_repr"]
+
+_MAX_MESSAGE = 2000
 
 
-class ConfigError(ValueError):
-    """A configuration error; ``path`` is the dotted key path of the offending value."""
+class ConfigError(UserError, ValueError):
+    """A configuration error; ``path`` is the dotted key path of the offending value and
+    ``message`` says what is wrong and what is allowed (values in it are shortened, so a huge
+    value never makes a huge message)."""
 
     def __init__(self, path: str, message: str):
+        if len(message) > _MAX_MESSAGE:
+            message = message[:_MAX_MESSAGE - 3] + "..."
         self.path = path
+        self.message = message
         super().__init__(f"{path}: {message}" if path else message)
+
+
+def unknown_key_message(key, allowed, what="key") -> str:
+    """``unknown key 'batchsize' (did you mean 'batch_size'?). Allowed keys: ...``"""
+    allowed = [str(a) for a in allowed]
+    close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+    if not close:  # a case or separator slip: SGD/sgd, batch-size/batch_size
+        norm = {a.lower().replace("-", "_"): a for a in allowed}
+        hit = norm.get(str(key).lower().replace("-", "_"))
+        close = [hit] if hit else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"unknown {what} {short_repr(key)}{hint}. Allowed {what}s: "
+            f"{', '.join(allowed) or '(none)'}")
 
 
 def describe(annotation) -> str:
@@ -126,7 +150,7 @@ def check_type(value, annotation, path: str):
     """Return ``value`` converted to ``annotation`` or raise ConfigError naming ``path``."""
     out = _convert(value, annotation)
     if out is _NO:
-        raise ConfigError(path, f"expected {describe(annotation)}, got {value!r}")
+        raise ConfigError(path, f"expected {describe(annotation)}, got {short_repr(value)}")
     return out
 
 
@@ -166,7 +190,7 @@ def validate_kwargs(cls, kwargs: dict, path: str, *, injected=(), aliases=None,
     """
     if not isinstance(kwargs, dict):
         raise ConfigError(path, f"expected a mapping of arguments for {cls.__name__}, got "
-                                f"{kwargs!r}")
+                                f"{short_repr(kwargs)}")
     sig = inspect.signature(cls.__init__ if isinstance(cls, type) else cls)
     hints = _hints(cls.__init__ if isinstance(cls, type) else cls)
     params = {n: p for n, p in sig.parameters.items()
@@ -189,8 +213,8 @@ def validate_kwargs(cls, kwargs: dict, path: str, *, injected=(), aliases=None,
                               f"({path}.{key}); allowed parameters: {', '.join(allowed)}. "
                               f"Passing unused parameters is deprecated.")
                 continue
-            raise ConfigError(f"{path}.{key}", f"unknown parameter of {cls.__name__}. Allowed "
-                                               f"parameters: {', '.join(allowed) or '(none)'}")
+            raise ConfigError(f"{path}.{key}", unknown_key_message(key, allowed, "parameter")
+                              + f" (of {cls.__name__})")
         if name in out:
             raise ConfigError(f"{path}.{key}", f"{name!r} is given twice (as {name!r} and its "
                                                f"alias {key!r}); give only one of them")
@@ -209,9 +233,11 @@ def validate_kwargs(cls, kwargs: dict, path: str, *, injected=(), aliases=None,
 
 
 def pydantic_error(error, path: str, model_cls=None) -> ConfigError:
-    """A ConfigError for the first error of a pydantic ``ValidationError``, with its key path
-    (and the allowed keys when the key is unknown)."""
-    first = error.errors()[0]
+    """A ConfigError for the most useful error of a pydantic ``ValidationError``, with its key
+    path: an unknown key comes first (a misspelled key also makes the real key "missing"; the
+    misspelling is what to fix), with the closest allowed key suggested."""
+    errors = error.errors()
+    first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
     loc = ".".join(str(p) for p in first.get("loc", ()))
     where = f"{path}.{loc}" if loc else path
     msg = first.get("msg", str(error))
@@ -221,12 +247,13 @@ def pydantic_error(error, path: str, model_cls=None) -> ConfigError:
             keys.add(name)
             if isinstance(f.validation_alias, str):
                 keys.add(f.validation_alias)
-        msg = f"unknown key for {model_cls.__name__}. Allowed keys: {', '.join(sorted(keys))}"
+        key = first.get("loc", ("?",))[-1]
+        msg = unknown_key_message(key, sorted(keys)) + f" (of {model_cls.__name__})"
     elif first.get("type") == "missing":
         msg = "missing required key"
     elif first.get("type") == "value_error" and msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if "input" in first and first.get("type") not in ("missing", "extra_forbidden",
                                                          "value_error"):
-        msg += f" (got {first['input']!r})"
+        msg += f" (got {short_repr(first['input'])})"
     return ConfigError(where, msg)

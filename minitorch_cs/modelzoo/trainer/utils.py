@@ -12,6 +12,7 @@ import fnmatch
 import re
 import warnings
 from collections.abc import Iterable
+from pathlib import Path
 
 import yaml
 
@@ -21,7 +22,7 @@ from minitorch_cs.torch import nn
 from .validate import TrainerConfig, validate_trainer_params
 
 __all__ = ["run_trainer", "configure_trainer_from_config", "create_dataloader_from_config",
-           "create_backend_from_config", "configure_param_groups", "MODES"]
+           "create_backend_from_config", "configure_param_groups", "check_not_complete", "MODES"]
 
 MODES = ("train", "train_and_eval", "eval", "eval_all")
 
@@ -171,6 +172,48 @@ def configure_trainer_from_config(config: TrainerConfig, mode=None):
                        seed=init.seed, autorestart=build(init.autorestart))
 
 
+def _latest_global_step(config):
+    """``(global step, checkpoint)`` that ``fit`` would start from, read without building
+    anything or writing to ``model_dir``; ``(None, None)`` when it starts fresh or cannot tell."""
+    from .callbacks import Checkpoint
+    ckpt_path = config.fit.ckpt_path
+    spec = config.init.checkpoint
+    kwargs = dict(spec.kwargs) if spec is not None else {}
+    backend = config.init.backend or {}
+    if backend.get("compile_only") or backend.get("validate_only") or ckpt_path is None:
+        return None, None
+    if ckpt_path is Ellipsis:
+        if not kwargs.get("autoload_last_checkpoint", True):
+            return None, None
+        cb = Checkpoint(**kwargs)
+        cb.checkpoint_root = cb.checkpoint_root or config.init.model_dir
+        found = cb._indexed(config.init.model_dir)
+        ckpt_path = found[-1] if found else None
+    if not ckpt_path or not Path(ckpt_path).is_file():
+        return None, None  # the Trainer reports a missing checkpoint itself
+    try:
+        step = cstorch.load(str(ckpt_path)).get("global_step")
+    except Exception:  # noqa: BLE001 - an unreadable checkpoint is reported when it is loaded
+        return None, None
+    return (int(step), str(ckpt_path)) if step is not None else (None, None)
+
+
+def check_not_complete(config):
+    """Raise TrainingCompleteError (a RuntimeError) if ``fit`` of this trainer block would
+    start at or past its ``max_steps``: the job is finished. Checked before the Trainer is
+    built, so a re-run of a finished job changes nothing in ``model_dir``."""
+    from ..config.errors import TrainingCompleteError
+    from .callbacks.loop import training_complete_message
+    loop = config.init.loop.kwargs if config.init.loop is not None else {}
+    max_steps = loop.get("max_steps")
+    if loop.get("num_steps") is not None or max_steps is None or config.fit is None:
+        return
+    step, ckpt = _latest_global_step(config)
+    if step is not None and step >= max_steps:
+        raise TrainingCompleteError(training_complete_message(config.init.model_dir, step,
+                                                              max_steps, ckpt))
+
+
 def run_trainer(mode, params):
     """Validate ``params`` (a parsed trainer YAML) and run each trainer block in ``mode``.
 
@@ -180,6 +223,8 @@ def run_trainer(mode, params):
         raise ValueError(f"Invalid mode \"{mode}\". Expected one of: {', '.join(MODES)}.")
     trainers = []
     for config in validate_trainer_params(params):
+        if mode in ("train", "train_and_eval"):
+            check_not_complete(config)
         trainer = configure_trainer_from_config(config, mode)
         trainers.append(trainer)
         if mode == "eval":

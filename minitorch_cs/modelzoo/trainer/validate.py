@@ -27,7 +27,8 @@ from typing import Optional
 
 import minitorch_cs as cstorch
 
-from .typecheck import ConfigError, check_type, pydantic_error, validate_kwargs
+from .typecheck import (ConfigError, check_type, pydantic_error, short_repr,
+                        unknown_key_message, validate_kwargs)
 from .validate_configs import (ClassSpec, DataSpec, ModelSpec, TrainerConfig, TrainerFitConfig,
                                TrainerInitConfig, TrainerValidateAllConfig,
                                TrainerValidateConfig, _params)
@@ -49,6 +50,9 @@ _INIT_KEYS = ("model", "device", "backend", "model_dir", "optimizer", "scheduler
               "sparsity", "loop", "checkpoint", "logging", "callbacks", "loggers", "seed",
               "autorestart")
 _DEVICES = ("CSX", "CPU", "GPU")
+# Core callbacks the YAML configures through their own init key.
+_CORE_KEYS = {"checkpoint": "checkpoint", "trainingloop": "loop", "validationloop": "loop",
+              "logging": "logging", "mixedprecision": "precision", "autorestart": "autorestart"}
 
 
 # ----- class lookup ----------------------------------------------------------------------------
@@ -93,17 +97,20 @@ def _unpack(entry, kind, path):
     """``{Name: kwargs}`` -> (class, kwargs, path of the kwargs)."""
     if not isinstance(entry, dict):
         raise ConfigError(path, f"expected a {kind} as a one-key mapping {{ClassName: "
-                                f"{{arguments}}}}, got {entry!r}")
+                                f"{{arguments}}}}, got {short_repr(entry)}")
     if len(entry) != 1:
         raise ConfigError(path, f"expected {kind} to have a single key (the class name). Got: "
                                 f"{sorted(map(str, entry))}")
     name, kwargs = next(iter(entry.items()))
     choices = _choices(kind)
     cls = choices.get(str(name).lower())
+    core = _CORE_KEYS.get(str(name).lower())
+    if cls is None and kind == "callback" and core is not None:
+        raise ConfigError(f"{path}.{name}", f"{name} is a core callback: configure it with "
+                                            f"trainer.init.{core}, not in callbacks")
     if cls is None:
-        allowed = ", ".join(sorted(c.__name__ for c in choices.values()))
-        raise ConfigError(f"{path}.{name}", f"unknown {kind} {name!r}. Allowed values: "
-                                            f"{allowed}")
+        allowed = sorted(c.__name__ for c in choices.values())
+        raise ConfigError(f"{path}.{name}", unknown_key_message(name, allowed, kind))
     if kwargs is None:
         kwargs = {}
     return cls, kwargs, f"{path}.{name}"
@@ -124,7 +131,7 @@ def _lr_default(cls, name):
 def _optimizer(entry, path):
     cls, kwargs, kpath = _unpack(entry, "optimizer", path)
     if not isinstance(kwargs, dict):
-        raise ConfigError(kpath, f"expected a mapping of arguments, got {kwargs!r}")
+        raise ConfigError(kpath, f"expected a mapping of arguments, got {short_repr(kwargs)}")
     kwargs = dict(kwargs)
     filters = kwargs.pop("params", [])
     filters = [filters] if isinstance(filters, dict) else filters
@@ -146,7 +153,7 @@ def _optimizer(entry, path):
 def _scheduler(entry, path, kind="scheduler"):
     cls, kwargs, kpath = _unpack(entry, kind, path)
     if not isinstance(kwargs, dict):
-        raise ConfigError(kpath, f"expected a mapping of arguments, got {kwargs!r}")
+        raise ConfigError(kpath, f"expected a mapping of arguments, got {short_repr(kwargs)}")
     kwargs = dict(kwargs)
     params = _params(cls)
     children = []
@@ -212,7 +219,7 @@ def _callbacks(entries, path, kind, defaults):
         entries = []
     if not isinstance(entries, list):
         raise ConfigError(path, f"expected a list of {{{kind.capitalize()}Name: {{arguments}}}}, "
-                                f"got {entries!r}")
+                                f"got {short_repr(entries)}")
     choices = _choices(kind)
     pending = {k.lower(): (k, v) for k, v in defaults.items() if k.lower() in choices}
     out = []
@@ -240,26 +247,33 @@ def _single(cls, value, path):
 def _backend(init, path):
     backend = init.get("backend") or {}
     if not isinstance(backend, dict):
-        raise ConfigError(f"{path}.backend", f"expected a mapping, got {backend!r}")
+        raise ConfigError(f"{path}.backend", f"expected a mapping, got {short_repr(backend)}")
     backend = dict(backend)
     device = init.get("device")
     if device is not None:
         if not isinstance(device, str) or device.upper() not in _DEVICES:
-            raise ConfigError(f"{path}.device", f"invalid device {device!r}. Allowed values: "
-                                                f"{', '.join(_DEVICES)}")
+            raise ConfigError(f"{path}.device", f"invalid device {short_repr(device)}. Allowed "
+                                                f"values: {', '.join(_DEVICES)}")
         backend.setdefault("backend_type", device)
     btype = backend.get("backend_type")
     if btype is None:
         return backend
+    bpath = f"{path}.device" if "backend_type" not in (init.get("backend") or {}) else \
+        f"{path}.backend.backend_type"
     if not isinstance(btype, str) or btype.upper() not in _DEVICES:
-        raise ConfigError(f"{path}.backend.backend_type", f"invalid backend type {btype!r}. "
-                                                          f"Allowed values: {', '.join(_DEVICES)}")
+        raise ConfigError(bpath, f"invalid backend type {short_repr(btype)}. Allowed values: "
+                                 f"{', '.join(_DEVICES)}")
+    if btype.upper() == "GPU":
+        # cstorch.backend("GPU") raises the real stack's RuntimeError without CUDA, and
+        # minitorch_cs never has CUDA: say so while the file is being checked.
+        raise ConfigError(bpath, "GPU was specified as the target device, but CUDA is not "
+                                 "available (minitorch_cs computes with numpy, without CUDA); "
+                                 "use CPU, or CSX for the emulated wafer")
     allowed = {"backend_type", *_backend_args(btype.upper())}
     for key in backend:
         if key not in allowed:
-            raise ConfigError(f"{path}.backend.{key}", f"unknown argument of the "
-                                                       f"{btype.upper()} backend. Allowed keys: "
-                                                       f"{', '.join(sorted(allowed))}")
+            raise ConfigError(f"{path}.backend.{key}", unknown_key_message(key, sorted(allowed))
+                              + f" (of the {btype.upper()} backend)")
     cc = backend.get("cluster_config")
     if isinstance(cc, dict):
         from minitorch_cs.distributed import ClusterConfig
@@ -280,23 +294,24 @@ def _model(model, path):
     from ..registry import registry
     if not isinstance(model, dict):
         raise ConfigError(path, f"expected trainer init model configuration to be a mapping, "
-                                f"got {model!r}")
+                                f"got {short_repr(model)}")
     model = dict(model)
     if "model_name" in model:
         warnings.warn("The \"model_name\" key is now deprecated and will be removed in future "
                       "releases. Please use \"name\" instead.", FutureWarning)
         if "name" in model and model["name"] != model["model_name"]:
             raise ConfigError(f"{path}.model_name", f"conflicting model names: model_name "
-                                                    f"{model['model_name']!r}, name "
-                                                    f"{model['name']!r}; use only \"name\"")
+                                                    f"{short_repr(model['model_name'])}, "
+                                                    f"name {short_repr(model['name'])}; use "
+                                                    f"only \"name\"")
         model["name"] = model.pop("model_name")
     if "name" not in model:
         raise ConfigError(f"{path}.name", f"missing: model configuration must have a 'name' key. "
                                           f"Allowed values: {', '.join(registry.model_names())}")
     name = model["name"]
     if name not in registry.model_names():
-        raise ConfigError(f"{path}.name", f"unknown model {name!r}. Allowed values: "
-                                          f"{', '.join(registry.model_names())}")
+        raise ConfigError(f"{path}.name", unknown_key_message(name, registry.model_names(),
+                                                              "model"))
     return ModelSpec(name, registry.get_model_class(name),
                      _validate_config(registry.get_model_config_class(name), model, path))
 
@@ -319,7 +334,7 @@ def _data(entry, path, model_name):
     from ..registry import registry
     if not isinstance(entry, dict):
         raise ConfigError(path, f"expected a data processor configuration (a mapping), got "
-                                f"{entry!r}")
+                                f"{short_repr(entry)}")
     processors = registry.get_data_processors_map(model_name)
     names = ", ".join(sorted(processors))
     name = entry.get("data_processor")
@@ -328,8 +343,9 @@ def _data(entry, path, model_name):
             raise ConfigError(f"{path}.data_processor", f"missing. Allowed values: {names}")
         name = next(iter(processors))
     if name not in processors:
-        raise ConfigError(f"{path}.data_processor", f"unknown data processor {name!r} for "
-                                                    f"model {model_name!r}. Allowed values: "
+        raise ConfigError(f"{path}.data_processor", f"unknown data processor {short_repr(name)} "
+                                                    f"for model {short_repr(model_name)}. "
+                                                    f"Allowed values: "
                                                     f"{names}")
     proc_cls, config_cls = processors[name]
     data = {**entry, "data_processor": name}
@@ -342,7 +358,7 @@ def _data_list(value, path, model_name):
     items = [value] if isinstance(value, dict) else value
     if not isinstance(items, list):
         raise ConfigError(path, f"expected a data processor configuration or a list of them, "
-                                f"got {value!r}")
+                                f"got {short_repr(value)}")
     return [_data(v, f"{path}[{i}]" if isinstance(value, list) else path, model_name)
             for i, v in enumerate(items)]
 
@@ -352,11 +368,10 @@ def _section(block, key, allowed, path):
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise ConfigError(f"{path}.{key}", f"expected a mapping, got {value!r}")
+        raise ConfigError(f"{path}.{key}", f"expected a mapping, got {short_repr(value)}")
     for k in value:
         if k not in allowed:
-            raise ConfigError(f"{path}.{key}.{k}", f"unknown key. Allowed keys: "
-                                                   f"{', '.join(allowed)}")
+            raise ConfigError(f"{path}.{key}.{k}", unknown_key_message(k, allowed))
     return value
 
 
@@ -367,27 +382,26 @@ def _ckpt(value, path, many=False):
     if not isinstance(value, ok) or (isinstance(value, list) and
                                      not all(isinstance(v, str) for v in value)):
         raise ConfigError(path, f"expected a checkpoint path{' or a list of them' if many else ''}"
-                                f" (or null), got {value!r}")
+                                f" (or null), got {short_repr(value)}")
     return value
 
 
 def _trainer_block(block, path) -> TrainerConfig:
     if not isinstance(block, dict):
-        raise ConfigError(path, f"expected trainer configuration to be a mapping, got {block!r}")
+        raise ConfigError(path, f"expected trainer configuration to be a mapping, got "
+                                f"{short_repr(block)}")
     for key in block:
         if key not in _TRAINER_KEYS:
-            raise ConfigError(f"{path}.{key}", f"unknown key. Allowed keys: "
-                                               f"{', '.join(_TRAINER_KEYS)}")
+            raise ConfigError(f"{path}.{key}", unknown_key_message(key, _TRAINER_KEYS))
     init = block.get("init")
     if not isinstance(init, dict):
         raise ConfigError(f"{path}.init", "missing: trainer configuration must have an 'init' "
                                           "mapping" if init is None else
-                          f"expected a mapping, got {init!r}")
+                          f"expected a mapping, got {short_repr(init)}")
     ipath = f"{path}.init"
     for key in init:
         if key not in _INIT_KEYS:
-            raise ConfigError(f"{ipath}.{key}", f"unknown key. Allowed keys: "
-                                                f"{', '.join(_INIT_KEYS)}")
+            raise ConfigError(f"{ipath}.{key}", unknown_key_message(key, _INIT_KEYS))
     if "model" not in init:
         raise ConfigError(f"{ipath}.model", "missing: trainer init configuration must have a "
                                             "'model' key")
@@ -474,4 +488,4 @@ def validate_trainer_params(params) -> tuple:
             out.append(_trainer_block(item["trainer"], f"trainer[{i}].trainer"))
         return tuple(out)
     raise ConfigError("trainer", f"expected trainer to be a mapping, or a list of {{trainer: "
-                                 f"...}} blocks. Got: {trainer!r}")
+                                 f"...}} blocks. Got: {short_repr(trainer)}")

@@ -4,6 +4,7 @@ block, with ``ClassSpec`` for class-keyed entries (``build(**injected)`` constru
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
@@ -36,7 +37,20 @@ class ClassSpec:
             kwargs[key] = built[0] if key == "scheduler" else built
         params = _params(self.cls)
         kwargs.update({k: v for k, v in injected.items() if k in params})
-        return self.cls(**kwargs)
+        try:
+            return self.cls(**kwargs)
+        except (ValueError, TypeError) as e:
+            from .typecheck import ConfigError
+            if isinstance(e, ConfigError):
+                raise
+            raise ConfigError(self._error_path(str(e)), str(e).splitlines()[0] if str(e) else
+                              type(e).__name__) from e
+
+    def _error_path(self, message: str) -> str:
+        """The entry's path, plus the argument the constructor's message names (when it names
+        exactly one of the given ones), so the error points at the line to fix."""
+        named = [k for k in self.kwargs if re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", message)]
+        return f"{self.path}.{named[0]}" if len(named) == 1 else self.path
 
 
 @dataclass

@@ -635,7 +635,7 @@ def main():
                                  {"initial_learning_rate": 0.5, "end_learning_rate": 0.0, "total_iters": 10}),
     }
     seed = {"spec": SEED002, "n_steps": 1100,
-            "note": "seed 002 schedule: LinearLR 0.01->0.001 over 500 then CosineDecayLR 0.001->0.0001 over 500"}
+            "note": "the schedule of the Model Zoo 2.10 docs page Optimizer and Scheduler: LinearLR 0.01->0.001 over 500 then CosineDecayLR 0.001->0.0001 over 500"}
     try:
         seed.update(run_schedule(SEED002, LRS, "lr", 1100))
     except Exception as e:

@@ -5,6 +5,12 @@ Files are named ``checkpoint_name.format(step=global_step)`` (``checkpoint_{step
 ``{step}_{YYYYmmdd_HHMMSS}`` instead, so nothing is overwritten. ``model_dir/checkpoints_index.yaml``
 lists the checkpoints written; the latest checkpoint is the one with the highest
 ``(step, timestamp)`` (an unsuffixed name sorts before suffixed ones of the same step).
+
+Index entries are paths relative to ``model_dir`` (a checkpoint root outside it is written as an
+absolute path), so a run started from any working directory, or a model directory copied
+elsewhere, finds its own checkpoints. Autoloading reads only files inside ``model_dir`` (or the
+configured ``checkpoint_root``): an entry pointing elsewhere (absolute, ``..``, a symlink out) is
+refused, and an entry whose file is missing is an error, never a silent fresh start.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ import yaml
 
 import minitorch_cs as cstorch
 
+from ...config.errors import CheckpointIndexError, CheckpointNotFoundError, short_repr
 from .callback import Callback, CoreCallback
 
 __all__ = ["Checkpoint", "CheckpointIndex", "LoadCheckpointStates", "KeepNCheckpoints"]
@@ -65,6 +72,7 @@ class Checkpoint(CoreCallback):
             re.escape(checkpoint_name).replace(re.escape("{step}"), "{step}").format(
                 step=r"(?P<step>\d+)(?:_(?P<timestamp>\d{8}_\d{6}))?"))
         self.checkpoint_index = None
+        self.loading_checkpoint = None  # the path being loaded (for error messages)
         self._stack_size = 0
         self._has_saved_initial_checkpoint = False
 
@@ -72,10 +80,10 @@ class Checkpoint(CoreCallback):
         if self.checkpoint_root is None:
             self.checkpoint_root = trainer.model_dir
         trainer.model_dir.mkdir(parents=True, exist_ok=True)
-        self.checkpoint_index = CheckpointIndex(trainer.model_dir)
+        self.checkpoint_index = CheckpointIndex(trainer.model_dir, self.checkpoint_root)
         if not self.checkpoint_index.exists():
             self.checkpoint_index.extend(
-                str(p) for p in sorted(Path(self.checkpoint_root).glob("*"))
+                p for p in sorted(Path(self.checkpoint_root).glob("*"))
                 if self.checkpoint_path_regex.fullmatch(p.name))
 
     @contextlib.contextmanager
@@ -122,6 +130,7 @@ class Checkpoint(CoreCallback):
             trainer.save_checkpoint()
 
     def on_before_load_checkpoint(self, trainer, ckpt_path):
+        self.loading_checkpoint = ckpt_path
         if ckpt_path is None:
             if self._stack_size <= 1:
                 trainer.logger.info("No checkpoint was provided. Using randomly initialized "
@@ -168,22 +177,38 @@ class Checkpoint(CoreCallback):
         return path
 
     def get_latest_checkpoint(self, trainer):
-        """The path of the latest checkpoint in ``model_dir``, or None."""
+        """The path of the latest checkpoint in ``model_dir``, or None.
+
+        Raises:
+            CheckpointNotFoundError: the index names a latest checkpoint whose file is missing.
+            CheckpointIndexError: the index is malformed or names a file outside ``model_dir``.
+        """
         trainer.logger.info(f"Checkpoint autoloading is enabled. Looking for latest checkpoint "
                             f"in \"{trainer.model_dir}\" directory with the following naming "
                             f"convention: `checkpoint_(step)(_timestamp)?.mdl`.")
-        ckpts = self.get_all_checkpoints(trainer.model_dir)
+        ckpts = self._indexed(trainer.model_dir)
         path = ckpts[-1] if ckpts else None
         if path:
+            self.checkpoint_index.check_exists(path)
             trainer.logger.info(f"Found latest checkpoint at \"{path}\".")
         else:
             trainer.logger.info(f"No checkpoints were found in \"{trainer.model_dir}\".")
         return path
 
     def get_all_checkpoints(self, model_dir) -> List[str]:
-        """Every indexed checkpoint, sorted by (step, timestamp)."""
+        """Every indexed checkpoint (paths resolved against ``model_dir``), sorted by
+        (step, timestamp). Every one must exist (CheckpointNotFoundError otherwise)."""
+        ckpts = self._indexed(model_dir)
+        for path in ckpts:
+            self.checkpoint_index.check_exists(path)
+        return ckpts
+
+    def _indexed(self, model_dir) -> List[str]:
+        index = self.checkpoint_index
+        if index is None or Path(index.model_dir) != Path(model_dir):
+            index = CheckpointIndex(model_dir, self.checkpoint_root)
         found = []
-        for ckpt in self.checkpoint_index.list():
+        for ckpt in index.resolved():
             match = self.checkpoint_path_regex.fullmatch(os.path.basename(ckpt))
             if not match:
                 continue
@@ -197,26 +222,56 @@ class Checkpoint(CoreCallback):
 
 
 class CheckpointIndex:
-    """``model_dir/checkpoints_index.yaml``: the list of checkpoint paths, kept under a lock."""
+    """``model_dir/checkpoints_index.yaml``: the list of checkpoints written in ``model_dir``.
 
-    def __init__(self, model_dir):
-        self.index_path = Path(model_dir) / "checkpoints_index.yaml"
-        with self.open() as ckpts:
-            for path in [p for p in ckpts if not os.path.exists(p)]:
-                ckpts.remove(path)
+    Entries are stored relative to ``model_dir`` (absolute only for a ``checkpoint_root``
+    outside it) and resolved against ``model_dir`` when read. Writers take a lock
+    (``checkpoints_index.yaml.lock``) and replace the file atomically, so readers never see a
+    partial file and need no lock (reading creates nothing in ``model_dir``).
+
+    Args:
+        model_dir: the model directory.
+        checkpoint_root: where checkpoints are written (default ``model_dir``); entries may
+            point there too.
+    """
+
+    FILE_NAME = "checkpoints_index.yaml"
+
+    def __init__(self, model_dir, checkpoint_root=None):
+        self.model_dir = Path(model_dir)
+        self.checkpoint_root = Path(checkpoint_root) if checkpoint_root is not None else None
+        self.index_path = self.model_dir / self.FILE_NAME
 
     @property
     def lock_file(self) -> Path:
         return self.index_path.with_suffix(".yaml.lock")
 
+    def _read(self) -> list:
+        if not self.index_path.exists():
+            return []
+        from ...config.params_file import ParamsFileError, safe_load_limited
+        try:
+            text = self.index_path.read_text()
+            ckpts, _ = safe_load_limited(text, str(self.index_path))
+        except (OSError, UnicodeDecodeError, ParamsFileError) as e:
+            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise CheckpointIndexError(
+                f"cannot read the checkpoint index: {reason}; fix or delete it (it lists the "
+                f"checkpoints of {self.model_dir})") from None
+        if ckpts is None:
+            return []
+        if not isinstance(ckpts, list) or not all(isinstance(c, str) for c in ckpts):
+            raise CheckpointIndexError(
+                f"the checkpoint index {self.index_path} must be a list of checkpoint file "
+                f"names, got {short_repr(ckpts)}; fix or delete it")
+        return ckpts
+
     @contextlib.contextmanager
     def open(self):
-        """Yield the list of checkpoints; write it back (atomically) if it changed."""
+        """Yield the stored entries under the lock; write them back (atomically) if changed."""
+        self.model_dir.mkdir(parents=True, exist_ok=True)
         with _file_lock(self.lock_file):
-            ckpts = []
-            if self.index_path.exists():
-                with self.index_path.open() as f:
-                    ckpts = yaml.safe_load(f) or []
+            ckpts = self._read()
             before = list(ckpts)
             yield ckpts
             if ckpts != before:
@@ -228,22 +283,63 @@ class CheckpointIndex:
     def exists(self) -> bool:
         return self.index_path.exists()
 
-    def list(self):
-        with self.open() as ckpts:
-            return list(ckpts)
+    def list(self) -> list:
+        """The entries as stored (relative to ``model_dir``)."""
+        return list(self._read())
+
+    def resolve(self, entry) -> str:
+        """The path of an entry: resolved against ``model_dir`` and checked to stay inside it
+        (or inside ``checkpoint_root``). Raises CheckpointIndexError otherwise."""
+        path = Path(entry)
+        joined = path if path.is_absolute() else self.model_dir / path
+        real = Path(os.path.realpath(joined))
+        roots = [self.model_dir] + ([self.checkpoint_root] if self.checkpoint_root else [])
+        if not any(_inside(real, Path(os.path.realpath(r))) for r in roots):
+            raise CheckpointIndexError(
+                f"{self.index_path} lists {short_repr(entry, 300)}, which is outside the model "
+                f"directory {self.model_dir}; autoload only reads checkpoints inside it: remove "
+                f"that entry, or pass the checkpoint explicitly (ckpt_path / --checkpoint_path) "
+                f"if you trust it")
+        return str(joined)
+
+    def resolved(self) -> list:
+        """Every entry as a path (see :meth:`resolve`)."""
+        return [self.resolve(e) for e in self._read()]
+
+    def check_exists(self, path):
+        """CheckpointNotFoundError if the indexed checkpoint ``path`` is missing."""
+        if not os.path.exists(path):
+            raise CheckpointNotFoundError(
+                f"{self.index_path} lists {os.path.relpath(path, self.model_dir)} but {path} "
+                f"does not exist; restore the file, or remove its entry from the index to "
+                f"start from the previous checkpoint")
+
+    def _entry(self, path) -> str:
+        path = Path(path)
+        real = Path(os.path.realpath(path))
+        base = Path(os.path.realpath(self.model_dir))
+        if _inside(real, base) and not path.is_symlink():
+            return real.relative_to(base).as_posix()
+        return str(real)
 
     def append(self, path):
         with self.open() as ckpts:
-            ckpts.append(str(path))
+            ckpts.append(self._entry(path))
 
     def extend(self, paths):
+        entries = [self._entry(p) for p in paths]
         with self.open() as ckpts:
-            ckpts.extend(map(str, paths))
+            ckpts.extend(entries)
 
     def remove(self, path):
+        entry = self._entry(path)
         with self.open() as ckpts:
-            if str(path) in ckpts:
-                ckpts.remove(str(path))
+            if entry in ckpts:
+                ckpts.remove(entry)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 @contextlib.contextmanager

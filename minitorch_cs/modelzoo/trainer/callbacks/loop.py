@@ -12,11 +12,25 @@ from typing import Optional, Union
 
 import minitorch_cs as cstorch
 
+from ...config.errors import TrainingCompleteError
 from .callback import CoreCallback
 
-__all__ = ["LoopCallback", "TrainingLoop", "ValidationLoop"]
+__all__ = ["LoopCallback", "TrainingLoop", "ValidationLoop", "training_complete_message"]
 
 _MAX_SUPPORTED_STEPS = (1 << 31) - 1  # the wafer's step counters are signed 32-bit integers
+
+
+def training_complete_message(model_dir, global_step, max_steps, checkpoint=None) -> str:
+    """One line for a ``fit`` that has nothing left to train: the job in ``model_dir`` is at
+    ``global_step`` and its loop stops at ``max_steps``."""
+    ckpt = f"last checkpoint {checkpoint}" if checkpoint else "no checkpoint loaded"
+    fix = (f"to train further, raise max_steps (trainer.init.loop.max_steps) above {global_step}, "
+           f"or use a new model_dir")
+    if global_step == max_steps:
+        return (f"the job in {model_dir} is already complete at step {global_step} "
+                f"(max_steps={max_steps}, {ckpt}); {fix}")
+    return (f"the job in {model_dir} is at global step {global_step} ({ckpt}), which exceeds "
+            f"max_steps={max_steps}; {fix}")
 
 
 def _validate_num_steps(value, name):
@@ -99,6 +113,13 @@ class TrainingLoop(LoopCallback):
         if not trainer.backend.is_e2e_execution:
             self.total_steps = 1
             return
+        if self.num_steps is None and self.max_steps is not None and \
+                trainer.global_step >= self.max_steps:
+            # compute_num_steps would raise "Initial global step ... already exceeds max step";
+            # the same RuntimeError type, with the job's state and the fix.
+            raise TrainingCompleteError(training_complete_message(
+                trainer.model_dir, trainer.global_step, self.max_steps,
+                getattr(trainer.checkpoint, "loading_checkpoint", None)))
         self.total_steps = cstorch.utils.data.compute_num_steps(
             train_dataloader, initial_step=trainer.global_step, num_steps=self.num_steps,
             max_steps=self.max_steps, num_epochs=self.num_epochs,

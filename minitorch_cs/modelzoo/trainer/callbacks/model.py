@@ -6,6 +6,7 @@ import warnings
 import minitorch_cs as cstorch
 from minitorch_cs.torch import nn
 
+from ...config.errors import CheckpointMismatchError
 from .callback import CoreCallback
 
 __all__ = ["ModelCallback"]
@@ -54,10 +55,62 @@ class ModelCallback(CoreCallback):
             return
         strict = not trainer.checkpoint.disable_strict_checkpoint_loading
         model_sd = state_dict["model"]
+        target = trainer.model
         # Checkpoints from before Model Zoo 2.0 hold the inner `model.model` keys unprefixed.
         if hasattr(trainer.model, "model") and not all(k.startswith("model.")
                                                        for k in model_sd.keys()):
-            trainer.model.model.load_state_dict(model_sd, strict=strict)
-        else:
-            trainer.model.load_state_dict(model_sd, strict=strict)
+            target = trainer.model.model
+        if strict:
+            problem = _mismatch(target.state_dict(), model_sd, type(trainer.model).__name__)
+            if problem:
+                path = getattr(trainer.checkpoint, "loading_checkpoint", None)
+                raise CheckpointMismatchError(
+                    f"checkpoint {path or '(given)'} holds the weights of another model "
+                    f"({_writer(state_dict)}): {problem}; load a checkpoint of this model "
+                    f"(ckpt_path / --checkpoint_path), or give this run its own model_dir")
+        target.load_state_dict(model_sd, strict=strict)
         trainer.logger.info("Model state found in checkpoint and loaded successfully.")
+
+
+def _first(keys, n=2) -> str:
+    keys = sorted(keys)
+    shown = ", ".join(repr(k) for k in keys[:n])
+    return shown + (", ..." if len(keys) > n else "")
+
+
+def _mismatch(expected_sd, got_sd, model_name):
+    """One clause describing how the checkpoint's model keys differ from the model's, or ''."""
+    expected, got = set(expected_sd.keys()), set(got_sd.keys())
+    unexpected, missing = got - expected, expected - got
+    if unexpected or missing:
+        parts = []
+        if unexpected:
+            parts.append(f"{len(unexpected)} of its keys are not in {model_name} "
+                         f"({_first(unexpected)})")
+        if missing:
+            parts.append(f"{len(missing)} keys of {model_name} are not in it "
+                         f"({_first(missing)})")
+        return " and ".join(parts)
+    for key in expected_sd.keys():
+        a, b = getattr(expected_sd[key], "shape", None), getattr(got_sd[key], "shape", None)
+        if a is not None and b is not None and tuple(a) != tuple(b):
+            return (f"the keys match but {key!r} is {tuple(b)} in the checkpoint and {tuple(a)} "
+                    f"in {model_name}")
+    return ""
+
+
+def _writer(state_dict) -> str:
+    meta = state_dict.get("__metadata__")
+    if isinstance(meta, (list, tuple)) and meta and isinstance(meta[-1], dict):
+        entry = meta[-1]
+        params = entry.get("params") or {}
+        name = None
+        try:
+            name = params["trainer"]["init"]["model"]["name"]
+        except (KeyError, TypeError):
+            pass
+        cls = entry.get("model_name")
+        what = " ".join(x for x in (f"model {name!r}" if name else "", f"({cls})" if cls else "")
+                        if x)
+        return f"written by the Trainer for {what or 'an unnamed model'}"
+    return "no Model Zoo metadata: not written by the Trainer, e.g. by a custom training loop"

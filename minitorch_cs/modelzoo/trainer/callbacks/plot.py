@@ -1,5 +1,6 @@
 """``MetricsHistory``: every metric the trainer logs, kept in memory, and a loss/accuracy PNG
-(``<summary_dir>/training_curves.png``) written at the end of ``fit`` when matplotlib exists.
+(``<summary_dir>/training_curves.png``) written at the end of ``fit`` when matplotlib is installed
+(``pip install 'minitorch-cs[plot]'``); otherwise the log says the plot was skipped and why.
 
 Not a Model Zoo callback: a core callback of minitorch_cs (users can't pass or remove it; set
 ``trainer.metrics_history.plot = False`` to skip the PNG).
@@ -30,6 +31,7 @@ class MetricsHistory(CoreCallback):
         self.records = []  # (global step, name, value)
         self.plot = True
         self.plot_path = None
+        self.skipped = None  # why the last plot was not written
 
     def record(self, metrics: dict, step: int) -> None:
         for name, value in metrics.items():
@@ -44,22 +46,32 @@ class MetricsHistory(CoreCallback):
     def write_fit_plot(self, trainer):
         """Called by ``Trainer.fit`` after ``on_fit_end``."""
         if self.plot and trainer.backend.is_e2e_execution:
-            self.plot_path = self.write_plot(trainer.summary_dir / "training_curves.png")
+            path = trainer.summary_dir / "training_curves.png"
+            self.plot_path = self.write_plot(path)
             if self.plot_path is not None:
                 trainer.logger.info(f"Wrote training curves to {self.plot_path}")
+            else:
+                trainer.logger.info(f"Skipped {path}: {self.skipped}")
 
     def write_plot(self, path):
-        """Write the PNG; returns its path, or None without matplotlib or data."""
+        """Write the PNG; returns its path, or None (``self.skipped`` then says why: matplotlib
+        is missing or broken, or no loss was logged)."""
         try:
             import matplotlib
             matplotlib.use("Agg", force=False)
             import matplotlib.pyplot as plt
-        except Exception:  # noqa: BLE001 - any import failure just means "no plot"
+        except ImportError as e:
+            self.skipped = (f"matplotlib is not installed ({e}); pip install "
+                            f"'minitorch-cs[plot]' to get the loss/accuracy plot")
+            return None
+        except Exception as e:  # noqa: BLE001 - a broken matplotlib must not fail the run
+            self.skipped = f"matplotlib failed to load: {type(e).__name__}: {e}"
             return None
         train = self.series("loss")
         val = sorted({n for _, n, _ in self.records if n.endswith("/loss")})
         acc = sorted({n for _, n, _ in self.records if n.split("/")[-1].startswith("accuracy")})
         if not train and not val:
+            self.skipped = "no loss was logged (nothing to plot)"
             return None
         ncols = 2 if acc else 1
         fig, axes = plt.subplots(1, ncols, figsize=(6 * ncols, 4), squeeze=False)

