@@ -14,8 +14,10 @@ GLOBAL opcodes itself) and read them back through an unpickler that maps them to
 unpickler of :mod:`._weights_only_unpickler` (torch 2.13's semantics and messages, and its
 ``add_safe_globals`` API). Whatever ``weights_only``, the zip directory, every record and every
 tensor view are checked before anything is read or allocated (SPEC "Threat model").
-Differences (SPEC §3.1): each tensor gets its own storage (views of one tensor do not share memory
-after loading); ``map_location`` accepts only CPU targets.
+Tensors that view one array are written as views of one storage (offset and strides), and come
+back as views sharing it (tied or sliced weights stay tied). Differences (SPEC §3.1): tensors whose
+elements overlap in memory (stride 0) come back as private copies; ``map_location`` accepts only CPU
+targets.
 """
 from __future__ import annotations
 
@@ -68,17 +70,59 @@ class _Storage:
         self.key, self.array = key, array
 
 
+def _view_in(arr, root):
+    """``(element offset, element strides)`` of ``arr`` inside the C-contiguous ``root`` it views,
+    or None when it cannot be described so (another dtype, misaligned, negative strides, not
+    inside, an empty array)."""
+    if arr.dtype != root.dtype or not root.flags.c_contiguous or arr.size == 0 or \
+            root.dtype.byteorder == ">":
+        return None
+    itemsize = arr.itemsize
+    start = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    if start < 0 or start % itemsize or any(st < 0 or st % itemsize for st in arr.strides):
+        return None
+    offset = start // itemsize
+    strides = tuple(st // itemsize for st in arr.strides)
+    last = offset + sum((n - 1) * st for n, st in zip(arr.shape, strides))
+    if last >= root.size:
+        return None
+    return offset, strides
+
+
 class _Pickler(pickle._Pickler):  # the pure-Python pickler: save_global can be overridden
     def __init__(self, file, storages):
         super().__init__(file, protocol=2)
         self.storages = storages
         self._globals = {}
+        self._roots = {}  # id(root array) -> (its storage, the root, kept alive while saving)
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
             name = _STORAGE[D._BY_NP[obj.array.dtype].name]
             return ("storage", self._global("torch", name), obj.key, "cpu", obj.array.size)
         return None
+
+    def _storage_of(self, arr):
+        """The storage a tensor's array lives in, with its element offset and strides: tensors
+        viewing one C-contiguous root array share one storage, as in torch's files; any other
+        array (a broadcast, a reversed or misaligned view) gets a contiguous storage of its own."""
+        root = arr
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        itemsize = arr.itemsize
+        view = _view_in(arr, root)
+        if view is not None:
+            entry = self._roots.get(id(root))
+            if entry is None:
+                entry = self._roots[id(root)] = (_Storage(str(len(self.storages)), root), root)
+                self.storages.append(entry[0])
+            return entry[0], view[0], view[1]
+        own = np.ascontiguousarray(arr)
+        storage = _Storage(str(len(self.storages)), own)
+        self.storages.append(storage)
+        stride = tuple(s // itemsize for s in own.strides) if own.size else \
+            tuple(int(np.prod(own.shape[i + 1:])) for i in range(own.ndim))
+        return storage, 0, stride
 
     def _global(self, module, name):
         key = (module, name)
@@ -94,13 +138,9 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler: save_global can be 
             data = Tensor._wrap(obj.detach()._data)
             return _REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT())
         if isinstance(obj, Tensor):
-            arr = np.ascontiguousarray(obj.detach()._data)
-            storage = _Storage(str(len(self.storages)), arr)
-            self.storages.append(storage)
-            stride = tuple(s // arr.itemsize for s in arr.strides) if arr.size else \
-                tuple(int(np.prod(arr.shape[i + 1:])) for i in range(arr.ndim))
-            return _REBUILD_TENSOR, (storage, 0, tuple(arr.shape), stride, obj.requires_grad,
-                                     _ORDERED_DICT())
+            storage, offset, stride = self._storage_of(obj.detach()._data)
+            return _REBUILD_TENSOR, (storage, offset, tuple(obj.shape), stride,
+                                     obj.requires_grad, _ORDERED_DICT())
         if isinstance(obj, Size):
             return self._global("torch", "Size"), (tuple(obj),)
         if isinstance(obj, device):
@@ -348,12 +388,19 @@ class _StorageType:
 
 
 class _LoadedStorage:
-    """One storage record: a flat native-order array and the loader's allocation budget."""
+    """One storage record: a flat native-order array and the loader's allocation budget; the
+    tensors viewing it share one writeable copy of it (``writable``)."""
 
-    __slots__ = ("array", "dtype", "budget")
+    __slots__ = ("array", "dtype", "budget", "_own")
 
     def __init__(self, array, dtype, budget):
         self.array, self.dtype, self.budget = array, dtype, budget
+        self._own = None
+
+    def writable(self):
+        if self._own is None:
+            self._own = self.array if self.array.flags.writeable else np.array(self.array)
+        return self._own
 
 
 class _Budget:
@@ -449,13 +496,29 @@ def _tensor_from_storage(storage, storage_offset, size, stride):
     numel = math.prod(sizes)
     if numel == 0:
         return Tensor._wrap(np.empty(sizes, dtype=arr.dtype))
-    storage.budget.reserve(numel * itemsize, f"a tensor of size {sizes}")
     # dims of size 1 never move: their stride may be anything (torch accepts a negative one)
     strides = [0 if s == 1 else st for s, st in zip(sizes, strides)]
+    if _no_overlap(sizes, strides):  # a view of the storage: tensors saved sharing it share it
+        base = storage.writable()
+        return Tensor._wrap(np.lib.stride_tricks.as_strided(
+            base[offset:], shape=tuple(sizes), strides=tuple(st * itemsize for st in strides)))
+    storage.budget.reserve(numel * itemsize, f"a tensor of size {sizes}")
     view = np.lib.stride_tricks.as_strided(arr[offset:], shape=tuple(sizes),
                                            strides=tuple(st * itemsize for st in strides),
                                            writeable=False)
-    return Tensor._wrap(np.array(view))  # a private, writeable copy
+    return Tensor._wrap(np.array(view))  # overlapping elements: a private, writeable copy
+
+
+def _no_overlap(sizes, strides):
+    """Whether no two elements of the view share memory (strides positive and each at least the
+    extent of the faster-moving dims it encloses)."""
+    dims = sorted((st, n) for n, st in zip(sizes, strides) if n > 1)
+    extent = 1
+    for st, n in dims:
+        if st < extent:
+            return False
+        extent = st * (n - 1) + extent
+    return True
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):

@@ -113,3 +113,39 @@ def test_files_move_both_ways_with_pytorch(tmp_path):
     np.testing.assert_array_equal(o["model"]["weight"].numpy(), m.weight.detach().numpy())
     assert o["opt"]["state"][0]["momentum_buffer"].shape == (2, 3)
     assert o["view"].tolist() == [2, 4, 6] and o["dtype"] is torch.bfloat16
+
+
+def _views():
+    base = torch.arange(12.0).reshape(3, 4)
+    return {"base": base, "rows": base[1:], "cols": base[:, ::2], "t": base.t(),
+            "own": torch.ones(3)}
+
+
+def _check_shared(d, write):
+    """Views saved together come back sharing one storage: a write through one shows in all."""
+    assert d["cols"].tolist() == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]
+    write(d["base"])
+    assert d["rows"][0, 0].item() == 100.0 and d["cols"][1, 0].item() == 100.0
+    assert d["t"][0, 1].item() == 100.0 and d["own"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_tensors_viewing_one_array_share_one_storage_after_loading():
+    buf = io.BytesIO()
+    torch.save(_views(), buf)
+    buf.seek(0)
+    d = torch.load(buf)
+    _check_shared(d, lambda b: b.__setitem__((1, 0), 100.0))
+    d["rows"].add_(1.0)  # the loaded views are writable views, not copies
+    assert d["base"][2, 3].item() == 12.0
+
+
+def test_shared_storages_move_both_ways_with_pytorch(tmp_path):
+    real = pytest.importorskip("torch")
+    torch.save(_views(), tmp_path / "ours.pt")
+    r = real.load(tmp_path / "ours.pt")
+    assert r["rows"].untyped_storage().data_ptr() == r["base"].untyped_storage().data_ptr()
+    _check_shared(r, lambda b: b.__setitem__((1, 0), 100.0))
+    base = real.arange(12.0).reshape(3, 4)
+    real.save({"base": base, "rows": base[1:], "cols": base[:, ::2], "t": base.t(),
+               "own": real.ones(3)}, tmp_path / "real.pt")
+    _check_shared(torch.load(tmp_path / "real.pt"), lambda b: b.__setitem__((1, 0), 100.0))
