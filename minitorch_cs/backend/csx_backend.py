@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from .. import backends as _flags
-from ..core.capture import WaferRuleError
+from ..core.capture import TapeRef, WaferRuleError
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
 from ..torch._tensor import Tensor
@@ -565,6 +565,8 @@ def _check_alive(impl, cap, out):
         t = wr()
         if t is None or id(t) in accounted:
             continue
+        if not _owners(t):  # only the tape itself refers to it (the target of a .grad event)
+            continue
         if _declared_recomputed(t):
             rebind.append((t, slot))
             continue
@@ -589,8 +591,8 @@ def _owners(t):
     out = []
     frame_type = type(sys._getframe())
     for r in gc.get_referrers(t):
-        if isinstance(r, frame_type):
-            continue
+        if isinstance(r, (frame_type, TapeRef)) or getattr(t, "_acc", None) is r:
+            continue  # (a leaf's own gradient node refers back to it)
         names = None
         if isinstance(r, dict):
             names = _keys_holding(r, t)
@@ -655,6 +657,9 @@ def _graph_tensors(node, out, seen=None):
         seen.add(id(n))
         for t, _ in getattr(n, "saved_versions", None) or ():
             out.add(id(t))
+        var = getattr(n, "variable", None)  # a leaf of the graph (its AccumulateGrad node)
+        if var is not None:
+            out.add(id(var))
         for e in getattr(n, "next", ()) or ():
             if e is not None:
                 stack.append(e[0])

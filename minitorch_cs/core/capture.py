@@ -41,7 +41,7 @@ from ..torch import _autograd, _dispatch
 from ..torch._dispatch import Ctx, inplace_forward, inplace_forward_grad, output_array
 from ..torch._tensor import Tensor
 
-__all__ = ["Tape", "CaptureMode", "ValueReadError", "WaferRuleError", "creation_site"]
+__all__ = ["Tape", "CaptureMode", "ValueReadError", "WaferRuleError", "TapeRef", "creation_site"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -133,11 +133,23 @@ class _ReplayCtx:
         self.needs_input_grad, self.in_meta, self.next = info
 
 
-def _holder(t, weak):
-    """A callable returning ``t``: a weak reference for a tensor the step made (the tape must not
-    keep it alive; when it is gone, what an entry would do to it is unobservable)."""
-    if weak:
-        return weakref.ref(t)
+class TapeRef:
+    """The tape's own reference to a tensor the step made (the target of a ``.grad`` event): the
+    check for tensors kept alive after the step ignores references of this type."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __call__(self):
+        return self.tensor
+
+
+def _holder(t, made_in_step):
+    """A callable returning ``t`` (a :class:`TapeRef` for a tensor the step made)."""
+    if made_in_step:
+        return TapeRef(t)
     return lambda: t
 
 
@@ -395,7 +407,11 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.tape.entries.append(_bwd_entry(node.op, key, grefs, out_slots, node.n_outputs))
 
     def accumulate(self, var, g, created):
-        self.tape.entries.append(_accumulate_entry(self._var(var), self.ref(g)))
+        # the .grad array (g itself, a private copy of it, or the accumulated one) gets a slot:
+        # code that reads it as an array (a custom Function's backward) then reads this step's
+        ref = self.ref(g)
+        s = self._new_slot(var._grad._data)
+        self.tape.entries.append(_accumulate_entry(self._var(var), ref, s))
         self.grad_defined.add(var)
         self.grad_owner[id(var._grad)] = var
         self.keep.append(var._grad)
@@ -569,11 +585,12 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
     return run
 
 
-def _accumulate_entry(var, ref):
+def _accumulate_entry(var, ref, slot):
     def run(env, ctxs):
         v = var()
         if v is not None:
             _autograd.accumulate_grad(v, _resolve(env, ref), ctxs["stored"])
+            env[slot] = v._grad._data
     return run
 
 

@@ -1,6 +1,6 @@
-"""``torch.utils``: ``data`` (datasets, samplers, DataLoader) and ``hooks``."""
+"""``torch.utils``: ``data`` (datasets, samplers, DataLoader), ``hooks`` and ``checkpoint``."""
 from __future__ import annotations
 
-from . import data, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]

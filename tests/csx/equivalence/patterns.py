@@ -431,6 +431,32 @@ class DropNet(nn.Module):
         return self.fc2(self.drop(F.relu(self.fc1(x))))
 
 
+def _checkpointed(use_reentrant):
+    def body(c, x, y):
+        from minitorch_cs.torch.utils.checkpoint import checkpoint
+        # the reentrant form differentiates through its inputs only: one of them requires grad
+        out = checkpoint(c.compiled, x.detach().requires_grad_(), use_reentrant=use_reentrant)
+        loss = F.cross_entropy(out, y)
+        loss.backward()
+        c.opt.step()
+        c.opt.zero_grad()
+        return loss
+    return body
+
+
+@pattern()
+def activation_checkpoint_reentrant(env):
+    """torch.utils.checkpoint (use_reentrant=True) around a model with dropout: the backward
+    recomputes the forward with the forward's RNG state."""
+    return standard(env, _checkpointed(True), factory=DropNet)
+
+
+@pattern()
+def activation_checkpoint_non_reentrant(env):
+    """torch.utils.checkpoint(use_reentrant=False) around a model with dropout."""
+    return standard(env, _checkpointed(False), factory=DropNet)
+
+
 class BNNet(nn.Module):
     def __init__(self, momentum=0.1):
         super().__init__()
