@@ -322,6 +322,11 @@ def _rng_state(seed):
     return torch.Generator().manual_seed(seed).get_state()
 
 
+def _autocast_matmul(a, b):
+    with torch.autocast("cpu"):  # a dispatch mode: its casts are ops
+        return torch.matmul(a, b)
+
+
 def _fork_rng():
     with torch.fork_rng():
         return torch.rand(2)
@@ -415,6 +420,7 @@ EXAMPLES: dict[str, list[Example]] = {
     "torch.set_rng_state": [ex(lambda: (_rng_state(0),), other=lambda: (_rng_state(1),))],
     "torch.fork_rng": [ex(lambda: (), run=_fork_rng)],
     "torch.Generator": [ex(lambda: ())],
+    "torch.autocast": [ex(lambda: (f23(), sq()), run=_autocast_matmul)],
     # ---- autograd ----
     "torch.Function": [ex(lambda: (leaf(),), run=lambda x: _Double.apply(x),
                           label="subclass apply")],
@@ -659,10 +665,8 @@ ALLOWED: dict[str, Allowed] = {
     "torch.set_grad_enabled": meta("grad-mode switch (probed with the current mode)", lambda: (),
                                    lambda: _enter(torch.set_grad_enabled(
                                        torch.is_grad_enabled()))),
-    "torch.autocast": meta("sets the autocast dtype flag read by matmul/linear/conv (their casts "
-                           "dispatch)", lambda: (), lambda: _enter(torch.autocast("cpu"))),
-    "torch.is_autocast_enabled": meta("autocast flag", lambda: ()),
-    "torch.get_autocast_dtype": meta("autocast dtype", lambda: ()),
+    "torch.is_autocast_enabled": meta("whether an autocast mode is on the stack", lambda: ()),
+    "torch.get_autocast_dtype": meta("the active autocast mode's dtype", lambda: ()),
     "torch.is_anomaly_enabled": meta("anomaly-mode flag", lambda: ()),
     "torch.is_anomaly_check_nan_enabled": meta("anomaly-mode flag", lambda: ()),
     "torch.set_anomaly_enabled": meta("anomaly-mode flag (probed with the current value)",
@@ -752,53 +756,54 @@ def _enter(cm):
 
 
 # ----- known gaps: computed outside the dispatch point today ------------------------------------
-# Each entry: the case id, and what is computed outside dispatch and where (package file:line).
+# Each entry: the case id, what is computed outside dispatch, and where (package function, file).
 _LEGACY = ("computes outside dispatch: the legacy constructor builds its array with np.array / "
-           "np.zeros in Tensor.__init__ (minitorch_cs/torch/_tensor.py:28-38), no op")
-_REPR = ("computes outside dispatch: repr formats the values with no on_read event "
-         "(tensor_repr, minitorch_cs/torch/_format.py:179, consults only values_hidden())")
+           "np.zeros and no op (Tensor.__init__, minitorch_cs/torch/_tensor.py)")
+_TYPED = _LEGACY + " (reached through _typed, minitorch_cs/torch/__init__.py)"
+_REPR = ("computes outside dispatch: repr formats the values with no on_read event (tensor_repr, "
+         "minitorch_cs/torch/_format.py, consults only values_hidden())")
 _RAW_TARGET = ("computes outside dispatch: the class-index target reaches the op as the raw array "
-               "target._data (_class_target, minitorch_cs/torch/nn/functional.py:436)")
+               "target._data (_class_target, minitorch_cs/torch/nn/functional.py)")
 XFAIL: dict[str, str] = {
     "torch.Tensor[list]": _LEGACY,
     "torch.Tensor[sizes]": _LEGACY,
-    "torch.Tensor[tensor]": _LEGACY + "; copying a tensor's values without a read",
-    "torch.FloatTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "torch.DoubleTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "torch.LongTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "torch.IntTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "torch.BoolTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "torch.ByteTensor": _LEGACY + " (via _typed, minitorch_cs/torch/__init__.py:62)",
-    "Tensor.__init__": _LEGACY + "; copying a tensor's values without a read",
-    "torch.save": ("computes outside dispatch: the pickler copies each tensor's values "
-                   "(np.ascontiguousarray(obj.detach()._data), minitorch_cs/torch/"
-                   "serialization.py:97) with no on_read event"),
+    "torch.Tensor[tensor]": _LEGACY + "; a tensor's values copied without a read",
+    "torch.FloatTensor": _TYPED,
+    "torch.DoubleTensor": _TYPED,
+    "torch.LongTensor": _TYPED,
+    "torch.IntTensor": _TYPED,
+    "torch.BoolTensor": _TYPED,
+    "torch.ByteTensor": _TYPED,
+    "Tensor.__init__": _LEGACY + "; a tensor's values copied without a read",
+    "torch.save": ("computes outside dispatch: the pickler copies each tensor's values with "
+                   "np.ascontiguousarray(obj.detach()._data) and no on_read event "
+                   "(_Pickler.reducer_override, minitorch_cs/torch/serialization.py)"),
     "Tensor.__deepcopy__": ("computes outside dispatch: the copy is np.array(self._data, "
-                            "copy=True) wrapped as a new tensor "
-                            "(minitorch_cs/torch/_tensor.py:340)"),
+                            "copy=True) wrapped as a new tensor (Tensor.__deepcopy__, "
+                            "minitorch_cs/torch/_tensor.py)"),
     "Tensor.__deepcopy__[with grad]": ("computes outside dispatch: the copy (and its grad's) is "
-                                       "np.array(self._data, copy=True) (minitorch_cs/torch/"
-                                       "_tensor.py:340)"),
+                                       "np.array(self._data, copy=True) (Tensor.__deepcopy__, "
+                                       "minitorch_cs/torch/_tensor.py)"),
     "Tensor.__reduce_ex__": ("computes outside dispatch: pickling returns np.array(self._data) "
-                             "with no on_read event (minitorch_cs/torch/_tensor.py:352)"),
+                             "with no on_read event (Tensor.__reduce_ex__, "
+                             "minitorch_cs/torch/_tensor.py)"),
     "Tensor.__getstate__": ("computes outside dispatch: object's default __getstate__ returns the "
                             "slots, _data included, with no on_read event (Tensor defines no "
-                            "__getstate__, minitorch_cs/torch/_tensor.py:354)"),
+                            "__getstate__, minitorch_cs/torch/_tensor.py)"),
     "Tensor.__repr__": _REPR,
     "Tensor.__str__": _REPR + " (object.__str__ calls __repr__)",
-    "Tensor.__format__[n-d]": _REPR + " (__format__ with an empty spec, minitorch_cs/torch/"
-                                      "_tensor.py:334)",
+    "Tensor.__format__[n-d]": _REPR + " (Tensor.__format__ with an empty spec calls repr)",
     "F.cross_entropy[class indices]": _RAW_TARGET,
     "F.cross_entropy[probabilities, weight]": (
         "computes outside dispatch: the class weight reaches the op as the raw array "
-        "weight._data (cast with astype when dtypes differ), attribute weight= "
-        "(minitorch_cs/torch/nn/functional.py:445,453)"),
-    "F.nll_loss": _RAW_TARGET + " and weight=weight._data (functional.py:475)",
+        "weight._data (cast with astype when dtypes differ), attribute weight= (cross_entropy, "
+        "minitorch_cs/torch/nn/functional.py)"),
+    "F.nll_loss": _RAW_TARGET + ", and weight=weight._data (nll_loss)",
     "F.binary_cross_entropy": ("computes outside dispatch: the input range check reads the "
                                "values with np.any((data < 0) | (data > 1)) and no on_read event "
-                               "(minitorch_cs/torch/nn/functional.py:527-529)"),
+                               "(binary_cross_entropy, minitorch_cs/torch/nn/functional.py)"),
     "F.embedding": ("computes outside dispatch: the indices reach the op as the raw array "
-                    "input._data (minitorch_cs/torch/nn/functional.py:402)"),
+                    "input._data (embedding, minitorch_cs/torch/nn/functional.py)"),
 }
 
 
