@@ -11,14 +11,18 @@ from .._dispatch import apply
 from .._ops.sampling import Bernoulli, Multinomial
 from .._out import supports_out
 from .._tensor import Tensor
-from ._common import _parser_error
 
 __all__ = ["bernoulli", "multinomial"]
 
-_BERNOULLI_OVERLOADS = [
-    ("Tensor input, *, torch.Generator generator = None, Tensor out = None", (Tensor,)),
-    ("Tensor input, float p, *, torch.Generator generator = None", (Tensor, builtins.float)),
-]
+_BERNOULLI_OVERLOADS = ("Tensor input, *, torch.Generator generator = None, Tensor out = None",
+                        "Tensor input, float p, *, torch.Generator generator = None")
+
+
+def _bernoulli_parser_error(args):
+    """torch's TypeError for a call matching no overload (it lists the overloads only)."""
+    got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    raise TypeError(f"bernoulli() received an invalid combination of arguments - got ({got}), "
+                    "but expected one of:\n" + "".join(f" * ({o})\n" for o in _BERNOULLI_OVERLOADS))
 
 
 def _check_float_p(p, what):
@@ -30,7 +34,7 @@ def _bernoulli(input, p=None, *, generator=None):
     if not isinstance(input, Tensor) or (p is not None and (
             isinstance(p, (Tensor, builtins.bool)) or not isinstance(p, (builtins.int,
                                                                         builtins.float)))):
-        _parser_error("bernoulli", (input,) if p is None else (input, p), _BERNOULLI_OVERLOADS)
+        _bernoulli_parser_error((input,) if p is None else (input, p))
     if p is not None:  # a tensor shaped like input, every element drawn with probability p
         from .._creation import empty_like
         return empty_like(input).bernoulli_(p, generator=generator)

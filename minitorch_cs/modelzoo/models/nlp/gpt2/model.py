@@ -4,7 +4,7 @@ The architecture is Model Zoo's ``GPT2LMHeadModel``: word and learned position e
 (optional embedding norm, ``embeddings_scale``, dropout), ``num_hidden_layers`` pre-norm decoder
 blocks of causal self-attention and a feed-forward network, a final norm, and an LM head tied to
 the word embeddings (``share_embedding_weights``). The blocks are ``nn.TransformerEncoderLayer``
-with ``norm_first=True`` and a causal mask. Init follows Model Zoo's defaults: truncated normal
+with ``norm_first=True`` and a causal mask (``is_causal=True``). Init follows Model Zoo's defaults: truncated normal
 (std ``initializer_range``, cut at two standard deviations) for embeddings and kernels, the
 attention and feed-forward output kernels scaled by ``1/sqrt(2 * num_hidden_layers)``, zero
 biases, unit norm weights.
@@ -163,6 +163,21 @@ class _Embeddings(nn.Module):
         return self.word_embeddings(input_ids) + self.position_embeddings(positions)
 
 
+class _Decoder(nn.Module):
+    """``nn.TransformerEncoder``'s layout (``layers.<i>``, ``norm``) with causal self-attention,
+    built from separately constructed layers (every layer is initialised afterwards anyway)."""
+
+    def __init__(self, layers, norm):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.norm = norm
+
+    def forward(self, x, mask):
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, is_causal=True)
+        return self.norm(x)
+
+
 class GPT2LMHeadModel(nn.Module):
     """Embeddings, pre-norm causal decoder blocks, final norm, LM head: ``forward(input_ids)``
     returns logits (batch, sequence, vocab_size)."""
@@ -184,6 +199,15 @@ class GPT2LMHeadModel(nn.Module):
         if c.embedding_layer_norm:
             self.embedding_ln_f = norm()
         self.drop_embd = nn.Dropout(c.embd_pdrop)
+        self.transformer_decoder = _Decoder([self._layer(c, norm)
+                                             for _ in range(c.num_hidden_layers)], norm())
+        self.lm_head = nn.Linear(c.hidden_size, c.vocab_size, bias=c.use_bias_in_output)
+        self._reset_parameters(c)
+        if self.share_embedding_weights:
+            self.lm_head.weight = self.embedding_layer.word_embeddings.weight
+
+    @staticmethod
+    def _layer(c, norm):
         layer = nn.TransformerEncoderLayer(c.hidden_size, c.num_heads, c.filter_size,
                                            c.dropout_rate, _ACTIVATIONS[c.nonlinearity],
                                            c.layer_norm_epsilon, batch_first=True,
@@ -198,12 +222,7 @@ class GPT2LMHeadModel(nn.Module):
         if not c.use_ffn_bias:
             layer.linear1.register_parameter("bias", None)
             layer.linear2.register_parameter("bias", None)
-        self.transformer_decoder = nn.TransformerEncoder(layer, c.num_hidden_layers, norm=norm(),
-                                                         enable_nested_tensor=False)
-        self.lm_head = nn.Linear(c.hidden_size, c.vocab_size, bias=c.use_bias_in_output)
-        self._reset_parameters(c)
-        if self.share_embedding_weights:
-            self.lm_head.weight = self.embedding_layer.word_embeddings.weight
+        return layer
 
     def _reset_parameters(self, c):
         std = c.initializer_range
@@ -232,7 +251,7 @@ class GPT2LMHeadModel(nn.Module):
             h = h * self.embeddings_scale
         h = self.drop_embd(h)
         mask = nn.Transformer.generate_square_subsequent_mask(input_ids.shape[1], dtype=h.dtype)
-        h = self.transformer_decoder(h, mask=mask, is_causal=True)
+        h = self.transformer_decoder(h, mask)
         return self.lm_head(h)
 
 
