@@ -21,6 +21,9 @@ from minitorch_cs.modelzoo.registry import registry
 from minitorch_cs.modelzoo.trainer.validate import ConfigError, validate_trainer_params
 
 ROOT = Path(__file__).resolve().parents[2]
+# one BLAS thread per subprocess unless the caller chose: on two shared cores OpenBLAS' threads
+# otherwise spin against each other (same results, many times slower)
+_ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", **os.environ}
 YAML = ROOT / "examples" / "gpt2_tiny.yaml"
 
 TINY = dict(name="gpt2", vocab_size=256, hidden_size=16, num_hidden_layers=2, num_heads=2,
@@ -147,7 +150,7 @@ def test_token_file_processor(tmp_path):
 
 
 def _cli(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(_ONE_BLAS_THREAD, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "minitorch_cs.cli", *map(str, args)], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=1200)
 

@@ -12,13 +12,16 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# one BLAS thread per subprocess unless the caller chose: on two shared cores OpenBLAS' threads
+# otherwise spin against each other (same results, many times slower)
+_ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", **os.environ}
 EXAMPLE = ROOT / "examples" / "gpt.py"
 SMALL = ("--digits", 2, "--num_train", 2000, "--num_val", 200, "--n_embd", 32, "--n_layer", 1,
          "--batch_size", 32, "--warmup_steps", 5)
 
 
 def _run(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(_ONE_BLAS_THREAD, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, str(EXAMPLE), *map(str, args)], cwd=cwd, env=env,
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stderr[-4000:]

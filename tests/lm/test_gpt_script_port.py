@@ -22,6 +22,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+# one BLAS thread per subprocess unless the caller chose: on two shared cores OpenBLAS' threads
+# otherwise spin against each other (same results, many times slower)
+_ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", **os.environ}
 
 MODEL = '''\
 import math
@@ -365,7 +368,7 @@ def _port(tmp_path, rate_api):
     src, dst = tmp_path / "real", tmp_path / "ported"
     src.mkdir()
     dst.mkdir()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(_ONE_BLAS_THREAD, PYTHONPATH=str(ROOT))
     for name, text in (("model.py", MODEL), ("data.py", DATA),
                        ("train.py", TRAIN.replace("RATES", RATES[rate_api]))):
         (src / name).write_text(text)
@@ -394,7 +397,7 @@ def _corpus(tmp_path):
 def _train(script_dir, tmp_path, **overrides):
     cfg = dict(CONFIG, dataset=str(_corpus(tmp_path)), **overrides)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{script_dir}")
+    env = dict(_ONE_BLAS_THREAD, PYTHONPATH=f"{ROOT}{os.pathsep}{script_dir}")
     r = subprocess.run([sys.executable, str(script_dir / "train.py"),
                         str(tmp_path / "config.yaml")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=1200)
