@@ -684,7 +684,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 # ===== language-model era: attention, RMS norm, transposed convolution, resampling ===============
 # (appended; each function states its torch rule)
-import warnings as _warnings  # noqa: E402
 
 from .._ops.conv_transpose import ConvTranspose as _ConvTranspose  # noqa: E402
 
