@@ -267,15 +267,6 @@ def configure_optimizer(model, lr, weight_decay):
     return cstorch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95), eps=1e-8)
 
 
-def executor_rates(executor):
-    """(rate, global rate) in samples/s: ``profiler.rate_tracker`` since cstorch 2.3, the
-    ``profiler.rate()`` methods before."""
-    tracker = getattr(executor.profiler, "rate_tracker", None)
-    if tracker is not None:
-        return tracker.rate, tracker.global_rate
-    return executor.profiler.rate(), executor.profiler.global_rate()
-
-
 def main(argv=None):
     args = parse_args(argv)
     os.makedirs(args.model_dir, exist_ok=True)
@@ -330,7 +321,8 @@ def main(argv=None):
 
     @cstorch.step_closure
     def log_loss(loss, step):
-        rate, global_rate = executor_rates(executor)
+        rate = executor.profiler.rate_tracker.rate
+        global_rate = executor.profiler.rate_tracker.global_rate
         losses.append(loss.item())
         writer.add_scalar("loss", loss.item(), step)
         writer.add_scalar("samples_per_sec", global_rate, step)

@@ -6,9 +6,9 @@ traced step, step and checkpoint closures, resume, TensorBoard), ported by
 ``python -m minitorch_cs.tools.port`` alone and run in fresh processes.
 
 The configuration parser is plain argparse + YAML (gigaGPT's uses HuggingFace's argument parser,
-which needs the real torch). Two details differ between cstorch releases and are tested as
-variants: the throughput read (``executor.profiler.rate()`` before 2.3,
-``executor.profiler.rate_tracker.rate`` since) and DataLoader worker processes.
+which needs the real torch). Throughput is read as 2.10 scripts read it
+(``executor.profiler.rate_tracker.rate``); the loader runs in the calling process and, as
+gigaGPT's does, in DataLoader worker processes.
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -262,10 +261,6 @@ def parse_args():
     return configs
 
 
-def throughput(executor):
-    return RATES
-
-
 def main(model_config, config):
     backend = cstorch.backend(config.backend)
     out_dir = Path(config.out_dir)
@@ -329,7 +324,8 @@ def main(model_config, config):
 
     @cstorch.step_closure
     def log_loss(loss, step):
-        rate, global_rate = throughput(executor)
+        rate = executor.profiler.rate_tracker.rate
+        global_rate = executor.profiler.rate_tracker.global_rate
         print(f"| Step={step}, Loss={loss.item()!r}, Rate={rate:.2f} samples/sec, "
               f"GlobalRate={global_rate:.2f} samples/sec", flush=True)
         writer.add_scalar("loss", loss.item(), step)
@@ -353,24 +349,19 @@ if __name__ == "__main__":
     main(*parse_args())
 '''
 
-RATES = {
-    "2.0": "executor.profiler.rate(), executor.profiler.global_rate()",
-    "2.10": "executor.profiler.rate_tracker.rate, executor.profiler.rate_tracker.global_rate",
-}
-
 CONFIG = dict(width=32, depth=2, heads=4, max_position_embeddings=16, vocab_size=256,
               batch_size=8, sequence_length=16, num_steps=24, checkpoint_steps=12,
               learning_rate=3e-3, warmup_steps=4, backend="CPU", num_workers=0)
 
 
-def _port(tmp_path, rate_api):
+def _port(tmp_path):
     """Write the three files as written for the real stack, port each with the CLI."""
     src, dst = tmp_path / "real", tmp_path / "ported"
     src.mkdir()
     dst.mkdir()
     env = dict(_ONE_BLAS_THREAD, PYTHONPATH=str(ROOT))
     for name, text in (("model.py", MODEL), ("data.py", DATA),
-                       ("train.py", TRAIN.replace("RATES", RATES[rate_api]))):
+                       ("train.py", TRAIN)):
         (src / name).write_text(text)
         r = subprocess.run([sys.executable, "-m", "minitorch_cs.tools.port", str(src / name),
                             "-o", str(dst / name)], env=env, capture_output=True, text=True)
@@ -407,7 +398,7 @@ def _train(script_dir, tmp_path, **overrides):
 
 
 def test_ported_script_trains_resumes_and_matches_on_the_wafer(tmp_path):
-    script = _port(tmp_path, "2.0")
+    script = _port(tmp_path)
     losses = _train(script, tmp_path, out_dir=str(tmp_path / "out"))
     assert sorted(losses) == list(range(1, 25))
     assert losses[24] < 0.7 * losses[1]
@@ -423,16 +414,10 @@ def test_ported_script_trains_resumes_and_matches_on_the_wafer(tmp_path):
     assert csx == losses
 
 
-@pytest.mark.xfail(strict=True, reason="executor.profiler.rate_tracker (cstorch >= 2.3) is not "
-                   "provided yet; the porting helper is adding it")
-def test_ported_script_with_the_2_10_rate_tracker(tmp_path):
-    losses = _train(_port(tmp_path, "2.10"), tmp_path, out_dir=str(tmp_path / "out"))
-    assert len(losses) == 24
-
-
-@pytest.mark.xfail(strict=True, reason="DataLoader(num_workers>0) raises ValueError here (data "
-                   "loads in one process); the porting helper is adding worker processes")
 def test_ported_script_with_dataloader_workers(tmp_path):
-    losses = _train(_port(tmp_path, "2.0"), tmp_path, out_dir=str(tmp_path / "out"),
-                    num_workers=2)
-    assert len(losses) == 24
+    script = _port(tmp_path)
+    in_process = _train(script, tmp_path, out_dir=str(tmp_path / "one"), num_steps=8,
+                        checkpoint_steps=8)
+    workers = _train(script, tmp_path, out_dir=str(tmp_path / "two"), num_steps=8,
+                     checkpoint_steps=8, num_workers=2)
+    assert workers == in_process and len(workers) == 8
