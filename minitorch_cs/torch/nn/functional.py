@@ -732,8 +732,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 # ----- transposed convolution ---------------------------------------------------------------------
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
-    if _autocast.dtype is not None:
-        input, weight, bias = _autocast.cast_inputs(input, weight, bias)
     if isinstance(padding, str):
         raise TypeError(f"conv_transpose{nd}d(): argument 'padding' must be tuple of ints, not "
                         "str")
