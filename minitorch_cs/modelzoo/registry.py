@@ -35,6 +35,7 @@ class Registry:
         if not self._builtins_loaded:
             self._builtins_loaded = True
             from .models.vision import fc_mnist  # noqa: F401 - registers itself
+            from .models.nlp import gpt2  # noqa: F401 - registers itself
 
     def register_model(self, name: str, model_cls, config_cls, data_processors=()):
         """Register ``model_cls`` (built as ``model_cls(config)``) under ``name``.

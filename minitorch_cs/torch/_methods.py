@@ -6,6 +6,7 @@ import numpy as np
 from . import _dtype as D
 from . import _functions as F
 from ._functions import indexing as FI
+from ._functions import sampling as FS
 from ._functions._common import _with_numpy_names
 from ._dispatch import _unwrap, apply, apply_inplace, become
 from ._ops import elementwise as E
@@ -632,7 +633,6 @@ METHODS.update({
     'zero_': zero_,
     'uniform_': _random_fill("uniform"),
     'normal_': _random_fill("normal"),
-    'bernoulli_': _random_fill("bernoulli"),
     'exponential_': _random_fill("exponential"),
     'random_': _random_fill("integers"),
     'masked_fill_': masked_fill_,
@@ -666,6 +666,9 @@ METHODS.update({
     '__rshift__': _shift(E.RightShift, "rshift"),
     '__rlshift__': _shift(E.LeftShift, "lshift", reflected=True),
     '__rrshift__': _shift(E.RightShift, "rshift", reflected=True),
+    'bernoulli': FS.bernoulli_method,
+    'bernoulli_': FS.bernoulli_,
+    'multinomial': F.multinomial,
 })
 
 for _name, _impl in METHODS.items():

@@ -530,7 +530,9 @@ def _signature(f):
     for p in params:
         d = p.default
         d = None if d is inspect.Parameter.empty else (
-            "<Generator>" if type(d).__name__ == "Generator" else repr(d))
+            "<Generator>" if type(d).__name__ == "Generator" else
+            # a function default (Transformer's activation=F.relu): its name, not its address
+            f"<function {d.__qualname__}>" if inspect.isfunction(d) else repr(d))
         out.append((p.name, p.kind.name, d))
     return out
 

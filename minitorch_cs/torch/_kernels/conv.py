@@ -57,6 +57,10 @@ __all__ = [
     "adaptive_avg_pool2d_forward",
     "adaptive_avg_pool2d_backward",
     "conv_output_size",
+    "conv_transpose_forward",
+    "conv_transpose_backward_input",
+    "conv_transpose_backward_weight",
+    "conv_transpose_output_size",
     "pool_output_size",
 ]
 
@@ -701,3 +705,133 @@ def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
     ph = _adaptive_matrix(h, oh, gy.dtype)
     pw = _adaptive_matrix(wd, ow, gy.dtype)
     return np.ascontiguousarray(np.matmul(np.matmul(ph.T, gy), pw))
+
+
+# ---------------------------------------------------------------------------
+# transposed convolution
+# ---------------------------------------------------------------------------
+# conv_transpose(x, w) is the adjoint of conv(., w) w.r.t. its input: the weight
+# (C_in, C_out // groups, *k) is read as the weight of a convolution from C_out
+# to C_in channels.  So its forward is that convolution's input gradient, its
+# input gradient is that convolution's forward, and its weight gradient is
+# that convolution's weight gradient with the roles of input and output
+# swapped.  No extra loops: the same im2col kernels do the work.
+
+def conv_transpose_output_size(size: int, kernel: int, stride: int, pad: int, out_pad: int,
+                               dilation: int) -> int:
+    """Output length of a transposed convolution along one dimension."""
+    return (size - 1) * stride - 2 * pad + dilation * (kernel - 1) + out_pad + 1
+
+
+def _prep_conv_transpose(x_shape, w_shape, stride, padding, output_padding, dilation,
+                         groups, nsp, name):
+    """torch's checks for conv_transpose{1,2}d, in its order; returns the 2-d parameters."""
+    xb, unb = _batch_x_shape(x_shape, nsp, name)
+    w_shape = tuple(int(s) for s in w_shape)
+    if len(w_shape) != nsp + 2:
+        raise RuntimeError(
+            f"weight should have {nsp + 2} dimensions for {name}, but got weight of "
+            f"size {_shape_str(w_shape)}")
+    st = _conv_tuple(stride, nsp, "stride")
+    pad = _conv_tuple(padding, nsp, "padding")
+    opad = _conv_tuple(output_padding, nsp, "output_padding")
+    dil = _conv_tuple(dilation, nsp, "dilation")
+    groups = int(groups)
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(p < 0 for p in pad):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in opad):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in st):
+        raise RuntimeError("non-positive stride is not supported")
+    if w_shape[0] % groups != 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at "
+            f"dimension 0, but got weight of size [{_shape_str(w_shape)}] instead")
+    if xb[1] != w_shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {_shape_str(w_shape)}, expected "
+            f"input{_shape_str(xb)} to have {w_shape[0]} channels, but got {xb[1]} channels "
+            "instead")
+    if any(d <= 0 for d in dil):
+        names = ("height", "width")[-nsp:] if nsp <= 2 else ()
+        raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+            f"dilation_{n}: {d}" for n, d in zip(names, dil)))
+    if any(o >= s and o >= d for o, s, d in zip(opad, st, dil)):
+        names = ("height", "width") if nsp == 2 else ("width",)
+        parts = ([f"output_padding_{n}: {o}" for n, o in zip(names, opad)]
+                 + [f"stride_{n}: {s}" for n, s in zip(names, st)]
+                 + [f"dilation_{n}: {d}" for n, d in zip(names, dil)])
+        raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                           "but got " + " ".join(parts))
+    out = tuple(conv_transpose_output_size(xb[2 + i], w_shape[2 + i], st[i], pad[i], opad[i],
+                                           dil[i]) for i in range(nsp))
+    if any(o < 1 for o in out):
+        raise RuntimeError(
+            "Given input size per channel: (" + " x ".join(str(s) for s in xb[2:])
+            + "). Calculated output size per channel: (" + " x ".join(map(str, out))
+            + "). Output size is too small")
+    y_shape = (xb[0], w_shape[1] * groups) + out
+    if nsp == 1:  # run as 2-d with a unit height
+        xb = (xb[0], xb[1], 1, xb[2])
+        y_shape = (y_shape[0], y_shape[1], 1, y_shape[2])
+        w4 = (w_shape[0], w_shape[1], 1, w_shape[2])
+        st, pad, dil = (1, st[0]), (0, pad[0]), (1, dil[0])
+    else:
+        w4 = w_shape
+    pads = tuple((p, p) for p in pad)
+    return xb, unb, w4, y_shape, st, pads, dil, groups
+
+
+def _unbatch(a, unb, nsp):
+    if nsp == 1:
+        a = a.reshape(a.shape[0], a.shape[1], a.shape[3])
+    return np.ascontiguousarray(a[0] if unb else a)
+
+
+def conv_transpose_forward(x, w, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+                           nsp=2):
+    """torch.nn.functional.conv_transpose{nsp}d without bias.
+
+    x: (N, C_in, *spatial) or unbatched; w: (C_in, C_out // groups, *k).
+    """
+    x = _as_float(x)
+    w = _as_float(w)
+    name = f"conv_transpose{nsp}d"
+    xb, unb, w4, y_shape, st, pads, dil, g = _prep_conv_transpose(
+        x.shape, w.shape, stride, padding, output_padding, dilation, groups, nsp, name)
+    y = _conv2d_bwd_input(x.reshape(xb), w.reshape(w4), y_shape, st, pads, dil, g)
+    return _unbatch(y, unb, nsp)
+
+
+def conv_transpose_backward_input(gy, w, x_shape, stride=1, padding=0, output_padding=0,
+                                  groups=1, dilation=1, nsp=2):
+    """Gradient of conv_transpose_forward w.r.t. its input: a plain convolution of gy."""
+    gy = _as_float(gy)
+    w = _as_float(w)
+    xb, unb, w4, y_shape, st, pads, dil, g = _prep_conv_transpose(
+        x_shape, w.shape, stride, padding, output_padding, dilation, groups, nsp,
+        f"conv_transpose{nsp}d")
+    gx = _conv2d_fwd(gy.reshape(y_shape), w.reshape(w4), st, pads, dil, g)
+    # output_padding rows/cols beyond the last full window never reach the input
+    gx = gx[:, :, :xb[2], :xb[3]]
+    return _unbatch(gx, unb, nsp)
+
+
+def conv_transpose_backward_weight(gy, x, w_shape, stride=1, padding=0, output_padding=0,
+                                   groups=1, dilation=1, nsp=2):
+    """Gradient of conv_transpose_forward w.r.t. its weight (shape w_shape)."""
+    gy = _as_float(gy)
+    x = _as_float(x)
+    xb, unb, w4, y_shape, st, pads, dil, g = _prep_conv_transpose(
+        x.shape, w_shape, stride, padding, output_padding, dilation, groups, nsp,
+        f"conv_transpose{nsp}d")
+    xt = x.reshape(xb)
+    full = tuple(conv_output_size(y_shape[2 + i], w4[2 + i], st[i], pads[i][0], pads[i][1],
+                                  dil[i]) for i in range(2))
+    if full != xb[2:]:  # output_padding >= stride (allowed when < dilation): the convolution of
+        # gy has extra rows/cols that the transposed convolution never read; their cotangent is 0
+        xt = np.pad(xt, ((0, 0), (0, 0), (0, full[0] - xb[2]), (0, full[1] - xb[3])))
+    gw = _conv2d_bwd_weight(xt, gy.reshape(y_shape), w4, st, pads, dil, g)
+    return gw.reshape(tuple(int(s) for s in w_shape))

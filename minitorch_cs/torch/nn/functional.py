@@ -680,3 +680,585 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0:
         attn = dropout(attn, dropout_p)
     return T.matmul(attn, value)
+
+
+# ===== language-model era: attention, RMS norm, transposed convolution, resampling ===============
+# (appended; each function states its torch rule)
+
+from .._ops.conv_transpose import ConvTranspose as _ConvTranspose  # noqa: E402
+
+__all__ += ["rms_norm", "conv_transpose1d", "conv_transpose2d", "pixel_shuffle",
+            "pixel_unshuffle", "multi_head_attention_forward"]
+
+
+def _scalar_like(value, dtype):
+    return Tensor._wrap(np.asarray(value, dtype=dtype.np))
+
+
+# ----- RMS norm -----------------------------------------------------------------------------------
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2 over the trailing dims) + eps) * weight``.
+
+    torch 2.13's rule: half inputs compute in float32 (their "opmath" type) and round the result
+    once; ``eps=None`` is the machine epsilon of that computation type (float32's for
+    float16/bfloat16/float32 inputs, float64's for float64); the result has the input's dtype.
+    A weight of another dtype takes torch's unfused path, with its UserWarning.
+    """
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(ns):]) != ns or len(ns) > input.ndim:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
+                           f"[*{', '.join(map(str, ns))}], but got input of size"
+                           f"{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != ns:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(ns)}")
+    half = input._dtype in (D.float16, D.bfloat16)
+    op_dt = D.float32 if half else input._dtype
+    if eps is None:
+        eps = float(np.finfo(op_dt.np).eps)
+    if weight is not None and weight._dtype is not input._dtype:
+        warn_user(f"Mismatch dtype between input and weight: input dtype = "
+                  f"{D.scalar_name(input._dtype).lower()}, weight dtype = "
+                  f"{D.scalar_name(weight._dtype).lower()}, Cannot dispatch to fused "
+                  "implementation.")
+    x = input.to(op_dt) if half else input
+    dims = tuple(range(input.ndim - len(ns), input.ndim))
+    y = x * T.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        y = y * weight
+    return y.to(input._dtype) if y._dtype is not input._dtype else y
+
+
+# ----- transposed convolution ---------------------------------------------------------------------
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
+    if isinstance(padding, str):
+        raise TypeError(f"conv_transpose{nd}d(): argument 'padding' must be tuple of ints, not "
+                        "str")
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but found "
+                           f"{D.scalar_name(weight._dtype)}")
+    if bias is not None:
+        c_out = weight.shape[1] * groups if weight.ndim == nd + 2 else None
+        if c_out is not None and (bias.ndim != 1 or bias.shape[0] != c_out):
+            raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, "
+                               f"expected bias to be 1-dimensional with {c_out} elements, but "
+                               f"got bias of size {list(bias.shape)} instead")
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return apply(_ConvTranspose, *args, stride=stride, padding=padding,
+                 output_padding=output_padding, groups=groups, dilation=dilation, nd=nd)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 1-D convolution (the input gradient of ``conv1d``) over (N, C_in, L) or
+    (C_in, L); weight (C_in, C_out // groups, K); L_out = (L - 1) * stride - 2 * padding +
+    dilation * (K - 1) + output_padding + 1."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution over (N, C_in, H, W) or (C_in, H, W); weight
+    (C_in, C_out // groups, kH, kW); see :func:`conv_transpose1d` for the output size."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
+# ----- pixel shuffle ------------------------------------------------------------------------------
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r): channel blocks become r x r spatial blocks."""
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                           f"by the square of upscale_factor, but input.size(-3)={c} is not "
+                           f"divisible by {r * r}")
+    lead = tuple(input.shape[:-3])
+    n = len(lead)
+    x = input.reshape(lead + (c // (r * r), r, r, h, w))
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of :func:`pixel_shuffle`."""
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got "
+                           f"input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if h % r:
+        raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "
+                           f"but input.size(-2)={h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError("pixel_unshuffle expects width to be divisible by downscale_factor, "
+                           f"but input.size(-1)={w} is not divisible by {r}")
+    lead = tuple(input.shape[:-3])
+    n = len(lead)
+    x = input.reshape(lead + (c, h // r, r, w // r, r))
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(lead + (c * r * r, h // r, w // r))
+
+
+# ----- interpolation (supersedes the nearest-only version above) ----------------------------------
+_INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _interp_nearest_index(in_size, out_size, scale, exact):
+    """torch's source index per output position (its float32 arithmetic)."""
+    if not exact and out_size == in_size:
+        return np.arange(out_size)
+    if not exact and out_size == 2 * in_size:
+        return np.arange(out_size) >> 1
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else \
+        np.float32(in_size) / np.float32(out_size)
+    i = np.arange(out_size)
+    if exact:
+        src = np.floor(((i + 0.5) * np.float64(s)).astype(np.float32))
+    else:
+        src = np.floor(i.astype(np.float32) * s)
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _interp_linear_weights(in_size, out_size, scale, align_corners, dt):
+    """(index0, index1, lambda0, lambda1) per output position, torch's rule in ``dt``."""
+    i = np.arange(out_size)
+    if out_size == in_size:
+        return i, i, np.ones(out_size, dt), np.zeros(out_size, dt)
+    if align_corners:
+        ratio = dt.type(in_size - 1) / dt.type(out_size - 1) if out_size > 1 else dt.type(0)
+        src = ratio * i.astype(dt)
+    else:
+        ratio = dt.type(1.0 / scale) if scale is not None and scale > 0 else \
+            dt.type(in_size) / dt.type(out_size)
+        src = ratio * (i.astype(dt) + dt.type(0.5)) - dt.type(0.5)
+        src = np.where(src < 0, dt.type(0), src).astype(dt)
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    lam1 = np.clip(src - i0.astype(dt), 0, 1).astype(dt)
+    i1 = i0 + (i0 < in_size - 1)
+    return i0, i1, (dt.type(1) - lam1).astype(dt), lam1
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resample the spatial dims of (N, C, *spatial): modes nearest, nearest-exact, linear (3-D
+    input), bilinear (4-D input) and area, with torch's size/scale rules and source-index
+    arithmetic; the result is composed of gathers and weighted sums (exact gradients)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scales = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size of "
+                    f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format.")
+            if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                       for s in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] "
+                                "or Tuple[int, int, int], but got size with types "
+                                f"{[type(s) for s in size]}")
+            out_size = [int(s) for s in size]
+        else:
+            out_size = [int(size)] * dim
+    elif scale_factor is not None:
+        out_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, C, "
+                    "d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and out_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        out_size = [int(input.shape[2 + i] * scales[i]) for i in range(dim)]
+        scales = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    supported = {("nearest", 3), ("nearest", 4), ("nearest", 5), ("nearest-exact", 3),
+                 ("nearest-exact", 4), ("nearest-exact", 5), ("linear", 3), ("bilinear", 4),
+                 ("area", 3), ("area", 4)}
+    if (mode, input.ndim) not in supported:
+        wrong = {"bilinear": 4, "trilinear": 5, "linear": 3}
+        if mode in wrong and input.ndim in (3, 4, 5):
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                      f"{wrong[mode]}D input")
+        if input.ndim not in (3, 4, 5) or mode not in _INTERP_MODES.split(" | "):
+            raise NotImplementedError(
+                "Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                f"{input.ndim}D) for the modes: {_INTERP_MODES} (got {mode})")
+        raise NotImplementedError(f"interpolate mode {mode!r} on {input.ndim}-D input is not "
+                                  "supported here (nearest, nearest-exact, linear, bilinear and "
+                                  "area are)")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported")
+    in_size = [int(s) for s in input.shape[2:]]
+    if out_size is None:
+        out_size = [int(math.floor(s * f)) for s, f in zip(in_size, scales)]
+    if any(o <= 0 for o in out_size):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(f'{k}: {v}' for k, v in zip('DHW'[-dim:], in_size))}) "
+                           f"output ({', '.join(f'{k}: {v}' for k, v in zip('DHW'[-dim:], out_size))})")
+    if mode == "area":
+        return (adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d)(input, out_size)
+    sc = scales if scales is not None else [None] * dim
+    out = input
+    if mode in ("nearest", "nearest-exact"):
+        for i in range(dim):
+            idx = _interp_nearest_index(in_size[i], out_size[i], sc[i], mode == "nearest-exact")
+            out = T.index_select(out, 2 + i, Tensor._wrap(idx))
+        return out
+    half = input._dtype in (D.float16, D.bfloat16)
+    if half:  # torch's CPU kernel interpolates half inputs in float32
+        out = out.float()
+    dt = out._dtype.np
+    for i in range(dim):
+        i0, i1, l0, l1 = _interp_linear_weights(in_size[i], out_size[i], sc[i], align_corners,
+                                                np.dtype(dt))
+        shape = [1] * input.ndim
+        shape[2 + i] = out_size[i]
+        a = T.index_select(out, 2 + i, Tensor._wrap(i0))
+        b = T.index_select(out, 2 + i, Tensor._wrap(i1))
+        out = a * Tensor._wrap(l0.reshape(shape)) + b * Tensor._wrap(l1.reshape(shape))
+    return out.to(input._dtype) if half else out
+
+
+# ----- attention ----------------------------------------------------------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(q k^T * scale + bias) v (torch 2.13's rule, our composition of it).
+
+    ``scale`` defaults to 1/sqrt(E); ``is_causal`` masks with the top-left aligned lower triangle
+    of an (L, S) matrix; a bool ``attn_mask`` keeps True positions, a float one (float32 or the
+    query's dtype) is added; both may be given. ``enable_gqa`` repeats each key/value head for
+    ``Hq // Hkv`` query heads. A row that masks every key gives zeros (torch's safe softmax),
+    with zero gradients. ``dropout_p`` drops attention weights (always: the caller passes 0
+    outside training).
+    """
+    if not (query._dtype is key._dtype is value._dtype):
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {_cpp_dtype(query)} key.dtype: {_cpp_dtype(key)} and "
+                           f"value.dtype: {_cpp_dtype(value)} instead.")
+    if attn_mask is not None and attn_mask._dtype not in (D.bool, D.float32, query._dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
+                           f"dtype, but got attn_mask.dtype: {_cpp_dtype(attn_mask)} and  "
+                           f"query.dtype: {_cpp_dtype(query)} instead.")
+    if enable_gqa:
+        hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+        if hq % hk or hq % hv:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads "
+                               "in ")
+        if hk != hq:
+            key = T.repeat_interleave(key, hq // hk, dim=-3)
+        if hv != hq:
+            value = T.repeat_interleave(value, hq // hv, dim=-3)
+    s = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    scores = T.matmul(query, key.transpose(-2, -1)) * s
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        keep = Tensor._wrap(np.tril(np.ones((L, S), bool)))
+        scores = T.where(keep, scores, _scalar_like(float("-inf"), scores._dtype))
+    if attn_mask is None:
+        attn = softmax(scores, -1)
+    else:
+        if attn_mask._dtype is D.bool:
+            scores = T.where(attn_mask, scores, _scalar_like(float("-inf"), scores._dtype))
+        else:
+            scores = scores + attn_mask
+        # rows that mask every key: zeros, not NaN (softmax over finite stand-in values, then 0)
+        dead = T.all(scores == float("-inf"), -1, keepdim=True)
+        zero = _scalar_like(0.0, scores._dtype)
+        attn = T.where(dead, zero, softmax(T.where(dead, zero, scores), -1))
+    if dropout_p > 0:
+        attn = dropout(attn, dropout_p)
+    return T.matmul(attn, value)
+
+
+def _cpp_dtype(t):
+    """How torch's C++ messages print a dtype (``float``, ``double``, ``long int``, ...)."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
+        t._dtype.name, t._dtype.name)
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask becomes a float mask of ``target_type`` (-inf where True, 0 elsewhere);
+    float masks pass through; other dtypes raise. Mixed mask dtypes warn (deprecated in torch)."""
+    if mask is None:
+        return None
+    is_float = mask._dtype.is_floating_point
+    if mask._dtype is not D.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask._dtype is not other_type:
+        warn_user(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same "
+                  "type for both instead.")
+    if not is_float:
+        mask = T.where(mask, _scalar_like(float("-inf"), target_type),
+                       _scalar_like(0.0, target_type))
+    return mask
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D "
+                                 f"but found {key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 2-D but found {key_padding_mask.ndim}-D tensor "
+                                 "instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, "
+                                 f"2-D or 3-D but found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be "
+                                 f"2-D but found {key.ndim}-D and {value.ndim}-D tensors "
+                                 "respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be "
+                                 f"`None` or 1-D but found {key_padding_mask.ndim}-D tensor "
+                                 "instead")
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be "
+                                     f"`None`, 2-D or 3-D but found {attn_mask.ndim}-D tensor "
+                                     "instead")
+            if attn_mask.ndim == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                         f"{attn_mask.shape}")
+        return False
+    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                         f"{query.ndim}-D query tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    E = q.shape[-1]
+    if k is v:
+        if q is k:  # self-attention: one projection, split into q, k, v
+            proj = linear(q, w, b).unflatten(-1, (3, E))
+            return proj.select(-2, 0), proj.select(-2, 1), proj.select(-2, 2)
+        w_q, w_kv = T.split(w, [E, 2 * E])
+        b_q, b_kv = (None, None) if b is None else T.split(b, [E, 2 * E])
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, E))
+        return linear(q, w_q, b_q), kv.select(-2, 0), kv.select(-2, 1)
+    w_q, w_k, w_v = T.chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else T.chunk(b, 3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    Eq, Ek, Ev = q.shape[-1], k.shape[-1], v.shape[-1]
+    for name, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)),
+                           ("value", w_v, (Eq, Ev))):
+        if tuple(w.shape) != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {w.shape}")
+    for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and tuple(b.shape) != (Eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {b.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                                 out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """torch's multi-head attention on (L, N, E) query and (S, N, E_k/E_v) key/value (or
+    unbatched (L, E)): in-projection, optional bias_k/bias_v and zero-attention rows, masks merged
+    into one additive float mask, per-head scaled dot-product attention, out-projection.
+
+    With ``need_weights`` the weights are computed explicitly (q scaled by 1/sqrt(head_dim),
+    plain softmax: a row that masks every key is NaN, as in torch) and returned per head or
+    averaged; without, :func:`scaled_dot_product_attention` runs (and ``is_causal`` may replace the
+    mask, as in torch).
+    """
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query._dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the hint replaces the mask (sdpa's is_causal below)
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query._dtype,
+                                    check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+        for n, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {n}_proj_weight is "
+                                     "None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else T.chunk(in_proj_bias, 3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
+                                 b_q, b_k, b_v)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.ndim == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = T.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = T.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if static_k is None:
+        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_k.shape[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got "
+                                 f"{static_k.shape[0]}")
+        if static_k.shape[2] != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got "
+                                 f"{static_k.shape[2]}")
+        k = static_k
+    if static_v is None:
+        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_v.shape[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got "
+                                 f"{static_v.shape[0]}")
+        if static_v.shape[2] != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got "
+                                 f"{static_v.shape[2]}")
+        v = static_v
+    if add_zero_attn:
+        zeros = Tensor._wrap(np.zeros((bsz * num_heads, 1, head_dim), k._dtype.np))
+        k = T.cat([k, zeros], dim=1)
+        v = T.cat([v, zeros.to(v._dtype)], dim=1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(
+            -1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        E = q.shape[-1]
+        q_scaled = q * math.sqrt(1.0 / float(E))
+        scores = T.bmm(q_scaled, k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = attn_mask + scores
+        weights = softmax(scores, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = T.bmm(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.reshape(tgt_len, bsz, out.shape[1])
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape(tgt_len, bsz, out.shape[1])
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
-                         Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold)
+                         Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
+                         MultiheadAttention)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
@@ -16,12 +17,17 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
                    TripletMarginWithDistanceLoss)
 from .module import Module
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
 from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "Module", "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d",
@@ -38,4 +44,9 @@ __all__ = [
     "PairwiseDistance", "CosineSimilarity", "ConstantPad1d", "ConstantPad2d", "ZeroPad1d",
     "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
     "CircularPad1d", "CircularPad2d",
+    "MultiheadAttention", "ConvTranspose1d", "ConvTranspose2d", "RMSNorm", "PixelShuffle",
+    "PixelUnshuffle", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "RNNBase", "RNN",
+    "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Transformer",
+    "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
 ]

@@ -1,4 +1,5 @@
-"""``torch.nn.modules.activation``: elementwise activations and (log-)softmax as modules."""
+"""``torch.nn.modules.activation``: elementwise activations, (log-)softmax as modules, and
+``MultiheadAttention``."""
 from __future__ import annotations
 
 import warnings
@@ -9,7 +10,8 @@ from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus",
            "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign",
-           "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax"]
+           "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax",
+           "MultiheadAttention"]
 
 
 def _inplace_only(inplace: bool) -> str:
@@ -338,3 +340,138 @@ class LogSoftmax(Softmax):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+# ----- attention ----------------------------------------------------------------------------------
+from ... import _creation as _C  # noqa: E402
+from .. import init as _init  # noqa: E402
+from ..parameter import Parameter as _Parameter  # noqa: E402
+from .linear import Linear as _Linear  # noqa: E402
+
+
+class NonDynamicallyQuantizableLinear(_Linear):
+    """``Linear`` under the name torch gives ``MultiheadAttention.out_proj`` (shown in reprs)."""
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (torch's): ``(attn_output, attn_weights)`` for query (L, N, E) and
+    key/value (S, N, kdim/vdim), or (N, L, E) with ``batch_first``, or unbatched (L, E).
+
+    Parameters, in torch's order: ``in_proj_weight`` (3E, E) -- or ``q_proj_weight`` (E, E),
+    ``k_proj_weight`` (E, kdim), ``v_proj_weight`` (E, vdim) when kdim/vdim differ from E --,
+    ``in_proj_bias`` (3E), ``bias_k``/``bias_v`` (1, 1, E) with ``add_bias_kv``, and
+    ``out_proj`` (E -> E). Init (torch's): xavier_uniform_ for the in-projection weights, zeros for
+    both biases, xavier_normal_ for bias_k/bias_v, out_proj.weight as a Linear's.
+
+    torch's inference fast path (eval, no grad, batch_first self-attention) computes the same
+    function; here every call takes the composed path.
+    """
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        kw = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = _Parameter(_C.empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = _Parameter(_C.empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = _Parameter(_C.empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = _Parameter(_C.empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = _Parameter(_C.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = _Parameter(_C.empty((1, 1, embed_dim), **kw))
+            self.bias_v = _Parameter(_C.empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            _init.xavier_uniform_(self.in_proj_weight)
+        else:
+            _init.xavier_uniform_(self.q_proj_weight)
+            _init.xavier_uniform_(self.k_proj_weight)
+            _init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            _init.constant_(self.in_proj_bias, 0.0)
+            _init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            _init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            _init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True,
+                attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
+        is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
+                                             F._none_or_dtype(attn_mask), "attn_mask",
+                                             query.dtype)
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                      check_other=False)
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {}
+        if not self._qkv_same_embed_dim:
+            separate = dict(use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
+                            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight)
+        attn_output, attn_weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_weights
+        return attn_output, attn_weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """One (N, num_heads, L, L) mask from an attention mask and a key padding mask (both
+        already float), and its type: 1 = key padding only, 2 = attention mask (torch's)."""
+        mask_type = merged = None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                expanded = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                expanded = attn_mask.view(1, 1, seq_len, seq_len).expand(
+                    batch_size, self.num_heads, -1, -1)
+            merged = expanded
+            if key_padding_mask is not None:
+                merged = expanded + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type

@@ -1,5 +1,5 @@
 """``torch.nn.modules.conv``: ``Conv1d`` and ``Conv2d`` (padding ints, "same"/"valid", and the
-padding modes zeros/reflect/replicate/circular)."""
+padding modes zeros/reflect/replicate/circular), ``ConvTranspose1d`` and ``ConvTranspose2d``."""
 from __future__ import annotations
 
 import math
@@ -11,14 +11,16 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 class _ConvNd(Module):
     """Shared constructor, init and repr of the convolution layers.
 
     Init (torch's): weight ~ kaiming_uniform_(a=√5), i.e. U(±1/√fan_in) with
-    fan_in = in_channels/groups · prod(kernel_size); bias ~ U(±1/√fan_in).
+    fan_in = weight.size(1) · prod(kernel_size) (in_channels/groups, or out_channels/groups for the
+    transposed layers, whose weight is (in_channels, out_channels/groups, *kernel_size));
+    bias ~ U(±1/√fan_in).
     """
 
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
@@ -66,7 +68,10 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
             self._reversed_padding_repeated_twice = _reverse_repeat_tuple(padding, 2)
-        shape = (out_channels, in_channels // groups, *kernel_size)
+        if transposed:
+            shape = (in_channels, out_channels // groups, *kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *kernel_size)
         self.weight = Parameter(C.empty(shape, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(C.empty(out_channels, device=device, dtype=dtype))
@@ -140,3 +145,85 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Shared constructor and ``output_size`` handling of the transposed convolutions."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{self.__class__.__name__}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         transposed, output_padding, groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
+        """The output_padding that makes the result ``output_size`` (torch's rule and errors)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        output_size = list(output_size)
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, "
+                             f"output_size must have {num_spatial_dims} or "
+                             f"{num_non_spatial_dims + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes, max_sizes = [], []
+        for d in range(num_spatial_dims):
+            dil = dilation[d] if dilation is not None else 1
+            size = ((input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
+                    + dil * (kernel_size[d] - 1) + 1)
+            min_sizes.append(size)
+            max_sizes.append(size + stride[d] - 1)
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {min_sizes} to {max_sizes} (for an input of "
+                                 f"{input.size()[2:]})")
+        return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution over (N, C_in, L) or (C_in, L) (the adjoint of ``Conv1d``);
+    ``forward(input, output_size=None)`` picks ``output_padding`` to reach ``output_size``."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         _single(padding), _single(dilation), True, _single(output_padding),
+                         groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose1d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, 1, self.dilation)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution over (N, C_in, H, W) or (C_in, H, W) (the adjoint of
+    ``Conv2d``); ``forward(input, output_size=None)`` as in :class:`ConvTranspose1d`."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         _pair(padding), _pair(dilation), True, _pair(output_padding), groups,
+                         bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError("Only `zeros` padding mode is supported for ConvTranspose2d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, 2, self.dilation)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  output_padding, self.groups, self.dilation)

@@ -1,5 +1,5 @@
 """``torch.nn.modules.normalization`` and ``batchnorm``: ``LayerNorm``, ``GroupNorm``,
-``BatchNorm1d``, ``BatchNorm2d``.
+``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``.
 
 Init (torch's): weights ones, biases zeros; running_mean zeros, running_var ones,
 num_batches_tracked 0 (int64).
@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d"]
 
 
 class LayerNorm(Module):
@@ -103,6 +103,42 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, bias={use_bias}"
                 .format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dims, then an
+    elementwise scale (no shift): ``x / sqrt(mean(x^2) + eps) * weight``.
+
+    ``eps=None`` uses the machine epsilon of the computation type (float32's for half and float32
+    inputs, float64's for float64), as torch 2.13 does. Init (torch's): weight ones.
+    """
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(C.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__)
 
 
 class _NormBase(Module):

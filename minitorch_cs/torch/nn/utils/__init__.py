@@ -4,6 +4,7 @@ from __future__ import annotations
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from . import rnn  # noqa: F401  (torch.nn.utils.rnn after ``import torch``)
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
