@@ -177,7 +177,9 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t) -> str:
-    from ._dispatch import values_hidden
+    from ._dispatch import read_value, values_hidden
+    if not values_hidden() and not t._meta:
+        read_value(t, "repr")
     if values_hidden():
         return (f"tensor(<value available after the step; read it in a step closure>, "
                 f"size={tuple(t.shape)}, dtype={t._dtype!r}, device='lazy')")

@@ -244,15 +244,6 @@ def _random_fill(kind):
                 raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
             return apply_inplace(RandomFill, self, kind=kind, a=float(mean), b=float(std),
                                  generator=generator)
-        if kind == "bernoulli":
-            p = 0.5 if a is None else a
-            if isinstance(p, Tensor):
-                from ._random import BernoulliP
-                return self.copy_(apply(BernoulliP, p.expand_as(self).contiguous(),
-                                        generator=generator))
-            if not 0 <= p <= 1:
-                raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-            return apply_inplace(RandomFill, self, kind=kind, a=float(p), generator=generator)
         if kind == "exponential":
             lambd = 1.0 if a is None else a
             if lambd <= 0:

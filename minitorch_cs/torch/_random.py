@@ -290,30 +290,3 @@ class RandomNew(Op):
         if kind == "perm":
             return _gen(generator).permutation(int(a)).astype(dtype)
         return _draw(kind, shape, dtype, generator, a, b)
-
-
-class BernoulliP(Op):
-    """``torch.bernoulli(p)``: one draw per element with probability ``p``."""
-
-    name = "bernoulli"
-    differentiable = False
-
-    @staticmethod
-    def forward(ctx, p, generator=None):
-        g = _gen(generator)
-        return (g.random(p.shape, dtype=np.float64 if p.dtype == np.float64 else np.float32)
-                < p).astype(p.dtype)
-
-
-class Multinomial(Op):
-    name = "multinomial"
-    differentiable = False
-
-    @staticmethod
-    def forward(ctx, probs, num_samples, replacement=False, generator=None):
-        g = _gen(generator)
-        p2 = np.atleast_2d(probs).astype(np.float64)
-        out = np.empty((p2.shape[0], num_samples), np.int64)
-        for i, row in enumerate(p2):  # one row per distribution; rows are few
-            out[i] = g.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
-        return out if probs.ndim == 2 else out[0]

@@ -27,15 +27,22 @@ class Tensor:
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         # Legacy constructor: torch.Tensor(data) or torch.Tensor(*sizes) -> float tensor.
+        # (the value comes from an op at the dispatch point, like every tensor value)
+        from ._autograd import no_grad
+        from ._creation import Constant, Full
         dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
-        if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
-            src = args[0]
-            arr = np.array(src._data if isinstance(src, Tensor) else src, dtype=dt.np)
-        else:
-            shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], builtins.int) \
-                else tuple(args)
-            arr = np.zeros(shape, dtype=dt.np)
-        self._init(arr, requires_grad)
+        with no_grad():
+            if len(args) == 1 and isinstance(args[0], Tensor):
+                src = args[0]
+                made = _dispatch.apply(_dispatch.OPS["to_copy"], src, dtype=dt.np) \
+                    if src._dtype is not dt else _dispatch.apply(_dispatch.OPS["clone"], src)
+            elif len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
+                made = _dispatch.apply(Constant, value=np.array(args[0], dtype=dt.np))
+            else:
+                shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], builtins.int) \
+                    else tuple(args)
+                made = _dispatch.apply(Full, shape=shape, value=0, dtype=dt.np)
+        self._init(made._data, requires_grad)
 
     def _init(self, arr, requires_grad=False):
         self._data = arr
@@ -337,11 +344,14 @@ class Tensor:
         if id(self) in memo:
             return memo[id(self)]
         new = type(self).__new__(type(self))
-        Tensor._init(new, np.array(self._data, copy=True), False)
+        from ._autograd import no_grad
+        with no_grad():  # the copy is an op at the dispatch point
+            copy_ = _dispatch.apply(_dispatch.OPS["clone"], self) if not self._meta else self
+        Tensor._init(new, copy_._data if not self._meta else self._data, False)
         new._meta = self._meta
         new._rg = self._rg
-        if self.grad is not None:
-            new.grad = self.grad.__deepcopy__(memo)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
         for k, v in self.__dict__.items():
             import copy
             new.__dict__[k] = copy.deepcopy(v, memo)
@@ -349,7 +359,12 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, proto):
+        self._check_readable("pickle")
         return (_rebuild, (np.array(self._data), self._rg, type(self)))
+
+    def __getstate__(self):
+        self._check_readable("pickle")
+        return None
 
     def __setstate__(self, state):
         pass

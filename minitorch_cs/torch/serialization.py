@@ -138,6 +138,7 @@ class _Pickler(pickle._Pickler):  # the pure-Python pickler: save_global can be 
             data = Tensor._wrap(obj.detach()._data)
             return _REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT())
         if isinstance(obj, Tensor):
+            obj._check_readable("torch.save")
             storage, offset, stride = self._storage_of(obj.detach()._data)
             return _REBUILD_TENSOR, (storage, offset, tuple(obj.shape), stride,
                                      obj.requires_grad, _ORDERED_DICT())

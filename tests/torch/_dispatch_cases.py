@@ -482,6 +482,14 @@ EXAMPLES: dict[str, list[Example]] = {
                                   other=lambda: (f23() * 3, f23b()))],
     "F.conv1d": [ex(lambda: (f234(), torch.ones(2, 3, 2)))],
     "F.conv2d": [ex(lambda: (img(), torch.ones(3, 2, 2, 2), torch.zeros(3)))],
+    "F.conv_transpose1d": [ex(lambda: (f234(), torch.ones(3, 2, 2)))],
+    "F.conv_transpose2d": [ex(lambda: (img(), torch.ones(2, 3, 2, 2), torch.zeros(3)))],
+    "F.pixel_shuffle": [ex(lambda: (torch.ones(1, 4, 2, 3), 2))],
+    "F.pixel_unshuffle": [ex(lambda: (torch.ones(1, 1, 4, 6), 2))],
+    "F.multi_head_attention_forward": [ex(lambda: (
+        torch.ones(3, 1, 4), torch.ones(3, 1, 4), torch.ones(3, 1, 4), 4, 2,
+        torch.ones(12, 4), torch.zeros(12), None, None, False, 0.0, torch.ones(4, 4),
+        torch.zeros(4)))],
     "F.max_pool1d": [ex(lambda: (f234(), 2)),
                      ex(lambda: (f234(),), run=lambda x: F.max_pool1d(x, 2, return_indices=True),
                         label="indices")],
@@ -757,42 +765,9 @@ def _enter(cm):
 
 # ----- known gaps: computed outside the dispatch point today ------------------------------------
 # Each entry: the case id, what is computed outside dispatch, and where (package function, file).
-_LEGACY = ("computes outside dispatch: the legacy constructor builds its array with np.array / "
-           "np.zeros and no op (Tensor.__init__, minitorch_cs/torch/_tensor.py)")
-_TYPED = _LEGACY + " (reached through _typed, minitorch_cs/torch/__init__.py)"
-_REPR = ("computes outside dispatch: repr formats the values with no on_read event (tensor_repr, "
-         "minitorch_cs/torch/_format.py, consults only values_hidden())")
 _RAW_TARGET = ("computes outside dispatch: the class-index target reaches the op as the raw array "
                "target._data (_class_target, minitorch_cs/torch/nn/functional.py)")
 XFAIL: dict[str, str] = {
-    "torch.Tensor[list]": _LEGACY,
-    "torch.Tensor[sizes]": _LEGACY,
-    "torch.Tensor[tensor]": _LEGACY + "; a tensor's values copied without a read",
-    "torch.FloatTensor": _TYPED,
-    "torch.DoubleTensor": _TYPED,
-    "torch.LongTensor": _TYPED,
-    "torch.IntTensor": _TYPED,
-    "torch.BoolTensor": _TYPED,
-    "torch.ByteTensor": _TYPED,
-    "Tensor.__init__": _LEGACY + "; a tensor's values copied without a read",
-    "torch.save": ("computes outside dispatch: the pickler takes each tensor's array "
-                   "(obj.detach()._data) and writes its bytes with no on_read event "
-                   "(_Pickler.reducer_override/_storage_of, minitorch_cs/torch/serialization.py)"),
-    "Tensor.__deepcopy__": ("computes outside dispatch: the copy is np.array(self._data, "
-                            "copy=True) wrapped as a new tensor (Tensor.__deepcopy__, "
-                            "minitorch_cs/torch/_tensor.py)"),
-    "Tensor.__deepcopy__[with grad]": ("computes outside dispatch: the copy (and its grad's) is "
-                                       "np.array(self._data, copy=True) (Tensor.__deepcopy__, "
-                                       "minitorch_cs/torch/_tensor.py)"),
-    "Tensor.__reduce_ex__": ("computes outside dispatch: pickling returns np.array(self._data) "
-                             "with no on_read event (Tensor.__reduce_ex__, "
-                             "minitorch_cs/torch/_tensor.py)"),
-    "Tensor.__getstate__": ("computes outside dispatch: object's default __getstate__ returns the "
-                            "slots, _data included, with no on_read event (Tensor defines no "
-                            "__getstate__, minitorch_cs/torch/_tensor.py)"),
-    "Tensor.__repr__": _REPR,
-    "Tensor.__str__": _REPR + " (object.__str__ calls __repr__)",
-    "Tensor.__format__[n-d]": _REPR + " (Tensor.__format__ with an empty spec calls repr)",
     "F.cross_entropy[class indices]": _RAW_TARGET,
     "F.cross_entropy[probabilities, weight]": (
         "computes outside dispatch: the class weight reaches the op as the raw array "

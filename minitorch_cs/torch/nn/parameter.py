@@ -45,7 +45,10 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(self.data.clone(), self.requires_grad)
+        cls = type(self)
+        while getattr(cls, "_is_lazy", False):  # a lazily initialized parameter: its plain class
+            cls = cls.__bases__[0]
+        result = cls(self.data.clone(), self.requires_grad)
         memo[id(self)] = result
         return result
 

@@ -127,10 +127,9 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ..._dispatch import apply
-        from ..._random import Multinomial
-        draw = apply(Multinomial, self.weights, self.num_samples, replacement=self.replacement,
-                     generator=self.generator)
+        from ..._functions.sampling import multinomial  # torch's sampler draws the same way
+        draw = multinomial(self.weights, self.num_samples, self.replacement,
+                           generator=self.generator)
         yield from iter(draw.tolist())
 
     def __len__(self) -> int:
