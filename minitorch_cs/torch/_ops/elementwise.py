@@ -9,7 +9,7 @@ import numpy as np
 from . import _special as special
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Pointwise
 
 # ----- promotion helpers -------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ def _dt(ctx_arr, g):
 
 
 # ----- casts and copies --------------------------------------------------------------------------
-class Cast(Op):
+class Cast(Pointwise):
     name = "to_copy"
 
     @staticmethod
@@ -146,7 +146,7 @@ class Cast(Op):
         return (g,)
 
 
-class Clone(Op):
+class Clone(Pointwise):
     name = "clone"
 
     @staticmethod
@@ -159,7 +159,7 @@ class Clone(Op):
         return (g,)
 
 
-class Copy(Op):
+class Copy(Pointwise):
     """``dst.copy_(src)``: dst takes src's values (broadcast, cast); dst's old value gets no grad."""
 
     name = "copy_"
@@ -178,7 +178,7 @@ class Copy(Op):
         return (None, g)
 
 
-class Fill(Op):
+class Fill(Pointwise):
     name = "fill_"
 
     @staticmethod
@@ -216,7 +216,7 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
         return (bwd(getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
 
-    cls = type(name.capitalize(), (Op,), {
+    cls = type(name.capitalize(), (Pointwise,), {
         "name": name, "saved": saved, "saves_output": saves_output,
         "differentiable": differentiable,
         "forward": staticmethod(forward), "backward": staticmethod(backward)})
@@ -330,7 +330,7 @@ IsFinite = _unary("isfinite", _wrap1(np.isfinite), None, saved=(), float_only=Fa
                   differentiable=False)
 
 
-class NanToNum(Op):
+class NanToNum(Pointwise):
     """``nan_to_num``: NaN, +inf and -inf replaced by the given numbers (posinf/neginf default to
     the dtype's largest/smallest finite value); integer and bool inputs are copied unchanged.
     The gradient passes where the input was finite and is 0 elsewhere (torch's rule)."""
@@ -357,7 +357,7 @@ class NanToNum(Op):
         return (np.where(np.isfinite(ctx.x), g, np.zeros((), g.dtype)),)
 
 
-class GeluTanh(Op):
+class GeluTanh(Pointwise):
     name = "gelu_tanh"
     saved = (0,)
 
@@ -381,7 +381,7 @@ class GeluTanh(Op):
         return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner),)
 
 
-class LeakyRelu(Op):
+class LeakyRelu(Pointwise):
     name = "leaky_relu"
     saved = (0,)
 
@@ -399,7 +399,7 @@ class LeakyRelu(Op):
         return (np.where(ctx.x > 0, g, g * np.asarray(ctx.slope, g.dtype)),)
 
 
-class Elu(Op):
+class Elu(Pointwise):
     name = "elu"
     saved = (0,)
 
@@ -418,7 +418,7 @@ class Elu(Op):
         return (np.where(x > 0, g, g * np.asarray(ctx.alpha, g.dtype) * np.exp(np.minimum(x, 0))),)
 
 
-class Softplus(Op):
+class Softplus(Pointwise):
     name = "softplus"
     saved = (0,)
 
@@ -438,7 +438,7 @@ class Softplus(Op):
         return (np.where(bx > ctx.threshold, g, g * special.expit(bx)),)
 
 
-class Clamp(Op):
+class Clamp(Pointwise):
     """clamp(min, max) with scalar or array bounds; gradient passes where min <= x <= max."""
 
     name = "clamp"
@@ -499,7 +499,7 @@ def _scaled(b, alpha):
     return r
 
 
-class Add(Op):
+class Add(Pointwise):
     name = "add"
 
     @staticmethod
@@ -515,7 +515,7 @@ class Add(Op):
         return (g if n[0] else None, (g if ctx.alpha == 1 else g * ctx.alpha) if n[1] else None)
 
 
-class Sub(Op):
+class Sub(Pointwise):
     name = "sub"
 
     @staticmethod
@@ -531,7 +531,7 @@ class Sub(Op):
         return (g if n[0] else None, (-g if ctx.alpha == 1 else g * -ctx.alpha) if n[1] else None)
 
 
-class Mul(Op):
+class Mul(Pointwise):
     name = "mul"
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # a is read for b's gradient, b for a's
@@ -554,7 +554,7 @@ def _check_integer_zero(a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
-class Div(Op):
+class Div(Pointwise):
     name = "div"
     saved = (0, 1)
     reads = {0: (1,), 1: (0, 1)}
@@ -597,7 +597,7 @@ class Div(Op):
         return (g / b if n[0] else None, -g * a / (b * b) if n[1] else None)
 
 
-class Pow(Op):
+class Pow(Pointwise):
     name = "pow"
     saved = (0, 1)
     saves_output = True
@@ -644,7 +644,7 @@ def _extremum(name, np_fn, wins):
         w = wins(a, b) + 0.5 * (a == b)
         return (g * w, g * (1 - w))
 
-    return type(name.capitalize(), (Op,), {"name": name, "saved": (0, 1),
+    return type(name.capitalize(), (Pointwise,), {"name": name, "saved": (0, 1),
                                             "forward": staticmethod(forward),
                                             "backward": staticmethod(backward)})
 
@@ -653,7 +653,7 @@ Maximum = _extremum("maximum", np.maximum, np.greater)
 Minimum = _extremum("minimum", np.minimum, np.less)
 
 
-class Atan2(Op):
+class Atan2(Pointwise):
     name = "atan2"
     saved = (0, 1)
 
@@ -669,7 +669,7 @@ class Atan2(Op):
         return (g * b / d, -g * a / d)
 
 
-class Remainder(Op):
+class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
 
@@ -684,7 +684,7 @@ class Remainder(Op):
         return (g, -g * np.floor_divide(ctx.a, ctx.b))
 
 
-class Fmod(Op):
+class Fmod(Pointwise):
     name = "fmod"
     saved = (0, 1)
 
@@ -706,7 +706,7 @@ def _nondiff_binary(name, f):
         a2, b2, _ = _prep(a, b) if name not in _LOGICAL else (a, b, None)
         r = f(a2, b2)
         return r if isinstance(r, np.ndarray) else np.asarray(r)
-    return type(name.capitalize(), (Op,), {"name": name, "differentiable": False,
+    return type(name.capitalize(), (Pointwise,), {"name": name, "differentiable": False,
                                             "forward": staticmethod(forward)})
 
 
@@ -739,7 +739,7 @@ class Isclose(Op):
         return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-class Where(Op):
+class Where(Pointwise):
     name = "where"
     saved = (0,)
 
@@ -757,7 +757,7 @@ class Where(Op):
         return (None, np.where(c, g, zero) if n[1] else None, np.where(c, zero, g) if n[2] else None)
 
 
-class Lerp(Op):
+class Lerp(Pointwise):
     name = "lerp"
     saved = (0, 1, 2)
 
@@ -776,7 +776,7 @@ class Lerp(Op):
         return (g * (1 - w), g * w, g * (b - a) if isinstance(w, np.ndarray) else None)
 
 
-class Addcmul(Op):
+class Addcmul(Pointwise):
     """a + value * t1 * t2 (one op so optimizer updates stay a single kernel)."""
 
     name = "addcmul"
@@ -796,7 +796,7 @@ class Addcmul(Op):
         return (g, g * ctx.t2 * v, g * ctx.t1 * v)
 
 
-class Addcdiv(Op):
+class Addcdiv(Pointwise):
     name = "addcdiv"
     saved = (1, 2)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Kernel
 from .elementwise import _HALF_DT as _HALF
 from .elementwise import _prep
 
@@ -33,7 +33,7 @@ def _check_mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
 
 
-class Matmul(Op):
+class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
 
@@ -90,7 +90,7 @@ def _cpp(dt):
     return D.cpp_name(D._BY_NP[dt])
 
 
-class Linear(Op):
+class Linear(Kernel):
     """y = x @ W^T + b in one op (the MLP hot path; BLAS reads W^T without a copy)."""
 
     name = "linear"
@@ -126,7 +126,7 @@ class Linear(Op):
         return (gx, gw, gb)
 
 
-class Addmm(Op):
+class Addmm(Kernel):
     name = "addmm"
     saved = (1, 2)
 
@@ -147,7 +147,7 @@ class Addmm(Op):
                 al * (a.T @ g) if n[2] else None)
 
 
-class Einsum(Op):
+class Einsum(Kernel):
     name = "einsum"
 
     @staticmethod

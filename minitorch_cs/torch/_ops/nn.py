@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch import Op
+from ._kernel import Kernel
 from ._opmath import opmath
 from .linalg import _HALF
 
@@ -20,7 +20,7 @@ def _log_softmax(x, axis):
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
 
-class Softmax(Op):
+class Softmax(Kernel):
     name = "softmax"
     saves_output = True
 
@@ -42,7 +42,7 @@ class Softmax(Op):
         return (y * (g - np.sum(g * y, axis=ctx.dim, keepdims=True)),)
 
 
-class LogSoftmax(Op):
+class LogSoftmax(Kernel):
     name = "log_softmax"
     saves_output = True
 
@@ -68,7 +68,7 @@ def _reduce(loss, weight_sum, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-class NllLoss(Op):
+class NllLoss(Kernel):
     """nll_loss over log-probabilities (N, C, d1, ...) with class-index targets (N, d1, ...)."""
 
     name = "nll_loss"
@@ -131,7 +131,7 @@ def _nll_backward(ctx, g):
     return z
 
 
-class CrossEntropy(Op):
+class CrossEntropy(Kernel):
     """cross_entropy with class-index targets: log_softmax + nll fused (with label smoothing)."""
 
     name = "cross_entropy"
@@ -190,7 +190,7 @@ class CrossEntropy(Op):
         return (gl - p * np.sum(gl, axis=ctx.dim, keepdims=True), None, None)
 
 
-class CrossEntropyProbs(Op):
+class CrossEntropyProbs(Kernel):
     """cross_entropy with class-probability targets (same shape as the input)."""
 
     name = "cross_entropy_probs"
@@ -228,7 +228,7 @@ class CrossEntropyProbs(Op):
         return (gx, gt, None)
 
 
-class LayerNorm(Op):
+class LayerNorm(Kernel):
     name = "layer_norm"
     saved = (1,)
 
@@ -265,7 +265,7 @@ class LayerNorm(Op):
         return (gx, gw, gb)
 
 
-class BatchNormTrain(Op):
+class BatchNormTrain(Kernel):
     """batch_norm with batch statistics (training); running stats are updated by the caller."""
 
     name = "batch_norm"
@@ -302,7 +302,7 @@ class BatchNormTrain(Op):
         return (gx, gw, gb)
 
 
-class Embedding(Op):
+class Embedding(Kernel):
     name = "embedding"
 
     @staticmethod
@@ -327,7 +327,7 @@ class Embedding(Op):
         return (z, None)
 
 
-class OneHot(Op):
+class OneHot(Kernel):
     name = "one_hot"
     differentiable = False
 
@@ -359,7 +359,7 @@ def _conv():
     return conv
 
 
-class Conv(Op):
+class Conv(Kernel):
     name = "convolution"
     saved = (0, 1)
 
@@ -393,7 +393,7 @@ class Conv(Op):
         return (gx, gw, gb)
 
 
-class MaxPool2d(Op):
+class MaxPool2d(Kernel):
     name = "max_pool2d"
 
     @staticmethod
@@ -408,7 +408,7 @@ class MaxPool2d(Op):
         return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
-class MaxPool2dWithIndices(Op):
+class MaxPool2dWithIndices(Kernel):
     name = "max_pool2d_with_indices"
     n_outputs = 2
     nondiff_outputs = (1,)
@@ -426,7 +426,7 @@ class MaxPool2dWithIndices(Op):
         return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
-class AvgPool2d(Op):
+class AvgPool2d(Kernel):
     name = "avg_pool2d"
 
     @staticmethod
@@ -441,7 +441,7 @@ class AvgPool2d(Op):
         return (_back(_conv().avg_pool2d_backward(_f32(g), ctx.shape, *ctx.args), g),)
 
 
-class AdaptiveAvgPool2d(Op):
+class AdaptiveAvgPool2d(Kernel):
     name = "adaptive_avg_pool2d"
 
     @staticmethod

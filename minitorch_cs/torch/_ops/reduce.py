@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Kernel
 from ._opmath import opmath
 from .._fpe import warn_user
 
@@ -41,7 +41,7 @@ def _var(x, axis, n, correction, keepdim):
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
 
 
-class Sum(Op):
+class Sum(Kernel):
     name = "sum"
 
     @staticmethod
@@ -58,7 +58,7 @@ class Sum(Op):
         return (_expand_back(g, ctx.shape, ctx.axis, ctx.keepdim),)
 
 
-class Mean(Op):
+class Mean(Kernel):
     name = "mean"
 
     @staticmethod
@@ -82,7 +82,7 @@ class Mean(Op):
         return (_expand_back(g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis, ctx.keepdim),)
 
 
-class Prod(Op):
+class Prod(Kernel):
     name = "prod"
     saved = (0,)
     saves_output = True
@@ -114,7 +114,7 @@ class Prod(Op):
         return (gb * others,)
 
 
-class Amax(Op):
+class Amax(Kernel):
     """amax/amin and full max/min: the gradient is shared evenly among tied maxima."""
 
     name = "amax"
@@ -160,7 +160,7 @@ def _select_along_backward(ctx, g):
     return z
 
 
-class MaxDim(Op):
+class MaxDim(Kernel):
     """max/min along one dim returning (values, indices); gradient goes to the returned index."""
 
     name = "max_dim"
@@ -198,7 +198,7 @@ def _check_median_dtype(x, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-class Median(Op):
+class Median(Kernel):
     """``median(input)``: the lower of the two middle values (NaN if any); the gradient is shared
     evenly by every element equal to it (torch's ``evenly_distribute_backward``)."""
 
@@ -225,7 +225,7 @@ class Median(Op):
         return (np.where(mask, g / mask.sum(), np.zeros((), g.dtype)).astype(g.dtype, copy=False),)
 
 
-class MedianDim(Op):
+class MedianDim(Kernel):
     """``median(input, dim, keepdim)``: (values, indices); the gradient goes to the index."""
 
     name = "median_dim"
@@ -250,7 +250,7 @@ class MedianDim(Op):
         return (_select_along_backward(ctx, grads[0]),)
 
 
-class Argmax(Op):
+class Argmax(Kernel):
     name = "argmax"
     differentiable = False
 
@@ -263,7 +263,7 @@ class Argmax(Op):
         return np.asarray(f(x, axis=dim, keepdims=keepdim)).astype(np.int64)
 
 
-class Var(Op):
+class Var(Kernel):
     name = "var"
     saved = (0,)
 
@@ -303,7 +303,7 @@ class Var(Op):
         return (gx,)
 
 
-class LogSumExp(Op):
+class LogSumExp(Kernel):
     name = "logsumexp"
     saved = (0,)
     saves_output = True
@@ -326,7 +326,7 @@ class LogSumExp(Op):
         return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * np.exp(x - y),)
 
 
-class Norm(Op):
+class Norm(Kernel):
     name = "norm"
     saved = (0,)
     saves_output = True
@@ -374,7 +374,7 @@ class Norm(Op):
         return (gx,)
 
 
-class Cumsum(Op):
+class Cumsum(Kernel):
     name = "cumsum"
 
     @staticmethod
@@ -388,7 +388,7 @@ class Cumsum(Op):
         return (np.flip(_accumulate(np.add, np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 
-class Cumprod(Op):
+class Cumprod(Kernel):
     name = "cumprod"
     saved = (0,)
     saves_output = True
@@ -416,7 +416,7 @@ class Cumprod(Op):
         return (np.moveaxis(out, -1, d).reshape(x.shape),)
 
 
-class AllAny(Op):
+class AllAny(Kernel):
     name = "all_any"
     differentiable = False
 
@@ -439,7 +439,7 @@ def _argsort_descending(x, axis):
     return np.argsort(-key, axis=axis, kind="stable")
 
 
-class Sort(Op):
+class Sort(Kernel):
     name = "sort"
     n_outputs = 2
     nondiff_outputs = (1,)
@@ -460,7 +460,7 @@ class Sort(Op):
         return (z,)
 
 
-class TopK(Op):
+class TopK(Kernel):
     name = "topk"
     n_outputs = 2
     nondiff_outputs = (1,)
