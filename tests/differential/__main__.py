@@ -22,6 +22,11 @@ def main(argv=None) -> int:
                     "frequent causes first)")
     ap.add_argument("--json", default=None, help="also write the figures to this file")
     ap.add_argument("--list", action="store_true", help="print every failing program index")
+    ap.add_argument("--matrix", nargs="+", default=None, metavar="ROW",
+                    help="instead of a campaign: run these op-table rows over every combination "
+                    "of operand dtypes and print where they differ")
+    ap.add_argument("--forms", default="call", help="with --matrix: comma-separated forms "
+                    "(call, method_, out, inplace_kw)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -31,6 +36,14 @@ def main(argv=None) -> int:
         return 2
     from tests.differential.campaign import run_campaign, summary
     from tests.differential.minimize import minimize, repro
+    if args.matrix:
+        from tests.differential.matrix import print_matrix
+        torch.set_default_dtype(torch.float32)
+        bad = 0
+        for name in args.matrix:
+            print(f"== {name}")
+            bad += print_matrix(name, torch, forms=tuple(args.forms.split(",")))
+        return 1 if bad else 0
 
     budget = args.budget if args.budget is not None or args.programs is not None else 60.0
     last = [time.perf_counter()]

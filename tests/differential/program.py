@@ -564,8 +564,8 @@ def replay_agrees(step: Step, operands: list, torch_mod) -> bool:
     if len(vt) != len(vm):
         return False
     scale = max([s.scale() for s in operands] + [0.0])
-    return all(compare_snaps(a, b, max(scale, a.scale()), check_meta=False) is None
-               for a, b in zip(vt, vm))
+    return all(compare_snaps(a, b, max(scale, a.scale()), check_meta=False,
+                             rtol=step_rtol(operands, a)) is None for a, b in zip(vt, vm))
 
 
 def op_label(step: Step, operands: list) -> str:
@@ -651,6 +651,19 @@ def run_program(program: Program, torch_mod, accept: Callable | None = None) -> 
     return run
 
 
+def step_rtol(operands: list, out: Snap):
+    """The tolerance of one result: the least precise floating dtype the step computed in (its
+    float operands and result; float32 too when an integer or bool operand reaches a floating
+    result, which torch computes in the default dtype). Within it, results may differ by about
+    one rounding (SPEC: float32 results may differ from torch's by about one ulp)."""
+    if out.dtype not in RTOL:
+        return None
+    dts = {s.dtype for s in operands if s.dtype in RTOL} | {out.dtype}
+    if any(s.dtype not in RTOL and not s.dtype.startswith("py:") for s in operands):
+        dts.add("float32")
+    return max(RTOL[d] for d in dts)
+
+
 def _compare_outcomes(ot: Outcome, om: Outcome, step, label, where, torch_mod):
     if not ot.ok and not om.ok:
         if ot.exc != om.exc:
@@ -674,7 +687,7 @@ def _compare_outcomes(ot: Outcome, om: Outcome, step, label, where, torch_mod):
                         f"we return {len(om.outs)} outputs, torch {len(ot.outs)}")
     scale = max([s.scale() for s in ot.operands] + [0.0])
     for j, (a, b) in enumerate(zip(ot.outs, om.outs)):
-        r = compare_snaps(a, b, max(scale, a.scale()))
+        r = compare_snaps(a, b, max(scale, a.scale()), rtol=step_rtol(ot.operands, a))
         if r is not None:
             cat, detail = r
             m = Mismatch(cat, where, label, f"output {j}: {detail}", dtype=a.dtype)
@@ -684,7 +697,8 @@ def _compare_outcomes(ot: Outcome, om: Outcome, step, label, where, torch_mod):
                 elif cat != "shape":
                     devs = step_spread(step, ot.operands, torch_mod)
                     if devs is not None and all(
-                            explained(x, y, d, max(scale, x.scale()))
+                            explained(x, y, d, max(scale, x.scale()),
+                                      step_rtol(ot.operands, x))
                             for x, y, d in zip(ot.outs, om.outs, devs)):
                         m.noise = True
             return m

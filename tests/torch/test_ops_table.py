@@ -35,6 +35,10 @@ class Row:
     rtol: float = 1e-7
     atol: float = 1e-10
     torch_grad: bool = True  # False where torch itself has no derivative (see the row)
+    # The input dtypes torch accepts (names); None: probed on torch by the differential tester
+    # (tests/differential), and every floating dtype for the half-precision check here.
+    dtypes: tuple | None = None
+    diff: bool = True  # run in the differential tester's random programs
 
     def __repr__(self):
         return self.name
@@ -1312,7 +1316,8 @@ row("tensordot", lambda a, b: np.tensordot(a, b, 1), lambda T, a, b: T.tensordot
     n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[1], s[2])))))
 row("cdist", lambda a, b: np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)),
     lambda T, a, b: T.cdist(a, b),
-    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[2], s[1]))), **DISTINCT))
+    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[2], s[1]))), **DISTINCT),
+    dtypes=("float32", "float64"))  # torch's CPU cdist has no half kernels
 row("dist", lambda a, b: np.linalg.norm((a - b).ravel()), lambda T, a, b: T.dist(a, b),
     two(DISTINCT, dict(DISTINCT, offset=0.5), shapes=S.shapes().map(lambda s: (s, s))))
 row("count_nonzero", lambda x: np.count_nonzero(x > 0, axis=-1),
@@ -1402,11 +1407,14 @@ def test_row(r, data):
                 assert g.dtype is torch.float32, \
                     f"got out.dtype={g.dtype}, but should be torch.float32 [{call} in float32]"
                 assert_close(g, w, rtol=2e-4, atol=2e-5, call=call + " in float32")
-        half = data.draw(st.sampled_from([torch.float16, torch.bfloat16]), label="half dtype")
-        got16 = _as_tuple(r.call(torch, *[t.to(half) for t in _tensors(torch, xs)], **kw))
-        for g, g64 in zip(got16, got):  # outputs that follow the input dtype keep half precision
-            if g64.dtype is torch.float64:
-                assert g.dtype is half, f"got out.dtype={g.dtype}, but should be {half} [{call}]"
+        halves = [h for h in (torch.float16, torch.bfloat16)
+                  if r.dtypes is None or h.name in r.dtypes]
+        if halves:
+            half = data.draw(st.sampled_from(halves), label="half dtype")
+            got16 = _as_tuple(r.call(torch, *[t.to(half) for t in _tensors(torch, xs)], **kw))
+            for g, g64 in zip(got16, got):  # outputs that follow the input dtype keep half
+                if g64.dtype is torch.float64:
+                    assert g.dtype is half, f"got out.dtype={g.dtype}, but should be {half} [{call}]"
     if r.grad:
         gradcheck(lambda *ts: r.call(torch, *ts, **kw), *xs, name=call)
 

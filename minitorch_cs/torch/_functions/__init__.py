@@ -62,11 +62,25 @@ def _install_numpy_names():
 _install_numpy_names()
 
 
+# the functions whose torch binding takes ``out=`` (torch 2.13; measured on its Python
+# bindings: ``relu``, ``isnan``, ``clone``, ``flip``, ``roll``, ... refuse it with a TypeError)
+_TAKES_OUT = """abs absolute acos add addcdiv addcmul addmm all amax amin any arccos arcsin arctan
+argmax argmin asin atan atan2 bitwise_not bitwise_and bitwise_or bitwise_xor bmm cat ceil clamp
+clamp_max clamp_min clip concat concatenate cos cosh cumprod cumsum diag div divide dot eq erf
+erfinv exp exp2 expm1 float_power floor floor_divide fmod gather ge greater greater_equal gt hstack
+index_add index_copy index_select le lerp less less_equal log log10 log1p log2 log_softmax
+logical_and logical_not logical_or logical_xor logsumexp lt masked_select matmul max maximum mean
+median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not_equal outer
+pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
+stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
+where""".split()
+
+
 def _install_out():
     from .._out import supports_out
-    for fname in ("add", "sub", "mul", "div", "pow", "neg", "bitwise_not", "clamp", "max", "min",
-                  "matmul", "cat", "stack"):
-        globals()[fname] = supports_out(globals()[fname])
+    for fname in _TAKES_OUT:
+        if fname in globals():
+            globals()[fname] = supports_out(globals()[fname])
 
 
 _install_out()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import builtins
 
 from .. import _dtype as D
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .pointwise import eq, mul, sub
 
@@ -62,7 +62,7 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    return apply(L.Matmul, input, mat2)
+    return apply(L.Matmul, input, mat2, bmm=True)
 
 
 def mv(input, vec):
@@ -81,6 +81,13 @@ def outer(input, vec2):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return apply(L.Addmm, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
+    return apply_inplace(L.Addmm, self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+addmm.inplace = _addmm_inplace
 
 
 def einsum(equation, *operands):
@@ -127,13 +134,45 @@ def einsum(equation, *operands):
                                    f"does not broadcast with previously seen size {seen}")
             if seen is None or seen == 1:
                 sizes[c] = n
-    for op in operands[1:]:
-        if op.dtype is not operands[0].dtype:
-            raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but found "
-                               f"{D.scalar_name(op.dtype)}")
+    operands = _einsum_dtypes(operands, subs, out)
+    if len(operands) == 1 and set(subs[0]) == set(out):
+        return _einsum_view(operands[0], subs[0], out)
     operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
         sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
     return apply(L.Einsum, *operands, equation=",".join(subs) + "->" + out)
+
+
+def _einsum_dtypes(operands, subs, out):
+    """torch's einsum dtypes: a contraction of several operands runs on ``bmm`` (one dtype,
+    no bool); products without a contracted letter multiply (they promote); a sum over one
+    operand sums (integers and bool give int64)."""
+    contracted = set("".join(subs)) - set(out)
+    if len(operands) > 1 and contracted:
+        if operands[0].dtype is D.bool:
+            raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+        for op in operands[1:]:
+            if op.dtype is not operands[0].dtype:
+                raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but "
+                                   f"found {D.scalar_name(op.dtype)}")
+        return list(operands)
+    rt = D.result_type(*operands)
+    if len(operands) == 1 and contracted and not rt.is_floating_point:
+        rt = D.int64
+    return [op if op.dtype is rt else op.to(rt) for op in operands]
+
+
+def _einsum_view(x, sub, out):
+    """A single operand without a summed letter: torch returns a view (diagonals of repeated
+    letters, then a permutation)."""
+    from .shape import diagonal, permute
+    letters = list(sub)
+    while len(set(letters)) != len(letters):
+        c = next(ch for ch in letters if letters.count(ch) > 1)
+        i = letters.index(c)
+        j = letters.index(c, i + 1)
+        x = diagonal(x, 0, i, j)
+        letters = [ch for k, ch in enumerate(letters) if k not in (i, j)] + [c]
+    return permute(x, [letters.index(c) for c in out])
 
 
 def tensordot(a, b, dims=2):

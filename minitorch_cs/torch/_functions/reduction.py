@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
 from .._ops import reduce as R
@@ -62,6 +62,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if not input._dtype.is_floating_point:  # nothing to skip: the sum (int64 for integers)
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -98,12 +100,19 @@ def amin(input, dim=(), keepdim=False):
     return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=False)
 
 
+def _no_bool_arg(input, name):
+    if input._dtype is D.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+
+
 def argmax(input, dim=None, keepdim=False):
+    _no_bool_arg(input, "argmax")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=True)
 
 
 def argmin(input, dim=None, keepdim=False):
+    _no_bool_arg(input, "argmin")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=False)
 
@@ -133,6 +142,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if not input._dtype.is_floating_point:  # integers and bool: in the default float dtype
+        input = input.to(D.get_default_dtype())
     return apply(R.LogSumExp, input, axis=_dims(dim, input.ndim), keepdim=keepdim)
 
 
@@ -180,6 +191,18 @@ def cumprod(input, dim, *, dtype=None):
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
+def _cumulative_inplace(op, name):
+    def inplace(self, dim, *, dtype=None):
+        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim),
+                             dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    inplace.__name__ = name
+    return inplace
+
+
+cumsum.inplace = _cumulative_inplace(R.Cumsum, "cumsum_")
+cumprod.inplace = _cumulative_inplace(R.Cumprod, "cumprod_")
+
+
 def sort(input, dim=-1, descending=False, stable=False):
     from .._return_types import Sorted
     if input.ndim == 0:
@@ -225,5 +248,16 @@ def median(input, dim=_NO_DIM, keepdim=None):
                          keepdim=builtins.bool(keepdim)))
 
 
-def cdist(x1, x2, p=2.0):
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2``; torch's checks:
+    floating inputs of one dtype, float32/float64 only on CPU."""
+    for k, x in ((1, x1), (2, x2)):
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{k} got: "
+                               f"{D.scalar_name(x._dtype)}")
+    if x1._dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f'"cdist" not implemented for \'{D.scalar_name(x1._dtype)}\'')
+    if x2._dtype is not x1._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
+                           f"{D.scalar_name(x2._dtype)}")
     return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)

@@ -324,6 +324,8 @@ def diagonal_fn(input, offset):
 
 
 def trace(input):
+    if input._dtype is D.bool:
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return diagonal(input).sum()
 
 

@@ -492,7 +492,8 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
         low = np.iinfo(x.dtype).min
         check_nan = False
     else:
-        raise TypeError(f"max_pool2d: unsupported dtype {x.dtype}")
+        raise NotImplementedError(f'"max_pool2d" not implemented for '
+                                  f"'{'Bool' if x.dtype == np.bool_ else x.dtype}'")
     pb = _pad_extent(h, ph, kh, sh, dh, ho)
     pr = _pad_extent(wd, pw, kw, sw, dw, wo)
     xp = _pad_hw(x4, ((ph, pb), (pw, pr)), value=low)

@@ -5,18 +5,25 @@ read-only arrays (``broadcast_to``), an input array itself (``x`` returned uncha
 whatever memory order the ufunc chose. torch's rules, applied to every kernel's outputs:
 
 * a result is a fresh, writeable ndarray (in-place ops on it work; it never aliases an input);
-* its memory layout: elementwise kernels keep their inputs' layout (torch's TensorIterator, as
-  numpy's ``order="K"`` does: ``x.t().exp()`` is transposed too); every other kernel
+* its memory layout: elementwise kernels (and ``sort``) order their output's dimensions as
+  torch's TensorIterator does (:func:`torch_layout`: by the first operand whose strides tell two
+  dims apart, broadcast dims ignored; ``x.t().exp()`` is transposed too); every other kernel
   (reductions, softmax, cumulative ops, matmul, normalization, losses, ...) returns a contiguous
   tensor, so ``.view`` works on it as in torch;
 * an empty result has the strides torch gives an empty contiguous tensor (numpy reports 0).
+
+Every kernel also takes ``out=`` (the dispatch point's in-place path passes the target): a
+forward that does not write into ``out`` itself has its result copied there, with torch's
+castability and shape checks, so any kernel has an in-place form.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
+from .. import _dtype as D
 from .._dispatch import Op
 
 __all__ = ["Kernel", "Pointwise", "finish"]
@@ -42,14 +49,38 @@ class Pointwise(Kernel):
 
 
 def _normalising(forward, cls):
+    takes_out = "out" in inspect.signature(forward).parameters
+
     @functools.wraps(forward)
     def run(ctx, *args, **attrs):
-        res = forward(ctx, *args, **attrs)
         out = attrs.get("out")
+        if out is not None and not takes_out:
+            del attrs["out"]
+            return write_out(forward(ctx, *args, **attrs), out)
+        res = forward(ctx, *args, **attrs)
+        keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
         if isinstance(res, tuple):
-            return tuple(finish(r, args, out, cls.elementwise) for r in res)
-        return finish(res, args, out, cls.elementwise)
+            return tuple(finish(r, args, out, keep) for r in res)
+        return finish(res, args, out, keep)
     return run
+
+
+def write_out(r, out: np.ndarray) -> np.ndarray:
+    """Copy a result into ``out`` (an in-place target) by torch's rules."""
+    r = np.asarray(r)
+    if r.dtype != out.dtype and not np.can_cast(r.dtype, out.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {D.scalar_name(D._BY_NP[r.dtype])} can't be cast to the "
+                           f"desired output type {D.scalar_name(D._BY_NP[out.dtype])}")
+    if r.shape != out.shape:
+        try:
+            shape = np.broadcast_shapes(r.shape, out.shape)
+        except ValueError:
+            shape = r.shape
+        if shape != out.shape:
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
+    np.copyto(out, r, casting="unsafe")
+    return out
 
 
 def finish(r, inputs=(), out=None, elementwise=False):
@@ -60,12 +91,68 @@ def finish(r, inputs=(), out=None, elementwise=False):
         return np.asarray(r)  # a numpy scalar: a new 0-d array
     if r.size == 0:
         return _empty(r.shape, r.dtype)
-    if not r.flags.writeable or any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
-                                    for a in inputs):
-        return np.array(r, copy=True, order="K" if elementwise else "C")
-    if not elementwise and not r.flags.c_contiguous:
-        return np.ascontiguousarray(r)
-    return r
+    fresh = r.flags.writeable and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
+                                          for a in inputs)
+    if not elementwise:
+        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
+    arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
+    if r.ndim < 2 or all(a.flags.c_contiguous for a in arrays):
+        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
+    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, arrays))
+    if fresh and _same_layout(r, want):
+        return r
+    np.copyto(want, r)
+    return want
+
+
+def torch_layout(shape, arrays) -> list:
+    """The order of ``shape``'s dims, fastest first, that torch's TensorIterator gives an
+    elementwise result over ``arrays`` (its ``reorder_dimensions``): for each pair of dims the
+    first operand whose strides differ on them decides (a broadcast dim, stride 0, defers to the
+    next operand); equal strides put the smaller dim first; otherwise the order stays C's."""
+    nd = len(shape)
+    strides = []
+    for a in arrays:
+        try:
+            strides.append(np.broadcast_to(a, shape).strides)
+        except ValueError:
+            continue
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd))[::-1]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _strided_like(shape, dtype, perm):
+    """An empty array of ``shape`` whose dims are laid out in ``perm`` order (fastest first)."""
+    order = perm[::-1]  # slowest first
+    base = np.empty([shape[d] for d in order], dtype)
+    return base.transpose(np.argsort(order))
+
+
+def _same_layout(a, b) -> bool:
+    return all(x == y for x, y, n in zip(a.strides, b.strides, a.shape) if n > 1)
 
 
 def _empty(shape, dtype):

@@ -33,16 +33,50 @@ def _check_mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
 
 
+def _scalar(dt) -> str:
+    return D.scalar_name(D._BY_NP[np.dtype(dt)])
+
+
+def _no_bool(kernel, *arrays):
+    for x in arrays:
+        if x is not None and x.dtype == np.bool_:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def check_matmul_dtypes(a, b, bmm=False):
+    """torch's dtype checks for a matrix product, by the kernel the shapes select: ``dot``
+    (1-d with 1-d), ``addmv`` (matrix with vector), ``bmm`` (``torch.bmm``), ``addmm`` (the
+    rest); operands must share a dtype and none of these kernels exists for bool."""
+    if a.ndim == 1 and b.ndim == 1:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+        _no_bool("dot", a)
+    elif b.ndim == 1 and a.ndim == 2:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+        _no_bool("addmv_impl_cpu", a)
+    elif bmm:
+        _no_bool("bmm", a)
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
+                               f"{_scalar(b.dtype)}")
+    else:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+        _no_bool("addmm_impl_cpu_", a)
+
+
 class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, bmm=False):
         _check_mm(a, b)
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+        check_matmul_dtypes(a, b, bmm)
         ctx.a, ctx.b = a, b
         return _matmul(a, b)
 
@@ -102,9 +136,13 @@ class Linear(Kernel):
             sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                                f"{w.shape[1]}x{w.shape[0]})")
+        if b is not None and b.dtype != x.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_scalar(b.dtype)} and {_scalar(x.dtype)}")
         if x.dtype != w.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
+        _no_bool("addmm_impl_cpu_", x)
         ctx.x, ctx.w = x, w
         y = _matmul(x, w.T)
         if b is not None:
@@ -131,13 +169,30 @@ class Addmm(Kernel):
     saved = (1, 2)
 
     @staticmethod
-    def forward(ctx, c, a, b, beta=1, alpha=1):
+    def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
         _check_mm(a, b)
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+        if c.dtype != a.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_scalar(c.dtype)} and {_scalar(b.dtype)}")
+        _no_bool("addmm_impl_cpu_", a)
+        if a.dtype.kind in "iu":  # the scalars take the tensors' type (truncated), as in torch
+            beta, alpha = int(beta), int(alpha)
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
         r = _matmul(a, b)
         if alpha != 1:
-            r *= alpha
-        return np.asarray(r + (c if beta == 1 else beta * c)).astype(r.dtype, copy=False)
+            r = r * np.asarray(alpha).astype(r.dtype)
+        if beta == 0:  # torch ignores self (NaN included) when beta is 0
+            r = np.asarray(np.broadcast_to(r, np.broadcast_shapes(r.shape, c.shape)))
+        else:
+            r = r + (c if beta == 1 else np.asarray(beta).astype(c.dtype) * c)
+        r = np.asarray(r).astype(a.dtype, copy=False)
+        if out is not None:
+            np.copyto(out, r, casting="unsafe")
+            return out
+        return r
 
     @staticmethod
     def backward(ctx, g):

@@ -117,12 +117,12 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
 
 def _nll_backward(ctx, g):
     red = ctx.reduction
-    if red == "mean":
-        coef = ctx.w * (g / ctx.wsum)
-    elif red == "sum":
-        coef = ctx.w * g
+    w = ctx.w
+    zero = np.zeros((), np.result_type(w, g))
+    if red == "mean":  # every target ignored: the total weight is 0 and so is the gradient
+        coef = np.where(w == 0, zero, w * (g / ctx.wsum) if ctx.wsum else zero)
     else:
-        coef = ctx.w * g
+        coef = np.where(w == 0, zero, w * g)
     z = np.zeros(ctx.shape, coef.dtype)
     if len(ctx.shape) == 1:
         z[ctx.t] = -coef
@@ -174,10 +174,11 @@ class CrossEntropy(Kernel):
         if ls > 0:
             C = ctx.shape[ctx.dim]
             gl = gl * (1 - ls)
+            zero = np.zeros((), g.dtype)
             if ctx.reduction == "mean":
-                cs = (g / ctx.smooth_denom) * ctx.valid
+                cs = np.where(ctx.valid, g / ctx.smooth_denom if ctx.smooth_denom else zero, zero)
             else:
-                cs = g * ctx.valid
+                cs = np.where(ctx.valid, g, zero)
             cs = np.expand_dims(cs * (ls / C), ctx.dim).astype(gl.dtype)
             if ctx.weight is not None:
                 shape = [1] * len(ctx.shape)
@@ -374,6 +375,8 @@ class Conv(Kernel):
         y = f(x, w, stride, padding, dilation, groups)
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
+        if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
+            return np.rint(y).astype(np.int64).astype(x.dtype)
         return y if half is None else y.astype(half)
 
     @staticmethod
@@ -434,6 +437,9 @@ class AvgPool2d(Kernel):
                 count_include_pad=True, divisor_override=None):
         ctx.shape = x.shape
         ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if x.dtype.kind in "iu":  # int64: the sum divided with C's truncation, as torch does
+            return np.trunc(_conv().avg_pool2d_forward(x.astype(np.float64), *ctx.args)).astype(
+                x.dtype)
         return _back(_conv().avg_pool2d_forward(_f32(x), *ctx.args), x)
 
     @staticmethod
@@ -452,3 +458,65 @@ class AdaptiveAvgPool2d(Kernel):
     @staticmethod
     def backward(ctx, g):
         return (_back(_conv().adaptive_avg_pool2d_backward(_f32(g), ctx.shape, ctx.out), g),)
+
+
+class BinaryCrossEntropy(Kernel):
+    """torch's ``binary_cross_entropy`` kernel: ``-(t * log(x) + (1 - t) * log(1 - x))`` with each
+    log clamped at -100 (so saturated probabilities give finite losses), times ``weight``.
+    Gradients (torch's formulas): ``g * w * (x - t) / max(x * (1 - x), 1e-12)`` for the input
+    (0, never NaN, where x is 0 or 1 and equals the target), ``-g * w * logit(x)`` for the
+    target."""
+
+    name = "binary_cross_entropy"
+    saved = (0, 1)
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, t, w=None, reduction="mean"):
+        ctx.x, ctx.t, ctx.w, ctx.reduction = x, t, w, reduction
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+        if w is not None:
+            loss = loss * w
+        loss = np.asarray(loss, x.dtype)
+        return _reduce(loss, loss.size, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
+        if red == "mean":
+            g = g / max(x.size, 1) if x.size else g
+        n = ctx.needs_input_grad
+        gx = gt = None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if n[0]:
+                gx = g * (x - t) / np.maximum((1 - x) * x, np.asarray(1e-12, x.dtype))
+                if w is not None:
+                    gx = gx * w
+            if len(n) > 1 and n[1]:
+                gt = -(np.log(x) - np.log1p(-x)) * g
+                if w is not None:
+                    gt = gt * w
+        return (gx, gt, None)
+
+
+class LogSigmoid(Kernel):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))`` (stable for any x); gradient
+    ``sigmoid(-x)``. A contiguous result, as torch's kernel writes."""
+
+    name = "log_sigmoid"
+    saved = (0,)
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x):
+        ctx.x = x
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        e = np.exp(-np.abs(x))
+        # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
+        s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
+        return ((g * s).astype(g.dtype, copy=False),)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Kernel
+from ._opmath import HALF as _HALF
 from ._opmath import opmath
 from .._fpe import warn_user
 
@@ -184,7 +185,7 @@ def _median_index(x, axis):
     a stable sort, so ties resolve as torch's CPU kernel (which partitions on (value, index)); a
     slice with a NaN gives its first NaN."""
     k = (x.shape[axis] - 1) // 2
-    idx = np.take(np.argsort(x, axis=axis, kind="stable"), [k], axis=axis)
+    idx = np.take(_argsort(x, axis), [k], axis=axis)
     if D._BY_NP[x.dtype].is_floating_point:
         nan = np.isnan(x)
         if nan.any():
@@ -427,9 +428,24 @@ class AllAny(Kernel):
         return r.astype(np.uint8) if x.dtype == np.uint8 else r  # torch keeps uint8 here
 
 
+def _sort_key(x):
+    """``x`` as an array numpy sorts correctly: bool/unsigned as int64, float16/bfloat16 as
+    float32 (exact; numpy's bfloat16 sort misplaces NaN)."""
+    if x.dtype.kind in "bu":
+        return x.astype(np.int64)
+    if x.dtype in _HALF:
+        return x.astype(np.float32)
+    return x
+
+
+def _argsort(x, axis):
+    """Stable ascending order with NaN last (torch's rule, for every float dtype)."""
+    return np.argsort(_sort_key(x), axis=axis, kind="stable")
+
+
 def _argsort_descending(x, axis):
     """Stable descending order with NaN first (torch ranks NaN above every number)."""
-    key = x.astype(np.int64) if x.dtype.kind in "bu" else x
+    key = _sort_key(x)
     if key.dtype.kind == "f":
         nan = np.isnan(key)
         if nan.any():
@@ -441,6 +457,7 @@ def _argsort_descending(x, axis):
 
 class Sort(Kernel):
     name = "sort"
+    elementwise = True  # values and indices keep the input's layout, as torch's sort does
     n_outputs = 2
     nondiff_outputs = (1,)
 
@@ -449,7 +466,7 @@ class Sort(Kernel):
         if descending:
             idx = _argsort_descending(x, dim)
         else:
-            idx = np.argsort(x, axis=dim, kind="stable")
+            idx = _argsort(x, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
 
@@ -471,7 +488,7 @@ class TopK(Kernel):
             raise RuntimeError("selected index k out of range")
         if x.dtype == np.bool_:
             raise RuntimeError("topk does not support bool dtypes on CPU")
-        idx = _argsort_descending(x, dim) if largest else np.argsort(x, axis=dim, kind="stable")
+        idx = _argsort_descending(x, dim) if largest else _argsort(x, dim)
         idx = np.take(idx, np.arange(k), axis=dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
