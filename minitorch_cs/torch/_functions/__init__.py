@@ -9,10 +9,12 @@ function shares (numpy-style keyword aliases and ``out=``).
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import math
 
 from .._autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .. import _dtype as _D
 from .._dtype import finfo, iinfo
 from .._format import set_printoptions
 from .._tensor import Tensor
@@ -62,8 +64,13 @@ def _install_numpy_names():
 _install_numpy_names()
 
 
-# the functions whose torch binding takes ``out=`` (torch 2.13; measured on its Python
-# bindings: ``relu``, ``isnan``, ``clone``, ``flip``, ``roll``, ... refuse it with a TypeError)
+# ``out=``: the functions whose torch binding takes it (torch 2.13; measured on its Python
+# bindings: ``relu``, ``isnan``, ``clone``, ``flip``, ``roll``, ... refuse it with a TypeError),
+# and how each treats ``out``'s dtype (measured the same way):
+#   castable  compute in the result dtype, then cast into ``out`` (torch's can_cast rule);
+#   same      ``out`` must have the result's dtype ("Found dtype Double but expected Float");
+#   exact     ``out`` must have the result's dtype (each op's own message);
+#   compute   the reduction runs in ``out``'s dtype (``sum(x, 0, out=int_tensor)``).
 _TAKES_OUT = """abs absolute acos add addcdiv addcmul addmm all amax amin any arccos arcsin arctan
 argmax argmin asin atan atan2 bitwise_not bitwise_and bitwise_or bitwise_xor bmm cat ceil clamp
 clamp_max clamp_min clip concat concatenate cos cosh cumprod cumsum diag div divide dot eq erf
@@ -74,13 +81,108 @@ median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not
 pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
 stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
 where""".split()
+_OUT_POLICY = dict.fromkeys(
+    "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
+    "clamp_max clip".split(), "same")
+_OUT_POLICY.update(dict.fromkeys(
+    "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
+    "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
+    "amin where nan_to_num float_power all any".split(), "exact"))
+_OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
+                                 "compute"))
+_OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
+
+
+def _exact_message(fname, got, want):
+    g, w = _D.cpp_name(got), _D.cpp_name(want)
+    G, W = _D.scalar_name(got), _D.scalar_name(want)
+    if fname == "dot":
+        return f"result dtype {G} does not match input dtype {W}"
+    if fname == "tensordot":
+        return (f"tensordot: Expected the output tensor to have dtype {W}, but got an output "
+                f"tensor with dtype {G}")
+    if fname in ("index_select", "masked_select"):
+        return f"{fname}(): self and result must have the same scalar type"
+    if fname in ("amax", "amin"):
+        return (f"Expected the dtype for input and out to match, but got {W} for input's dtype "
+                f"and {G} for out's dtype.")
+    if fname == "where":
+        return f"Expected out type to be {W} but got {G}"
+    if fname == "nan_to_num":
+        return f"nan_to_num: dtype of out: {G} should be same as input: {W}"
+    if fname == "float_power":
+        return (f"the output given to float_power has dtype {G} but the operation's result "
+                "requires dtype Double")
+    if fname in ("all", "any"):
+        return f"{fname} only supports bool tensor for result, got: {G}"
+    if fname == "median":
+        return "Expected tensor for 'values' to have the same dtype as input"
+    return f"Expected out tensor to have dtype {w}, but got {g} instead"
+
+
+def _with_out(fname, f):
+    """``fname(..., out=o)`` by torch's rules: the argument check, the autograd refusal, the
+    dtype policy above, then the write (``_out.write``: resize with torch's warning)."""
+    from .._autograd import GradState
+    from .._out import write
+    policy = _OUT_POLICY.get(fname, "castable")
+
+    @functools.wraps(f)
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        if fname in _OUT_NEEDS_DIM and len(args) <= _OUT_NEEDS_DIM[fname] and \
+                kwargs.get("dim") is None:
+            raise TypeError(f"{fname}() received an invalid combination of arguments - got "
+                            f"(Tensor, out=Tensor): {fname} takes out= only together with dim")
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        if GradState.enabled and builtins.any(
+                isinstance(t, Tensor) and t.requires_grad
+                for a in list(args) + list(kwargs.values())
+                for t in (a if isinstance(a, (list, tuple)) else (a,))):
+            raise RuntimeError(f"{fname}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        if policy == "compute" and kwargs.get("dtype") is None and fname != "logsumexp":
+            od = outs[0].dtype
+            if fname == "mean" and not od.is_floating_point:
+                pass  # computed in the input's dtype, then refused by the cast check below
+            elif fname == "nansum" and not od.is_floating_point and args and \
+                    args[0].dtype.is_floating_point:
+                raise NotImplementedError(f'"nansum_cpu" not implemented for '
+                                          f"'{_D.scalar_name(od)}'")
+            else:
+                kwargs["dtype"] = od
+        if fname == "logsumexp" and not outs[0].dtype.is_floating_point:
+            raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                               f"got: {_D.scalar_name(outs[0].dtype)}")
+        result = f(*args, **kwargs)
+        results = tuple(result) if isinstance(result, tuple) else (result,)
+        if len(results) != len(outs):
+            raise TypeError(f"{fname}(): out must be a tuple of {len(results)} tensors")
+        for r, o in zip(results, outs):
+            if r.dtype is o.dtype:
+                continue
+            if policy == "same":
+                raise RuntimeError(f"Found dtype {_D.scalar_name(o.dtype)} but expected "
+                                   f"{_D.scalar_name(r.dtype)}")
+            if policy == "exact":
+                raise RuntimeError(_exact_message(fname, o.dtype, r.dtype))
+            if not _D.can_cast(r.dtype, o.dtype):
+                raise RuntimeError(f"result type {_D.scalar_name(r.dtype)} can't be cast to the "
+                                   f"desired output type {_D.scalar_name(o.dtype)}")
+        for r, o in zip(results, outs):
+            write(r if r.dtype is o.dtype else r.to(o.dtype), o)
+        if isinstance(result, tuple):
+            return type(result)(*outs) if hasattr(result, "_fields") else outs
+        return out
+    return call
 
 
 def _install_out():
-    from .._out import supports_out
     for fname in _TAKES_OUT:
         if fname in globals():
-            globals()[fname] = supports_out(globals()[fname])
+            globals()[fname] = _with_out(fname, globals()[fname])
 
 
 _install_out()

@@ -688,10 +688,20 @@ def adaptive_avg_pool2d_forward(x, output_size):
     h, wd = shape[-2], shape[-1]
     if oh == 0 or ow == 0 or x.size == 0:
         return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
-    ph = _adaptive_matrix(h, oh, x.dtype)
-    pw = _adaptive_matrix(wd, ow, x.dtype)
     if oh == 1 and ow == 1:
         return x.mean(axis=(-2, -1), keepdims=True)
+    if not np.isfinite(x).all():
+        # window by window, as torch sums them: a matrix product would turn inf * 0 into NaN
+        # in every bin of the row, not only the bins that hold the inf
+        out = np.empty(shape[:-2] + (oh, ow), x.dtype)
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            for j in range(ow):
+                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
+                out[..., i, j] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+        return out
+    ph = _adaptive_matrix(h, oh, x.dtype)
+    pw = _adaptive_matrix(wd, ow, x.dtype)
     return np.matmul(np.matmul(ph, x), pw.T)
 
 

@@ -281,27 +281,31 @@ def _pair(v, n=2):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
 
-def _conv_dtypes(input, weight, bias):
-    """torch's checks: no bool kernel; input and weight of one dtype, bias too."""
-    if input._dtype is D.bool:
-        raise _not_implemented("slow_conv2d_cpu", input)
-    if weight._dtype is not input._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but found "
-                           f"{D.scalar_name(weight._dtype)}")
+def _conv_dtypes(input, weight, bias, dilation):
+    """torch's checks, in its order: the bias's dtype; the kernel's dtype support (no bool; the
+    dilated kernel has no integer types but int64); the weight's dtype."""
     if bias is not None and bias._dtype is not input._dtype:
         raise RuntimeError(f"Input type ({D.cpp_name(input._dtype)}) and bias type "
                            f"({D.cpp_name(bias._dtype)}) should be the same")
+    dilated = any(d != 1 for d in (dilation if isinstance(dilation, (tuple, list))
+                                   else (dilation,)))
+    if input._dtype is D.bool or (dilated and not input._dtype.is_floating_point
+                                  and input._dtype is not D.int64):
+        raise _not_implemented("slow_conv_dilated<>" if dilated else "slow_conv2d_cpu", input)
+    if weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but found "
+                           f"{D.scalar_name(weight._dtype)}")
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    _conv_dtypes(input, weight, bias)
+    _conv_dtypes(input, weight, bias, dilation)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    _conv_dtypes(input, weight, bias)
+    _conv_dtypes(input, weight, bias, dilation)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=1)
@@ -380,10 +384,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 # ----- normalization ------------------------------------------------------------------------------
-def _norm_dtypes(kernel, input, *params):
+def _norm_dtypes(kernel, input, *params, floating_first=False):
     """torch's CPU normalization kernels: floating input; parameters (weight, bias, running
     statistics) of the input's dtype, or all float32 for a float16/bfloat16 input (mixed
     precision; the result keeps the input's dtype)."""
+    if floating_first:  # batch_norm checks the input's dtype before its parameters
+        _floating(input, kernel)
     given = [p for p in params if p is not None]
     if not all(p._dtype is input._dtype for p in given) and not (
             input._dtype in (D.float16, D.bfloat16) and all(p._dtype is D.float32 for p in given)):
@@ -411,7 +417,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
-    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
+                 floating_first=True)
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)
     if training:
@@ -471,7 +478,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
+                 floating_first=True)
     return group_norm(input, input.shape[1], weight, bias, eps)
 
 
