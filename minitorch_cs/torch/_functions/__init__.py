@@ -127,12 +127,22 @@ def _with_out(fname, f):
     from .._out import write
     policy = _OUT_POLICY.get(fname, "castable")
 
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        sig = None
+
     @functools.wraps(f)
     def call(*args, out=None, **kwargs):
         if out is None:
             return f(*args, **kwargs)
+        if sig is not None:  # argument errors first, as torch's parser reports them
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{fname}(): {e}") from None
         if fname in _OUT_NEEDS_DIM and len(args) <= _OUT_NEEDS_DIM[fname] and \
-                kwargs.get("dim") is None:
+                "dim" not in kwargs:
             raise TypeError(f"{fname}() received an invalid combination of arguments - got "
                             f"(Tensor, out=Tensor): {fname} takes out= only together with dim")
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)

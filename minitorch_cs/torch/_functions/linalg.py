@@ -134,19 +134,49 @@ def einsum(equation, *operands):
                                    f"does not broadcast with previously seen size {seen}")
             if seen is None or seen == 1:
                 sizes[c] = n
-    operands = _einsum_dtypes(operands, subs, out)
+    contracted = _contracted(operands, subs, out)
+    operands = _einsum_dtypes(operands, contracted, subs, out)
     if len(operands) == 1 and set(subs[0]) == set(out):
         return _einsum_view(operands[0], subs[0], out)
+    mem = _bmm_order(operands, subs, out) if len(operands) == 2 and contracted else out
     operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
         sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
-    return apply(L.Einsum, *operands, equation=",".join(subs) + "->" + out)
+    r = apply(L.Einsum, *operands, equation=",".join(subs) + "->" + mem)
+    if mem == out:
+        return r
+    from .shape import permute
+    return permute(r, [mem.index(c) for c in out])
 
 
-def _einsum_dtypes(operands, subs, out):
+def _contracted(operands, subs, out):
+    """The letters torch contracts with ``bmm``: summed away (not in the output), present in two
+    or more operands with a size other than 1 (size-1 letters broadcast; letters of one operand
+    are summed first)."""
+    found = set()
+    for c in set("".join(subs)) - set(out):
+        big = [op for sub, op in zip(subs, operands) if c in sub and op.shape[sub.index(c)] != 1]
+        if len(big) >= 2:
+            found.add(c)
+    return found
+
+
+def _bmm_order(operands, subs, out):
+    """The memory order of torch's two-operand contraction result: the ``bmm`` output is
+    (letters of both operands, letters of the left one, the rest), viewed back in the
+    equation's output order (torch's ``sumproduct_pair``)."""
+    def big(k, c):
+        sub = subs[k]
+        return c in sub and operands[k].shape[sub.index(c)] != 1
+    lro = [c for c in out if big(0, c) and big(1, c)]
+    lo = [c for c in out if big(0, c) and not big(1, c)]
+    ro = [c for c in out if c not in lro and c not in lo]
+    return "".join(lro + lo + ro)
+
+
+def _einsum_dtypes(operands, contracted, subs, out):
     """torch's einsum dtypes: a contraction of several operands runs on ``bmm`` (one dtype,
     no bool); products without a contracted letter multiply (they promote); a sum over one
     operand sums (integers and bool give int64)."""
-    contracted = set("".join(subs)) - set(out)
     if len(operands) > 1 and contracted:
         if operands[0].dtype is D.bool:
             raise NotImplementedError('"bmm" not implemented for \'Bool\'')
@@ -156,7 +186,7 @@ def _einsum_dtypes(operands, subs, out):
                                    f"found {D.scalar_name(op.dtype)}")
         return list(operands)
     rt = D.result_type(*operands)
-    if len(operands) == 1 and contracted and not rt.is_floating_point:
+    if len(operands) == 1 and not rt.is_floating_point and set(subs[0]) - set(out):
         rt = D.int64
     return [op if op.dtype is rt else op.to(rt) for op in operands]
 
@@ -175,7 +205,9 @@ def _einsum_view(x, sub, out):
     return permute(x, [letters.index(c) for c in out])
 
 
-def tensordot(a, b, dims=2):
+def tensordot(a, b, dims=2, out=None):
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))

@@ -65,7 +65,8 @@ def pow(input, exponent, *, out=None):
     if isinstance(exponent, Tensor) and exponent.ndim == 0 and not exponent.requires_grad and \
             not isinstance(input, Tensor):
         input = Tensor._wrap(np.asarray(input, exponent._dtype.np))
-    return apply(E.Pow, input, _t(exponent))
+    exponent = _t(exponent)
+    return apply(E.Pow if isinstance(exponent, Tensor) else E.PowScalar, input, exponent)
 
 
 def float_power(input, exponent):
@@ -94,7 +95,8 @@ def atan2(input, other):
 
 def lerp(input, end, weight):
     """``input + weight * (end - input)``; ``end`` (and a tensor ``weight``) must have
-    ``input``'s dtype (torch does not promote here; the kernel checks)."""
+    ``input``'s dtype (torch does not promote here; the kernel checks), except that a 0-d weight
+    tensor promotes with them, as a zero-dim operand does elsewhere."""
     return apply(E.Lerp, input, end, _t(weight))
 
 
@@ -309,7 +311,8 @@ def clamp(input, min=None, max=None, *, out=None):
     if (isinstance(min, Tensor) and min.requires_grad) or \
             (isinstance(max, Tensor) and max.requires_grad):
         lo, hi = min, max
-        r = input
+        rt = D.result_type(input, min, max)  # the three promote together, as in torch's kernel
+        r = input if input._dtype is rt else input.to(rt)
         if lo is not None:
             r = maximum(r, lo if isinstance(lo, Tensor) else tensor_like(lo, input))
         if hi is not None:

@@ -134,11 +134,37 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            _welford_mean(input, dim, keepdim))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            _welford_mean(input, dim, keepdim))
+
+
+def _welford_mean(input, dim, keepdim):
+    """The mean ``var_mean``/``std_mean`` return: torch computes it with Welford's running
+    update, so an infinity is only kept when it is the last element of its slice (any earlier
+    one meets the next element as inf - inf: NaN). Finite slices give the plain mean."""
+    m = mean(input, dim, keepdim)
+    x = input._data
+    if not input._dtype.is_floating_point or np.isfinite(x).all():
+        return m
+    axes = _dims(dim, input.ndim)
+    axes = tuple(range(input.ndim)) if axes is None else axes
+    rows = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+    lead = rows.shape[:rows.ndim - len(axes)]
+    rows = rows.reshape(lead + (-1,))
+    inf = np.isinf(rows)
+    kept = (inf.sum(-1) == 1) & inf[..., -1] & ~np.isnan(rows).any(-1) if rows.shape[-1] else \
+        np.zeros(lead, bool)
+    bad = ~np.isfinite(rows).all(-1) & ~kept
+    if not bad.any():
+        return m
+    if keepdim:
+        bad = np.expand_dims(bad, axes)
+    return where(Tensor._wrap(bad.reshape(tuple(m.shape))), float("nan"), m)
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -177,7 +203,13 @@ def count_nonzero(input, dim=None):
     return sum(ne(input, 0), dim)
 
 
+def _cumulative_dtype(name, dtype):
+    if dtype is not None and D.to_dtype(dtype) is D.bool:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+
+
 def cumsum(input, dim, *, dtype=None):
+    _cumulative_dtype("cumsum", dtype)
     if input.ndim == 0:
         return _on_0d(cumsum, input, dim, dtype=dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
@@ -185,6 +217,7 @@ def cumsum(input, dim, *, dtype=None):
 
 
 def cumprod(input, dim, *, dtype=None):
+    _cumulative_dtype("cumprod", dtype)
     if input.ndim == 0:
         return _on_0d(cumprod, input, dim, dtype=dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),

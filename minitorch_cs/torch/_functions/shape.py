@@ -184,9 +184,20 @@ def select(input, dim, index):
     return apply(M.Index, input, key=(slice(None),) * d + (index,))
 
 
+def _multi_views(views, node):
+    """Mark the outputs of a function that returns several views (split, chunk, unbind): torch
+    refuses an in-place op on one of them while it requires grad (the dispatch point reads the
+    mark)."""
+    for i, v in enumerate(views):
+        if v.requires_grad:
+            v.__dict__["_multi_view"] = (node, i)
+    return views
+
+
 def unbind(input, dim=0):
     d = _wrap_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return _multi_views(tuple(select(input, d, i) for i in range(input.shape[d])),
+                        "Unbind")
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -203,6 +214,12 @@ def split(tensor, split_size_or_sections, dim=0):
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                                f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    views = _narrows(tensor, d, sizes)
+    return _multi_views(views, "Split" if isinstance(split_size_or_sections, int)
+                        else "SplitWithSizes")
+
+
+def _narrows(tensor, d, sizes):
     out, start = [], 0
     for s in sizes:
         out.append(narrow(tensor, d, start, s))
@@ -227,10 +244,18 @@ def tensor_split(input, indices_or_sections, dim=0):
     else:
         idx = [0] + list(indices_or_sections) + [n]
         sizes = [builtins.max(b - a, 0) for a, b in zip(idx, idx[1:])]
-    return split(input, sizes, d)
+    return _narrows(input, d, sizes)  # separate slices: each may be modified in place
+
+
+def _tensor_list(tensors, fn):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
 
 
 def cat(tensors, dim=0, *, out=None):
+    tensors = _tensor_list(tensors, "cat")
     tensors = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -254,7 +279,7 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, x in enumerate(tensors[1:], 1):

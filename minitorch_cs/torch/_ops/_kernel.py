@@ -54,6 +54,14 @@ def _normalising(forward, cls):
     @functools.wraps(forward)
     def run(ctx, *args, **attrs):
         out = attrs.get("out")
+        if out is not None and cls.elementwise:
+            # an in-place elementwise op may not broadcast its result beyond the target (numpy
+            # would drop leading size-1 dims silently)
+            shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
+            full = np.broadcast_shapes(*shapes) if shapes else out.shape
+            if full != out.shape:
+                raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
+                                   f"broadcast shape {list(full)}")
         if out is not None and not takes_out:
             del attrs["out"]
             return write_out(forward(ctx, *args, **attrs), out)
@@ -68,7 +76,7 @@ def _normalising(forward, cls):
 def write_out(r, out: np.ndarray) -> np.ndarray:
     """Copy a result into ``out`` (an in-place target) by torch's rules."""
     r = np.asarray(r)
-    if r.dtype != out.dtype and not np.can_cast(r.dtype, out.dtype, casting="same_kind"):
+    if r.dtype != out.dtype and not D.can_cast(D._BY_NP[r.dtype], D._BY_NP[out.dtype]):
         raise RuntimeError(f"result type {D.scalar_name(D._BY_NP[r.dtype])} can't be cast to the "
                            f"desired output type {D.scalar_name(D._BY_NP[out.dtype])}")
     if r.shape != out.shape:
@@ -96,7 +104,10 @@ def finish(r, inputs=(), out=None, elementwise=False):
     if not elementwise:
         return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
     arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
-    if r.ndim < 2 or all(a.flags.c_contiguous for a in arrays):
+    # torch's fast path (a contiguous result) needs every operand at the result's shape; a
+    # Python number is an operand too (a 0-d tensor), so it sends the op down the general path
+    if r.ndim < 2 or (len(arrays) == len(inputs) and
+                      all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
         return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
     want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, arrays))
     if fresh and _same_layout(r, want):
@@ -113,10 +124,14 @@ def torch_layout(shape, arrays) -> list:
     nd = len(shape)
     strides = []
     for a in arrays:
-        try:
-            strides.append(np.broadcast_to(a, shape).strides)
-        except ValueError:
+        if a.ndim > nd:
             continue
+        # torch's operand strides: 0 where the operand broadcasts (a missing dim, or size 1 under
+        # a larger dim); a size-1 dim of the result keeps the operand's own stride (numpy's
+        # broadcast_to would report 0 there)
+        lead = nd - a.ndim
+        strides.append(tuple(0 if i < lead or (a.shape[i - lead] == 1 and shape[i] != 1)
+                             else a.strides[i - lead] for i in range(nd)))
 
     def should_swap(d0, d1):
         for st in strides:
@@ -152,7 +167,8 @@ def _strided_like(shape, dtype, perm):
 
 
 def _same_layout(a, b) -> bool:
-    return all(x == y for x, y, n in zip(a.strides, b.strides, a.shape) if n > 1)
+    """Same strides, size-1 dims included (they steer the layout of later elementwise ops)."""
+    return a.strides == b.strides
 
 
 def _empty(shape, dtype):

@@ -196,7 +196,9 @@ class Copy(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (None, g)
+        # dst's old value gets a zero gradient (torch's CopyBackwards): the graph before the copy
+        # still sees the node, so leaves behind it get zeros, not None
+        return (np.zeros_like(g), g)
 
 
 class Fill(Pointwise):
@@ -211,7 +213,8 @@ class Fill(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (None, g.sum())
+        # the old value gets zeros (fill_/zero_ cut the graph, as torch's FillBackward does)
+        return (np.zeros_like(g), g.sum())
 
 
 # ----- unary math -------------------------------------------------------------------------------
@@ -311,8 +314,17 @@ Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
                lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda x, y, g: -g * y * y, saved=(), saves_output=True)
-Square = _unary("square", lambda x, out=None: np.square(x.astype(np.int64) if x.dtype == np.bool_
-                                                        else x, out=out),  # bool**2 is int64
+def _square(x, out=None):
+    if x.dtype == np.bool_:  # bool ** 2 is int64 (which a bool target cannot take)
+        x = x.astype(np.int64)
+        _out_check(x.dtype, out)
+        if out is not None:
+            np.copyto(out, np.square(x), casting="unsafe")
+            return out
+    return np.square(x, out=out) if out is not None else np.square(x)
+
+
+Square = _unary("square", _square,
                 lambda x, y, g: 2 * g * x, float_only=False)
 Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
@@ -804,7 +816,10 @@ class Div(Pointwise):
 
 
 class Pow(Pointwise):
+    """``a ** b`` with a tensor exponent: torch saves both operands and the result."""
+
     name = "pow"
+    node_name = "PowBackward1"
     saved = (0, 1)
     saves_output = True
 
@@ -846,6 +861,16 @@ class Pow(Pointwise):
         return (ga, gb)
 
 
+class PowScalar(Pow):
+    """``a ** n`` with a number exponent: torch saves only ``a`` (an in-place change of the
+    result does not spoil the gradient)."""
+
+    name = "pow_scalar"
+    node_name = "PowBackward0"
+    saved = (0,)
+    saves_output = False
+
+
 def _int_pow(a, b, rt):
     """Integer powers with an integer tensor exponent: a negative exponent gives 0, except for
     bases 1 and -1 (torch's integer kernel; numpy refuses negative integer powers)."""
@@ -862,8 +887,10 @@ def _int_pow(a, b, rt):
     return np.asarray(r, dtype=rt)
 
 
-def _extremum(name, np_fn, wins):
-    """``maximum``/``minimum``; ties share the gradient evenly, as torch does."""
+def _extremum(name, np_fn, loses):
+    """``maximum``/``minimum``; ties share the gradient evenly and a NaN comparison (the result
+    is NaN) sends the whole gradient to both operands, as torch's backward does (each operand's
+    gradient is masked only where it strictly loses)."""
 
     def forward(ctx, a, b, out=None):
         a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
@@ -872,17 +899,20 @@ def _extremum(name, np_fn, wins):
 
     def backward(ctx, g):
         a, b = ctx.a, ctx.b
-        w = (wins(a, b) + 0.5 * (a == b)).astype(g.dtype)
         zero = np.zeros((), g.dtype)
-        return (np.where(w == 0, zero, g * w), np.where(w == 1, zero, g * (1 - w)))
+        half = g * np.asarray(0.5, g.dtype)
+        tie = a == b
+        ga = np.where(tie, half, np.where(loses(a, b), zero, g))
+        gb = np.where(tie, half, np.where(loses(b, a), zero, g))
+        return (ga, gb)
 
     return type(name.capitalize(), (Pointwise,), {"name": name, "saved": (0, 1),
-                                            "forward": staticmethod(forward),
-                                            "backward": staticmethod(backward)})
+                                                  "forward": staticmethod(forward),
+                                                  "backward": staticmethod(backward)})
 
 
-Maximum = _extremum("maximum", np.maximum, np.greater)
-Minimum = _extremum("minimum", np.minimum, np.less)
+Maximum = _extremum("maximum", np.maximum, np.less)
+Minimum = _extremum("minimum", np.minimum, np.greater)
 
 
 class Atan2(Pointwise):
@@ -966,7 +996,7 @@ LeftShift = _nondiff_binary("bitwise_left_shift", np.left_shift)
 RightShift = _nondiff_binary("bitwise_right_shift", np.right_shift)
 
 
-class Isclose(Op):
+class Isclose(Pointwise):
     """``|a - b| <= atol + rtol * |b|`` elementwise (``equal_nan``: NaNs compare equal)."""
 
     name = "isclose"
@@ -1015,10 +1045,13 @@ class Lerp(Pointwise):
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `end` but got dtype "
                                f"{_cpp(b.dtype)}")
         tensor_w = isinstance(w, np.ndarray)
-        if tensor_w and w.dtype != a.dtype:
+        if tensor_w and w.ndim and w.dtype != a.dtype:
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
                                f"{_cpp(w.dtype)}")
         _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
+        rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        if rt != a.dtype:
+            a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w
         wide = np.float32 if a.dtype in _HALF_DT else a.dtype
         aa, bb = a.astype(wide, copy=False), b.astype(wide, copy=False)

@@ -267,26 +267,16 @@ class LayerNorm(Kernel):
 
 
 class BatchNormTrain(Kernel):
-    """batch_norm with batch statistics (training); running stats are updated by the caller."""
+    """batch_norm with batch statistics (training). The running statistics (inputs 3 and 4,
+    optional, already updated by the caller) are only saved: torch's kernel saves them, so
+    changing them in place before backward is refused, as in torch."""
 
     name = "batch_norm"
+    saved = (3, 4)
 
     @staticmethod
-    @opmath
-    def forward(ctx, x, w=None, b=None, eps=1e-5):
-        axes = (0,) + tuple(range(2, x.ndim))
-        shape = [1] * x.ndim
-        shape[1] = x.shape[1]
-        mu = x.mean(axis=axes, keepdims=True)
-        xc = x - mu
-        var = (xc * xc).mean(axis=axes, keepdims=True)
-        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        xhat = xc * rstd
-        ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
-        y = xhat * w.reshape(shape) if w is not None else xhat.copy()
-        if b is not None:
-            y += b.reshape(shape)
-        return y  # @opmath rounds it back to a half input's dtype
+    def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
+        return _batch_norm_train(ctx, x, w, b, eps)[0]
 
     @staticmethod
     def backward(ctx, g):
@@ -300,7 +290,26 @@ class BatchNormTrain(Kernel):
             m1 = gh.mean(axis=axes, keepdims=True)
             m2 = (gh * xhat).mean(axis=axes, keepdims=True)
             gx = (gh - m1 - xhat * m2) * rstd
-        return (gx, gw, gb)
+        return (gx, gw, gb, None, None)
+
+
+@opmath
+def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
+    """The normalization of :class:`BatchNormTrain` (float32 for half inputs): (y, batch mean,
+    biased batch variance, the statistics in float64 for the running update)."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = [1] * x.ndim
+    shape[1] = x.shape[1]
+    mu = x.mean(axis=axes, keepdims=True)
+    xc = x - mu
+    var = (xc * xc).mean(axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+    xhat = xc * rstd
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
+    y = xhat * w.reshape(shape) if w is not None else xhat.copy()
+    if b is not None:
+        y += b.reshape(shape)
+    return y, mu.reshape(-1).astype(np.float64), var.reshape(-1).astype(np.float64)
 
 
 class Embedding(Kernel):
@@ -520,3 +529,84 @@ class LogSigmoid(Kernel):
         # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
         s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
         return ((g * s).astype(g.dtype, copy=False),)
+
+
+class _PointwiseLoss(Kernel):
+    """A loss of ``d = input - target`` with torch's own backward formula (which takes the
+    sign branch for |d| beyond the threshold, so an infinite difference gives a finite
+    gradient where a composition would give 0 * inf = NaN)."""
+
+    saved = (0, 1)
+
+    @classmethod
+    def _loss(cls, z, t):
+        raise NotImplementedError
+
+    @classmethod
+    def _grad(cls, d, t):
+        raise NotImplementedError
+
+    @classmethod
+    def _fwd(cls, ctx, x, y, threshold, reduction):
+        ctx.x, ctx.y, ctx.t, ctx.reduction = x, y, threshold, reduction
+        with np.errstate(invalid="ignore"):
+            loss = np.asarray(cls._loss(np.abs(x - y), threshold)).astype(x.dtype, copy=False)
+        return _reduce(loss, loss.size, reduction)
+
+    @classmethod
+    def _bwd(cls, ctx, g):
+        d = ctx.x - ctx.y
+        if ctx.reduction == "mean":
+            g = g / d.size if d.size else g
+        with np.errstate(invalid="ignore"):
+            gx = np.asarray(cls._grad(d, ctx.t) * g)
+        n = ctx.needs_input_grad
+        return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
+
+
+class SmoothL1Loss(_PointwiseLoss):
+    """torch's ``smooth_l1_loss`` kernel: ``0.5 d^2 / beta`` below ``beta``, ``|d| - beta/2``
+    above; gradient ``d / beta`` inside, ``sign(d)`` outside."""
+
+    name = "smooth_l1_loss"
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, y, beta=1.0, reduction="mean"):
+        return SmoothL1Loss._fwd(ctx, x, y, beta, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        return SmoothL1Loss._bwd(ctx, g)
+
+    @staticmethod
+    def _loss(z, beta):
+        return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+
+    @staticmethod
+    def _grad(d, beta):
+        return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta)).astype(d.dtype)
+
+
+class HuberLoss(_PointwiseLoss):
+    """torch's ``huber_loss`` kernel: ``0.5 d^2`` below ``delta``, ``delta (|d| - delta/2)``
+    above; gradient ``d`` inside, ``delta * sign(d)`` outside."""
+
+    name = "huber_loss"
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, y, delta=1.0, reduction="mean"):
+        return HuberLoss._fwd(ctx, x, y, delta, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        return HuberLoss._bwd(ctx, g)
+
+    @staticmethod
+    def _loss(z, delta):
+        return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+
+    @staticmethod
+    def _grad(d, delta):
+        return np.where(d < -delta, -delta, np.where(d > delta, delta, d)).astype(d.dtype)

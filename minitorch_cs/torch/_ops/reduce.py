@@ -364,9 +364,10 @@ class Norm(Kernel):
         elif p == 1:
             gx = gb * np.sign(x)
         elif p in (float("inf"), float("-inf")):
-            mask = np.abs(x) == y
+            mask = np.abs(x) == y  # a NaN norm matches nothing: a zero gradient, as in torch
             cnt = mask.sum(axis=ctx.axis, keepdims=True)
-            gx = gb * np.sign(x) * mask / cnt
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gx = np.where(mask, gb * np.sign(x) / cnt, np.zeros((), gb.dtype))
         elif p == 0:
             gx = np.zeros_like(x)
         else:

@@ -417,6 +417,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    if training and not input._dtype.is_floating_point:  # torch's CPU path starts with a mean
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
                  floating_first=True)
     C = input.shape[1]
@@ -426,34 +429,31 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
-        args = [input, weight, bias]
-        while args and args[-1] is None:
-            args.pop()
-        out = apply(N.BatchNormTrain, *args, eps=eps)
-        if running_mean is not None:
+        if running_mean is not None:  # explicit in-place updates (every mode sees them)
             prev = GradState.enabled
             GradState.enabled = False
             try:
                 axes = [0] + list(range(2, input.ndim))
                 x = input.detach()
-                mean = x.mean(axes)
-                var = x.var(axes, correction=1)
-                running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
-                running_var.mul_(1 - momentum).add_(var, alpha=momentum)
+                running_mean.mul_(1 - momentum).add_(x.mean(axes), alpha=momentum)
+                running_var.mul_(1 - momentum).add_(x.var(axes, correction=1), alpha=momentum)
             finally:
                 GradState.enabled = prev
-        return out
-    # torch's inference kernel: (x - mean) * invstd * weight + bias, invstd = 1 / sqrt(var + eps),
-    # computed in float32 for half inputs and rounded to the input's dtype
+        args = [input, weight, bias, running_mean, running_var]
+        while args and args[-1] is None:
+            args.pop()
+        return apply(N.BatchNormTrain, *args, eps=eps)
+    # torch's inference kernel: x * alpha + beta with alpha = weight / sqrt(var + eps) and
+    # beta = bias - mean * alpha, in float32 for half inputs, rounded to the input's dtype; a
+    # contiguous result
     wide = D.float32 if input._dtype in (D.float16, D.bfloat16) else input._dtype
-    x = input.to(wide)
-    invstd = T.rsqrt(running_var.to(wide).reshape(shape) + eps)
-    out = (x - running_mean.to(wide).reshape(shape)) * invstd
+    alpha = T.rsqrt(running_var.to(wide).reshape(shape) + eps)
     if weight is not None:
-        out = out * weight.to(wide).reshape(shape)
+        alpha = alpha * weight.to(wide).reshape(shape)
+    beta = -(running_mean.to(wide).reshape(shape) * alpha)
     if bias is not None:
-        out = out + bias.to(wide).reshape(shape)
-    return out.to(input._dtype)
+        beta = bias.to(wide).reshape(shape) + beta
+    return (input.to(wide) * alpha + beta).to(input._dtype).contiguous()
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -464,10 +464,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups="
                            f"{num_groups}")
-    x = input.reshape(N_, num_groups, -1)
-    mean = x.mean(-1, keepdim=True)
-    var = x.var(-1, keepdim=True, correction=0)
-    x = ((x - mean) / T.sqrt(var + eps)).reshape(tuple(input.shape))
+    # each group normalized by the layer-norm kernel (statistics in float32 for half inputs, as
+    # torch's group-norm kernel computes them), then the per-channel affine
+    x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps)
+    x = x.reshape(tuple(input.shape))
     shape = (1, C) + (1,) * (input.ndim - 2)
     if weight is not None:
         x = x * weight.reshape(shape)
@@ -635,6 +635,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(T.abs(input - target), reduction)
 
 
+def _broadcast_pair(a, b):
+    """Both operands at their broadcast shape (the loss kernels take equal shapes; the engine
+    sums the gradients back)."""
+    if tuple(a.shape) == tuple(b.shape):
+        return a, b
+    return T.broadcast_tensors(a, b)
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = _check_reduction(reduction, size_average, reduce)
     if beta < 0:
@@ -643,9 +651,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
     rt = _promoted_kernel(input, target, "smooth_l1_cpu")
-    d = T.abs(input.to(rt) - target.to(rt))
-    loss = T.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _reduce(loss, reduction)
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    return apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -660,11 +667,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the desired output "
                            f"type {D.scalar_name(input._dtype)}")
     _promoted_kernel(input, target, "huber_cpu")
-    d = T.abs(input.to(rt) - target.to(rt))
-    loss = T.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    if loss._dtype is not input._dtype:
-        loss = loss.to(input._dtype)
-    return _reduce(loss, reduction)
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    loss = apply(N.HuberLoss, x, y, delta=delta, reduction=reduction)
+    return loss if loss._dtype is input._dtype else loss.to(input._dtype)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
