@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
-from .._dispatch import apply, apply_inplace
+from .._dispatch import apply, apply_inplace, values_hidden
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
@@ -767,7 +767,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool(T.any(var < 0)):
+    # torch checks the values in Python; inside a traced step (values exist only after it runs)
+    # the check is skipped rather than read a value
+    if not values_hidden() and bool(T.any(var < 0)):
         raise ValueError("var has negative entry/entries")
     var = var.clone()
     prev = GradState.enabled
