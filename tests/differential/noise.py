@@ -101,6 +101,7 @@ def program_spread(program, torch_mod, base_pool: list, base_grads: list, runs: 
                 warnings.simplefilter("ignore")
                 for leaf in program.leaves:
                     t, _ = make_leaf(torch_mod, leaf)
+                    _inject(t, rng)
                     side.pool.append(t)
                     side.names.append("")
                     side.leaves.append(t)

@@ -145,7 +145,17 @@ def _with_out(fname, f):
                 "dim" not in kwargs:
             raise TypeError(f"{fname}() received an invalid combination of arguments - got "
                             f"(Tensor, out=Tensor): {fname} takes out= only together with dim")
-        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and args and \
+                isinstance(args[0], Tensor):
+            raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                            "not Tensor")
+        tupled = isinstance(out, (tuple, list))
+        wants_tuple = fname in ("sort", "topk") or (
+            fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
+        if tupled != wants_tuple:
+            raise TypeError(f"{fname}() received an invalid combination of arguments: out must be "
+                            f"{'a tuple of Tensors' if wants_tuple else 'a Tensor'}")
+        outs = tuple(out) if tupled else (out,)
         if GradState.enabled and builtins.any(
                 isinstance(t, Tensor) and t.requires_grad
                 for a in list(args) + list(kwargs.values())
@@ -155,7 +165,8 @@ def _with_out(fname, f):
                                "grad.")
         if policy == "compute" and kwargs.get("dtype") is None and fname != "logsumexp":
             od = outs[0].dtype
-            if fname == "mean" and not od.is_floating_point:
+            if fname == "mean" and (not od.is_floating_point or (
+                    args and not args[0].dtype.is_floating_point)):
                 pass  # computed in the input's dtype, then refused by the cast check below
             elif fname == "nansum" and not od.is_floating_point and args and \
                     args[0].dtype.is_floating_point:

@@ -66,6 +66,8 @@ def pow(input, exponent, *, out=None):
             not isinstance(input, Tensor):
         input = Tensor._wrap(np.asarray(input, exponent._dtype.np))
     exponent = _t(exponent)
+    if not isinstance(input, Tensor):
+        return apply(E.PowScalarBase, _t(input), exponent)
     return apply(E.Pow if isinstance(exponent, Tensor) else E.PowScalar, input, exponent)
 
 

@@ -129,7 +129,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _check_float(input, "std and var only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):
         unbiased, dim = dim, None
-    return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
+    return apply(R.Std, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
                  keepdim=keepdim, std=True)
 
 
@@ -164,7 +164,9 @@ def _welford_mean(input, dim, keepdim):
         return m
     if keepdim:
         bad = np.expand_dims(bad, axes)
-    return where(Tensor._wrap(bad.reshape(tuple(m.shape))), float("nan"), m)
+    # a constant NaN added where Welford gives NaN: the gradient still flows through the mean
+    fix = np.where(np.ascontiguousarray(bad).reshape(tuple(m.shape)), np.nan, 0.0)
+    return m + Tensor._wrap(fix.astype(m._dtype.np))
 
 
 def logsumexp(input, dim, keepdim=False):

@@ -37,6 +37,10 @@ def _refuse(kernel, dtype, kinds="b"):
 
 
 _C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+_FLOAT_MAX = {np.dtype(np.float16): 65504.0, np.dtype(D.bfloat16.np): 3.3895313892515355e38,
+              np.dtype(np.float32): 3.4028234663852886e38}
+_C_FLOAT = {np.dtype(np.float16): "c10::Half", np.dtype(D.bfloat16.np): "c10::BFloat16",
+            np.dtype(np.float32): "float"}
 
 
 def _to_dtype_checked(value, dtype):
@@ -44,12 +48,19 @@ def _to_dtype_checked(value, dtype):
     value out of the dtype's range is refused ("value cannot be converted to type uint8_t
     without overflow"); floats truncate."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "iu" and not isinstance(value, bool):
+    if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)) and \
+            np.asarray(value).dtype != np.bool_:
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
                                "overflow")
         return np.asarray(int(value)).astype(dtype)
+    fmax = _FLOAT_MAX.get(dtype)
+    if fmax is not None:  # a finite number beyond a float dtype's range is refused, not inf
+        v = float(np.asarray(value, dtype=np.float64))
+        if np.isfinite(v) and abs(v) > fmax:
+            raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype]} without "
+                               "overflow")
     return np.asarray(value).astype(dtype)
 
 
@@ -206,6 +217,7 @@ class Fill(Pointwise):
 
     @staticmethod
     def forward(ctx, dst, value, out=None):
+        value = _to_dtype_checked(value, dst.dtype)  # torch's Scalar conversion (overflow error)
         if out is not None:
             out[...] = value
             return out
@@ -299,7 +311,14 @@ def _wrap1(f):
 
 
 Neg = _unary("neg", _wrap1(np.negative), lambda x, y, g: -g, saved=(), float_only=False)
-Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * np.sign(x), float_only=False,
+def _sgn(x):
+    """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN (a NaN input gets a zero
+    gradient from abs and the 1-norm, as in torch)."""
+    s = np.sign(x)
+    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind == "f" else s
+
+
+Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * _sgn(x), float_only=False,
              no_bool="abs_cpu")
 Exp = _unary("exp", _wrap1(np.exp), lambda x, y, g: g * y, saved=(), saves_output=True)
 Exp2 = _unary("exp2", _wrap1(np.exp2), lambda x, y, g: g * y * np.log(2.0).astype(y.dtype),
@@ -812,7 +831,8 @@ class Div(Pointwise):
         if ctx.mode is not None:
             return (np.zeros_like(g) if n[0] else None, np.zeros_like(g) if n[1] else None)
         a, b = ctx.a, ctx.b
-        return (g / b if n[0] else None, -g * a / (b * b) if n[1] else None)
+        # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
+        return (g / b if n[0] else None, -g * ((a / b) / b) if n[1] else None)
 
 
 class Pow(Pointwise):
@@ -825,22 +845,7 @@ class Pow(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
-        rt = np.dtype(_rtype(a, b))
-        if rt.kind == "b":
-            raise _not_implemented("pow", rt)
-        if rt.kind in "iu" and isinstance(b, np.ndarray):
-            r = _int_pow(a, b, rt)
-            if out is not None:
-                _out_check(rt, out)
-                np.copyto(out, r, casting="unsafe")
-                r = out
-        else:
-            if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
-            r = _binary(np.power, a, b, out)
-        ctx.y = r
-        return r
+        return _pow_forward(ctx, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -852,13 +857,33 @@ class Pow(Pointwise):
                 ga = np.zeros_like(g)
             elif not isinstance(b, np.ndarray) and b == 2:
                 ga = g * 2 * a
-            else:
-                ga = g * b * np.power(a, b - 1)
+            else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ga = np.where(b == 0, np.zeros((), g.dtype), g * b * np.power(a, b - 1))
         if len(n) > 1 and n[1]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 la = np.log(a)
             gb = np.where((a == 0) & (b >= 0), 0, g * y * la)
         return (ga, gb)
+
+
+def _pow_forward(ctx, a, b, out=None):
+    ctx.a, ctx.b = a, b
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind == "b":
+        raise _not_implemented("pow", rt)
+    if rt.kind in "iu" and isinstance(b, np.ndarray):
+        r = _int_pow(a, b, rt)
+        if out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
+    else:
+        if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        r = _binary(np.power, a, b, out)
+    ctx.y = r
+    return r
 
 
 class PowScalar(Pow):
@@ -869,6 +894,20 @@ class PowScalar(Pow):
     node_name = "PowBackward0"
     saved = (0,)
     saves_output = False
+
+
+class PowScalarBase(Pow):
+    """``n ** t`` with a number base: a contiguous result (torch's kernel for a Scalar base
+    does not follow the exponent's layout, unlike ``tensor(n) ** t``)."""
+
+    name = "pow_scalar_base"
+    node_name = "PowBackward2"
+    saved = (1,)
+    elementwise = False
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        return _pow_forward(ctx, a, b, out)
 
 
 def _int_pow(a, b, rt):

@@ -204,6 +204,7 @@ class Addmm(Kernel):
 
 class Einsum(Kernel):
     name = "einsum"
+    saved = tuple(range(26))  # every operand (backward reads them all)
 
     @staticmethod
     def forward(ctx, *xs, equation):

@@ -381,7 +381,8 @@ class Conv(Kernel):
         half = x.dtype if x.dtype in _HALF else None
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)
-        y = f(x, w, stride, padding, dilation, groups)
+        y = f(x, w, stride, padding, dilation, groups,
+              skip_padding=half is not None and half != np.float16)  # bfloat16: oneDNN
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
         if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
@@ -537,6 +538,7 @@ class _PointwiseLoss(Kernel):
     gradient where a composition would give 0 * inf = NaN)."""
 
     saved = (0, 1)
+    elementwise = True  # reduction="none": the inputs' layout, as torch's TensorIterator kernel
 
     @classmethod
     def _loss(cls, z, t):

@@ -102,6 +102,9 @@ class Prod(Kernel):
         x, axis = ctx.x, ctx.axis
         shape = x.shape
         gb = _expand_back(g, shape, axis, ctx.keepdim)
+        if x.ndim and not (x == 0).any():  # torch: grad * result / input when nothing is 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (gb * (_expand_back(ctx.y, shape, axis, ctx.keepdim) / x),)
         # product of all other elements, robust to zeros: exclusive cumprods from both sides
         ax = tuple(range(x.ndim)) if axis is None else axis
         flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
@@ -135,11 +138,16 @@ class Amax(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        # torch's evenly_distribute_backward: the gradient is shared by the elements equal to
+        # the result (by the NaNs when the result is NaN), written with a select (no 0 * inf)
         x = ctx.x
         yb = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        mask = (x == yb)
+        mask = (x == yb) | (np.isnan(x) & np.isnan(yb)) if x.dtype.kind == "f" or \
+            x.dtype in _HALF else x == yb
         cnt = mask.sum(axis=ctx.axis, keepdims=True)
-        return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * mask / cnt,)
+        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.where(mask, gb / cnt, np.zeros((), gb.dtype)),)
 
 
 def _select_along(ctx, x, idx, dim, keepdim):
@@ -304,6 +312,14 @@ class Var(Kernel):
         return (gx,)
 
 
+class Std(Var):
+    """``std``: as ``var``, and torch's node also saves the result (an in-place change of it
+    before backward is refused)."""
+
+    name = "std"
+    saves_output = True
+
+
 class LogSumExp(Kernel):
     name = "logsumexp"
     saved = (0,)
@@ -362,7 +378,7 @@ class Norm(Kernel):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gx = np.where(y == 0, 0, gb * x / y)
         elif p == 1:
-            gx = gb * np.sign(x)
+            gx = gb * np.where(np.isnan(x), 0, np.sign(x))  # torch's sgn: NaN gets 0
         elif p in (float("inf"), float("-inf")):
             mask = np.abs(x) == y  # a NaN norm matches nothing: a zero gradient, as in torch
             cnt = mask.sum(axis=ctx.axis, keepdims=True)
@@ -387,6 +403,8 @@ class Cumsum(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        if g.ndim == 0:
+            return (g,)
         return (np.flip(_accumulate(np.add, np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 

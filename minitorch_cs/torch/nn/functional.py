@@ -417,7 +417,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
-    if training and not input._dtype.is_floating_point:  # torch's CPU path starts with a mean
+    if training and not input._dtype.is_floating_point and running_mean is None and \
+            not input.is_contiguous():  # torch's CPU path for this case starts with a mean
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
@@ -468,6 +469,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     # torch's group-norm kernel computes them), then the per-channel affine
     x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps)
     x = x.reshape(tuple(input.shape))
+    if weight is None and bias is None:
+        return x.clone()  # a tensor of its own (torch's kernel output is not a view)
     shape = (1, C) + (1,) * (input.ndim - 2)
     if weight is not None:
         x = x * weight.reshape(shape)
@@ -688,7 +691,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if np.any((data < 0) | (data > 1)) or np.isnan(data).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     tdata = target._data
-    if np.any((tdata < 0) | (tdata > 1)):
+    if not np.all((tdata >= 0) & (tdata <= 1)):  # NaN fails too
         raise RuntimeError("all elements of target should be between 0 and 1")
     w = None
     if weight is not None:
