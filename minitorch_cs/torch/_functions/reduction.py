@@ -76,7 +76,7 @@ def _minmax(input, dim, keepdim, other, largest):
     if isinstance(dim, Tensor):
         return maximum(input, dim) if largest else minimum(input, dim)
     if dim is None:
-        return apply(R.Amax, input, axis=None, keepdim=False, largest=largest)
+        return apply(R.Amax, input, axis=None, keepdim=False, largest=largest, evenly=True)
     if input.ndim == 0:
         return _on_0d(_minmax, input, dim, False, other, largest)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)

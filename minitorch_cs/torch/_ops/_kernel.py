@@ -30,9 +30,11 @@ __all__ = ["Kernel", "Pointwise", "finish"]
 
 
 class Kernel(Op):
-    """A primitive whose forward's outputs follow torch's layout rules (module docstring)."""
+    """A primitive whose forward's outputs follow torch's layout rules (module docstring).
+    ``own_layout`` kernels lay their results out themselves (only freshness is ensured)."""
 
     elementwise = False
+    own_layout = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -66,6 +68,9 @@ def _normalising(forward, cls):
             del attrs["out"]
             return write_out(forward(ctx, *args, **attrs), out)
         res = forward(ctx, *args, **attrs)
+        if cls.own_layout:
+            return tuple(_fresh(r, args) for r in res) if isinstance(res, tuple) else \
+                _fresh(res, args)
         keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
         if isinstance(res, tuple):
             return tuple(finish(r, args, out, keep) for r in res)
@@ -112,6 +117,44 @@ def finish(r, inputs=(), out=None, elementwise=False):
     want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, arrays))
     if fresh and _same_layout(r, want):
         return r
+    np.copyto(want, r)
+    return want
+
+
+def _fresh(r, inputs):
+    r = np.asarray(r)
+    if r.flags.writeable and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
+                                     for a in inputs):
+        return r
+    return np.array(r, copy=True, order="K")
+
+
+def index_layout(x, key, r):
+    """``r = x[key]`` (advanced indexing) in the layout torch's index kernel gives it: a
+    TensorIterator over ``x`` restrided to the result's shape (stride 0 along the indexed dims)
+    and the index arrays. Keys this does not model (bool masks, None, Ellipsis, integers,
+    non-adjacent index arrays) keep numpy's C order."""
+    if r.ndim < 2 or r.size == 0 or not isinstance(key, tuple):
+        return r
+    items = list(key)
+    if any(k is None or k is Ellipsis or isinstance(k, (int, np.integer)) or
+           (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in items):
+        return r
+    adv = [i for i, k in enumerate(items) if isinstance(k, np.ndarray)]
+    if not adv or adv != list(range(adv[0], adv[0] + len(adv))):
+        return r
+    v = x[tuple(k if isinstance(k, slice) else slice(None) for k in items)]
+    b, k = adv[0], len(adv)
+    idx = np.broadcast_arrays(*[items[i] for i in adv])
+    ishape = idx[0].shape
+    out_shape = v.shape[:b] + ishape + v.shape[b + k:]
+    if tuple(out_shape) != r.shape:
+        return r
+    after = len(v.shape) - b - k
+    src = np.lib.stride_tricks.as_strided(
+        v, out_shape, v.strides[:b] + (0,) * len(ishape) + v.strides[b + k:], writeable=False)
+    views = [src] + [a.reshape((1,) * b + ishape + (1,) * after) for a in idx]
+    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, views))
     np.copyto(want, r)
     return want
 

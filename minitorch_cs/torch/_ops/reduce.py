@@ -126,8 +126,8 @@ class Amax(Kernel):
     saves_output = True
 
     @staticmethod
-    def forward(ctx, x, axis=None, keepdim=False, largest=True):
-        ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+    def forward(ctx, x, axis=None, keepdim=False, largest=True, evenly=False):
+        ctx.x, ctx.axis, ctx.keepdim, ctx.evenly = x, axis, keepdim, evenly
         if x.size == 0 and (axis is None or any(x.shape[a] == 0 for a in axis)):
             raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0. "
                              "Specify the reduction dim with the 'dim' argument.")
@@ -138,16 +138,23 @@ class Amax(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        # torch's evenly_distribute_backward: the gradient is shared by the elements equal to
-        # the result (by the NaNs when the result is NaN), written with a select (no 0 * inf)
         x = ctx.x
         yb = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        mask = (x == yb) | (np.isnan(x) & np.isnan(yb)) if x.dtype.kind == "f" or \
-            x.dtype in _HALF else x == yb
-        cnt = mask.sum(axis=ctx.axis, keepdims=True)
         gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return (np.where(mask, gb / cnt, np.zeros((), gb.dtype)),)
+            if ctx.evenly:
+                # max()/min() of everything: torch's evenly_distribute_backward shares the
+                # gradient among the elements equal to the result (the NaNs when it is NaN),
+                # written into zeros
+                mask = (x == yb) | (np.isnan(x) & np.isnan(yb)) if x.dtype.kind == "f" or \
+                    x.dtype in _HALF else x == yb
+                cnt = mask.sum(axis=ctx.axis, keepdims=True)
+                return (np.where(mask, gb / cnt, np.zeros((), gb.dtype)),)
+            # amax/amin: torch's scale_grad_by_count, (g / count) * mask (a NaN result matches
+            # nothing: 0 / 0 and NaN, as in torch)
+            mask = x == yb
+            cnt = mask.sum(axis=ctx.axis, keepdims=True)
+            return ((gb / cnt) * mask,)
 
 
 def _select_along(ctx, x, idx, dim, keepdim):
