@@ -126,7 +126,8 @@ def _close(a: np.ndarray, b: np.ndarray, rtol: float, scale: float):
         return False, True, _first(bad)
     both = fa & fb
     tol = rtol * (np.abs(a) + scale) + 1e-300
-    bad = both & (np.abs(np.where(both, a - b, 0)) > tol)
+    with np.errstate(invalid="ignore", over="ignore"):
+        bad = both & (np.abs(np.where(both, a, 0) - np.where(both, b, 0)) > tol)
     return True, not bad.any(), _first(bad)
 
 

@@ -26,7 +26,7 @@ from .reduction import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize"]
 
 
 
@@ -80,14 +80,16 @@ logical_and logical_not logical_or logical_xor logsumexp lt masked_select matmul
 median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not_equal outer
 pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
 stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
-where""".split()
+where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
+searchsorted bucketize""".split()
 _OUT_POLICY = dict.fromkeys(
     "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
     "clamp_max clip".split(), "same")
 _OUT_POLICY.update(dict.fromkeys(
     "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
     "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
-    "amin where nan_to_num float_power all any".split(), "exact"))
+    "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
+    "bucketize vector_norm matrix_norm svdvals".split(), "exact"))
 _OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
                                  "compute"))
 _OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
@@ -117,6 +119,14 @@ def _exact_message(fname, got, want):
         return f"{fname} only supports bool tensor for result, got: {G}"
     if fname == "median":
         return "Expected tensor for 'values' to have the same dtype as input"
+    if fname == "addbmm":  # out takes self's place in the addmm it runs
+        return f"self and mat2 must have the same dtype, but got {G} and {W}"
+    if fname in ("searchsorted", "bucketize"):
+        return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                "Long(int64) depending on whether out_int32 flag is True, but we got output "
+                f"tensor's dtype {G} and out_int32 flag is {want is _D.int32}")
+    if fname == "matrix_norm":
+        return f"linalg.matrix_norm expected out tensor dtype {W} but got: {G}"
     return f"Expected out tensor to have dtype {w}, but got {g} instead"
 
 
@@ -149,6 +159,13 @@ def _with_out(fname, f):
                 isinstance(args[0], Tensor):
             raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                             "not Tensor")
+        if fname in ("searchsorted", "bucketize") and isinstance(out, Tensor) and \
+                out.dtype is not (_D.int32 if kwargs.get("out_int32") else _D.int64):
+            raise RuntimeError(_exact_message(fname, out.dtype, _D.int32 if kwargs.get(
+                "out_int32") else _D.int64))  # checked before the inputs' dtypes, as torch
+        check = getattr(f, "out_check", None)  # a function's own out= checks, in torch's order
+        if check is not None and isinstance(out, Tensor):
+            check(out, *args, **kwargs)
         tupled = isinstance(out, (tuple, list))
         wants_tuple = fname in ("sort", "topk") or (
             fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
@@ -207,3 +224,5 @@ def _install_out():
 
 
 _install_out()
+
+from .. import linalg  # noqa: E402,F401  (``torch.linalg``; its functions use _with_out above)

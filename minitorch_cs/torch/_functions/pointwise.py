@@ -20,7 +20,8 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "nan_to_num_", "round", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne",
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "equal", "allclose", "isclose", "clone"]
+           "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
+           "atanh", "arctanh", "lgamma", "digamma", "positive"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -198,6 +199,29 @@ atan = arctan = _unary_fn(E.Atan)
 
 
 sinh = _unary_fn(E.Sinh)
+
+
+asinh = arcsinh = _unary_fn(E.Asinh)
+
+
+acosh = arccosh = _unary_fn(E.Acosh)
+
+
+atanh = arctanh = _unary_fn(E.Atanh)
+
+
+lgamma = _unary_fn(E.Lgamma)
+
+
+digamma = _unary_fn(E.Digamma)
+
+
+def positive(input):
+    """``input`` itself (torch returns the same tensor); bool tensors are refused."""
+    _check_tensor(input, "positive")
+    if input._dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 cosh = _unary_fn(E.Cosh)

@@ -17,7 +17,7 @@ from .indexing import where
 __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
-           "cdist"]
+           "cdist", "searchsorted", "bucketize"]
 
 
 def _softmax_dtype(input, dtype, kernel="softmax"):
@@ -296,3 +296,63 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
                            f"{D.scalar_name(x2._dtype)}")
     return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+
+
+# ----- binary search ------------------------------------------------------------------------------
+def _search_dtype(seq, values):
+    """torch's searchsorted compares in ``result_type(boundaries, values)`` (a 0-d tensor or a
+    number ranks below the boundaries); bool has no kernel."""
+    common = D.result_type(seq, values)
+    if common is D.bool:
+        raise NotImplementedError('"searchsorted_out_cpu" not implemented for \'Bool\'')
+    if not isinstance(values, Tensor):
+        from .._creation import tensor
+        return seq.to(common), tensor(values).to(common)  # wraps around, as torch casts
+    return seq.to(common), values.to(common)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """The index at which each of ``input``'s values would be inserted into the last dim of
+    ``sorted_sequence`` to keep it sorted (``right``/``side="right"``: after equal entries);
+    ``sorter`` sorts an unsorted sequence. int64 indices (``out_int32``: int32), not
+    differentiable."""
+    from .._ops.selection import Searchsorted
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    if sorted_sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, "
+                           "but got 0 dimension")
+    vshape = tuple(input.shape) if isinstance(input, Tensor) else ()
+    if sorted_sequence.ndim > 1 and (tuple(sorted_sequence.shape[:-1]) != vshape[:-1] or
+                                     len(vshape) != sorted_sequence.ndim):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor must "
+                           f"match, but we got boundaries tensor {list(sorted_sequence.shape)} and "
+                           f"input value tensor {list(vshape)}")
+    if sorter is not None:
+        if tuple(sorter.shape) != tuple(sorted_sequence.shape):
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, "
+                               f"but got boundary tensor {list(sorted_sequence.shape)}and got "
+                               f"sorter tensor {list(sorter.shape)}")
+        if sorter._dtype is not D.int64:
+            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but "
+                               f"got dtype {D.scalar_name(sorter._dtype)}")
+        n = sorted_sequence.shape[-1]
+        if sorter.numel() and (bool((sorter < 0).any()) or bool((sorter >= n).any())):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    seq, values = _search_dtype(sorted_sequence, input)
+    return apply(Searchsorted, seq, values, right=right, out_int32=out_int32, sorter=sorter)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each of ``input``'s values among the 1-d ``boundaries``
+    (``searchsorted(boundaries, input)``)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)

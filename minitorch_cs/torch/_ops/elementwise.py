@@ -352,6 +352,36 @@ Asin = _unary("asin", _wrap1(np.arcsin), lambda x, y, g: g / np.sqrt(1 - x * x))
 Acos = _unary("acos", _wrap1(np.arccos), lambda x, y, g: -g / np.sqrt(1 - x * x))
 Atan = _unary("atan", _wrap1(np.arctan), lambda x, y, g: g / (1 + x * x))
 Sinh = _unary("sinh", _wrap1(np.sinh), lambda x, y, g: g * np.cosh(x))
+# torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), 1 / (1 - x^2)
+Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda x, y, g: g / np.sqrt(x * x + 1))
+Acosh = _unary("acosh", _wrap1(np.arccosh), lambda x, y, g: g / np.sqrt(x * x - 1))
+Atanh = _unary("atanh", _wrap1(np.arctanh), lambda x, y, g: g * (1 / (1 - x * x)))
+
+
+def _lgamma(x, out=None):
+    r = special.gammaln(x)
+    r = np.where(x == -np.inf, np.asarray(np.inf, r.dtype), r)  # torch: lgamma(-inf) = inf
+    if out is not None:
+        out[...] = r
+        return out
+    return r.astype(x.dtype, copy=False)
+
+
+def _digamma(x, out=None):
+    r = special.psi(x)  # psi(±0) = ∓inf and NaN at the negative integers and -inf, as torch
+    if out is not None:
+        out[...] = r
+        return out
+    return r.astype(x.dtype, copy=False)
+
+
+def _trigamma(x):
+    wide = np.float32 if x.dtype in _HALF_DT else x.dtype  # torch's opmath for half dtypes
+    return special.trigamma(x.astype(wide)).astype(x.dtype)
+
+
+Lgamma = _unary("lgamma", _lgamma, lambda x, y, g: g * _digamma(x))
+Digamma = _unary("digamma", _digamma, lambda x, y, g: g * _trigamma(x))
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda x, y, g: g * np.sinh(x))
 Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True)
 Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True)

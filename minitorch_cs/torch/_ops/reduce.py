@@ -7,6 +7,7 @@ from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import HALF as _HALF
 from ._opmath import opmath
+from .elementwise import _sgn
 from .._fpe import warn_user
 
 
@@ -360,18 +361,19 @@ class Norm(Kernel):
     def forward(ctx, x, p=2.0, axis=None, keepdim=False):
         ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
         a = np.abs(x)
-        if p == float("inf"):
-            r = np.max(a, axis=axis, keepdims=keepdim)
-        elif p == float("-inf"):
-            r = np.min(a, axis=axis, keepdims=keepdim)
-        elif p == 0:
-            r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
-        elif p == 1:
-            r = np.sum(a, axis=axis, keepdims=keepdim)
-        elif p == 2:
-            r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
-        else:
-            r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == float("inf"):
+                r = np.max(a, axis=axis, keepdims=keepdim)
+            elif p == float("-inf"):
+                r = np.min(a, axis=axis, keepdims=keepdim)
+            elif p == 0:
+                r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+            elif p == 1:
+                r = np.sum(a, axis=axis, keepdims=keepdim)
+            elif p == 2:
+                r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+            else:
+                r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
         r = np.asarray(r).astype(x.dtype, copy=False)
         ctx.y = r
         return r
@@ -393,9 +395,17 @@ class Norm(Kernel):
                 gx = np.where(mask, gb * np.sign(x) / cnt, np.zeros((), gb.dtype))
         elif p == 0:
             gx = np.zeros_like(x)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(y == 0, 0, gb * np.sign(x) * np.abs(x) ** (p - 1) / y ** (p - 1))
+        else:  # torch's linalg_vector_norm_backward, case by case
+            zero = np.zeros((), x.dtype)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                if p < 1:
+                    scaled = np.where(x == 0, zero, _sgn(x) * np.abs(x) ** (p - 1))
+                    gx = scaled * gb * y ** (1 - p)
+                else:
+                    scaled = _sgn(x) * np.abs(x) ** (p - 1) if p < 2 else \
+                        x * np.abs(x) ** (p - 2)
+                    scale = gb / y ** (p - 1)
+                    gx = scaled * np.where(y == 0, zero, scale)
         return (gx,)
 
 
