@@ -1491,3 +1491,36 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         out = out.squeeze(1)
     return out, None
+
+
+# ----- in-place spellings torch also exports ---------------------------------------------------------
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+__all__ += ["elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_"]
+
+
+def __dir__():
+    """The public names only (torch's module shows its API, not our helpers and imports)."""
+    return sorted(set(__all__) | {"__doc__", "__file__", "__name__", "__package__", "__spec__"})
