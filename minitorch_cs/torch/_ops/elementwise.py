@@ -46,12 +46,15 @@ _C_FLOAT = {np.dtype(np.float16): "c10::Half", np.dtype(D.bfloat16.np): "c10::BF
 def _to_dtype_checked(value, dtype):
     """A Python number converted to an integer dtype as torch converts a Scalar argument: a
     value out of the dtype's range is refused ("value cannot be converted to type uint8_t
-    without overflow"); floats truncate."""
+    without overflow"); floats truncate; an unsigned dtype takes negative integers down to
+    ``-max`` (two's complement wrap-around, c10's ``overflows``)."""
     dtype = np.dtype(dtype)
     if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)) and \
             np.asarray(value).dtype != np.bool_:
         info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
+        lo = -int(info.max) if dtype.kind == "u" and np.asarray(value).dtype.kind in "iu" \
+            else info.min
+        if not lo <= value <= info.max:
             raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
                                "overflow")
         return np.asarray(int(value)).astype(dtype)
