@@ -481,4 +481,6 @@ for _fn, _ip in [
                                                          logical_or, logical_xor)]:
     _fn.inplace = _ip
 sgn.inplace = sign.inplace
+for _fn in (isnan, isinf, isfinite):  # torch has no isnan_/isinf_/isfinite_
+    del _fn.inplace
 del _fn, _ip
