@@ -65,7 +65,7 @@ def floor_divide(input, other):
 def pow(input, exponent, *, out=None):
     if isinstance(exponent, Tensor) and exponent.ndim == 0 and not exponent.requires_grad and \
             not isinstance(input, Tensor):
-        input = Tensor._wrap(np.asarray(input, exponent._dtype.np))
+        input = Tensor._wrap(np.asarray(input, D.result_type(input, exponent).np))
     exponent = _t(exponent)
     if not isinstance(input, Tensor):
         return apply(E.PowScalarBase, _t(input), exponent)
@@ -208,6 +208,9 @@ acosh = arccosh = _unary_fn(E.Acosh)
 
 
 atanh = arctanh = _unary_fn(E.Atanh)
+# torch 2.13 has these in-place forms without a derivative (backward through them raises)
+asinh.inplace, acosh.inplace, atanh.inplace = (
+    _inplace_unary(o) for o in (E.AsinhInplace, E.AcoshInplace, E.AtanhInplace))
 
 
 lgamma = _unary_fn(E.Lgamma)

@@ -35,6 +35,9 @@ class Kernel(Op):
 
     elementwise = False
     own_layout = False
+    # the inputs TensorIterator promotes to the common dtype (None: all; ``where``: not its
+    # condition): an input converted there lays out as its converted copy (see ``finish``)
+    promoted = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -73,8 +76,8 @@ def _normalising(forward, cls):
                 _fresh(res, args)
         keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
         if isinstance(res, tuple):
-            return tuple(finish(r, args, out, keep) for r in res)
-        return finish(res, args, out, keep)
+            return tuple(finish(r, args, out, keep, cls.promoted) for r in res)
+        return finish(res, args, out, keep, cls.promoted)
     return run
 
 
@@ -96,7 +99,7 @@ def write_out(r, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def finish(r, inputs=(), out=None, elementwise=False):
+def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
     """``r`` as a kernel output: a fresh writeable ndarray in torch's layout."""
     if out is not None and r is out:
         return r
@@ -114,11 +117,55 @@ def finish(r, inputs=(), out=None, elementwise=False):
     if r.ndim < 2 or (len(arrays) == len(inputs) and
                       all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
         return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
-    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, arrays))
+    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, _as_converted(inputs,
+                                                                            promoted)))
     if fresh and _same_layout(r, want):
         return r
     np.copyto(want, r)
     return want
+
+
+class _Layout:
+    """An operand's shape and strides as TensorIterator sees them."""
+
+    def __init__(self, shape, strides):
+        self.shape, self.strides, self.ndim = shape, strides, len(shape)
+
+
+def _dense(a) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
+    acc = a.itemsize
+    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
+def _as_converted(inputs, promoted):
+    """The operands of a TensorIterator (dimensioned arrays): on CPU an input whose dtype is not
+    the common dtype is first converted (``.to(common)``), which keeps the strides of a dense
+    input and makes any other (expanded, sliced with gaps) contiguous."""
+    arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
+    part = [a for i, a in enumerate(inputs) if promoted is None or i in promoted]
+    if not any(isinstance(a, np.ndarray) and a.ndim and not _dense(a) for a in part):
+        return arrays
+    try:
+        common = D.result_type(*part).np
+    except Exception:  # noqa: BLE001  (operands result_type does not rank: leave them)
+        return arrays
+    out = []
+    for i, a in enumerate(inputs):
+        if not (isinstance(a, np.ndarray) and a.ndim):
+            continue
+        if (promoted is None or i in promoted) and a.dtype != common and not _dense(a):
+            st, acc = [], a.itemsize  # C-contiguous strides of a's shape
+            for n in reversed(a.shape):
+                st.append(acc)
+                acc *= max(n, 1)
+            a = _Layout(a.shape, tuple(reversed(st)))
+        out.append(a)
+    return out
 
 
 def _fresh(r, inputs):

@@ -361,6 +361,18 @@ Acosh = _unary("acosh", _wrap1(np.arccosh), lambda x, y, g: g / np.sqrt(x * x - 
 Atanh = _unary("atanh", _wrap1(np.arctanh), lambda x, y, g: g * (1 / (1 - x * x)))
 
 
+def _no_inplace_derivative(op):
+    """``op``'s in-place form as torch 2.13 has it: the forward runs, and a backward through it
+    raises ("the derivative for 'inplace version of acosh' is not implemented.")."""
+    def backward(ctx, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op.name}' is not "
+                                  "implemented.")
+    return type(op.__name__ + "Inplace", (op,), {"backward": staticmethod(backward)})
+
+
+AsinhInplace, AcoshInplace, AtanhInplace = (_no_inplace_derivative(o) for o in (Asinh, Acosh, Atanh))
+
+
 def _lgamma(x, out=None):
     r = special.gammaln(x)
     r = np.where(x == -np.inf, np.asarray(np.inf, r.dtype), r)  # torch: lgamma(-inf) = inf
@@ -1082,6 +1094,7 @@ class Isclose(Pointwise):
 class Where(Pointwise):
     name = "where"
     saved = (0,)
+    promoted = (1, 2)  # the condition is not converted
 
     @staticmethod
     def forward(ctx, cond, a, b):

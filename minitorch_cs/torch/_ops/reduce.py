@@ -361,8 +361,12 @@ class Norm(Kernel):
     def forward(ctx, x, p=2.0, axis=None, keepdim=False):
         ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
         a = np.abs(x)
+        n = x.size if axis is None else int(np.prod([x.shape[d] for d in axis]))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == float("inf"):
+            if n == 1 and p != 0 and x.size:  # one element per result: |x| exactly (torch)
+                r = a.reshape(a.shape if keepdim else np.sum(a, axis=axis).shape) \
+                    if axis is not None or keepdim else a.reshape(())
+            elif p == float("inf"):
                 r = np.max(a, axis=axis, keepdims=keepdim)
             elif p == float("-inf"):
                 r = np.min(a, axis=axis, keepdims=keepdim)

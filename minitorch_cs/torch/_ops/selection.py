@@ -63,6 +63,11 @@ class Bincount(Op):
 
     @staticmethod
     def forward(ctx, x, weights=None, minlength=0):
+        if x.dtype == np.bool_ or x.dtype.kind not in "iu":  # torch's checks, in its order
+            from .elementwise import _not_implemented
+            raise _not_implemented("bincount_cpu", x.dtype)
+        if x.ndim != 1 or (x.size and x.min() < 0):
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
         return np.bincount(x, weights, minlength)
 
 
