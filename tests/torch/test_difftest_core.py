@@ -104,6 +104,57 @@ def test_inplace_cast_rule_is_torchs():  # (holds already through the kernels' o
         torch.zeros(3).add_(torch.ones(1, 3))
 
 
+@NEEDS_PATCH
+def test_sibling_views_follow_an_inplace_change():
+    """torch regenerates a view's grad_fn when its base changed in place (through another view
+    or directly): gradients then flow through the new history."""
+    x = torch.ones(4, requires_grad=True)
+    b = x * 1
+    v = b[0:3]
+    b[1:3].zero_()
+    v.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 0.0]
+    x = torch.ones(4, requires_grad=True)
+    b = x * 1
+    v = b.view(2, 2).t()
+    b[1:3].zero_()
+    v.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 1.0]
+    x = torch.ones(4, requires_grad=True)
+    b = x * 1
+    v = b[0:2]
+    b.mul_(2)
+    v.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 0.0, 0.0]
+    b = torch.zeros(3)
+    v = b[0:2]
+    b[1:3].copy_(torch.ones(2, requires_grad=True) * 1)
+    assert v.requires_grad
+
+
+@NEEDS_PATCH
+def test_number_over_tensor_is_reciprocal_times_number():
+    x = torch.tensor([3.0, 7.0, 11.0])
+    assert torch.equal(1.7 / x, torch.reciprocal(x) * 1.7)
+
+
+@NEEDS_PATCH
+def test_number_over_tensor_saves_the_reciprocal():
+    x = torch.tensor([2.0, 4.0], requires_grad=True) * 1
+    y = 3.0 / x
+    x.mul_(2)  # torch: reciprocal saved its result, so this is allowed
+    y.sum().backward()
+
+
+@NEEDS_PATCH
+def test_inplace_inverse_hyperbolics_have_no_derivative():
+    x = torch.tensor([1.5, 2.0], requires_grad=True) * 1
+    y = x.acosh_()
+    with pytest.raises(NotImplementedError, match="the derivative for 'inplace version of "
+                                                  "acosh' is not implemented."):
+        y.sum().backward()
+
+
 # ----- _ops/movement: layouts and dtype checks --------------------------------------------------
 @NEEDS_PATCH
 def test_expand_keeps_strides_of_unexpanded_dims():
