@@ -10,6 +10,7 @@ __all__ = [
     "dtype", "float32", "float", "float64", "double", "float16", "half", "bfloat16", "int64", "long",
     "int32", "int", "int16", "short", "int8", "uint8", "bool", "promote_types", "result_type",
     "get_default_dtype", "set_default_dtype", "to_dtype", "from_numpy_dtype", "finfo", "iinfo",
+    "can_cast",
 ]
 
 
@@ -152,17 +153,24 @@ def _scalar_dtype(x) -> dtype:
 
 
 def result_type(*operands) -> dtype:
-    """torch.result_type over tensors and Python scalars.
+    """torch.result_type over tensors, ndarrays (a kernel's view of tensors) and Python scalars:
+    the one promotion rule every op uses.
 
     Dimensioned tensors outrank zero-dim tensors, which outrank Python scalars; a lower-ranked operand
     only changes the result when its category (bool < integer < floating) is higher, and then a scalar
-    contributes the default dtype of its category.
+    contributes the default dtype of its category. ``None`` operands are skipped.
     """
     dim = zero = scal = None
     for x in operands:
+        if x is None:
+            continue
         d = getattr(x, "_dtype", None)
+        if d is None and isinstance(x, np.ndarray):
+            d, nd = from_numpy_dtype(x.dtype), x.ndim
+        elif d is not None:
+            nd = x._data.ndim
         if d is not None:
-            if x._data.ndim:
+            if nd:
                 dim = d if dim is None else promote_types(dim, d)
             else:
                 zero = d if zero is None else promote_types(zero, d)
@@ -180,6 +188,16 @@ def result_type(*operands) -> dtype:
         if out is None or d._category > out._category:
             out = d
     return out
+
+
+def can_cast(from_, to) -> builtins.bool:
+    """torch.can_cast: whether a result of dtype ``from_`` may be written into a tensor of dtype
+    ``to`` (in-place ops, ``out=``): everything but floating -> integer/bool and integer -> bool
+    (``int16`` into ``uint8`` is allowed and wraps, unlike numpy's ``same_kind``)."""
+    f, t = to_dtype(from_), to_dtype(to)
+    if f._category > t._category and (f._category == 2 or t._category == 0):
+        return False
+    return True
 
 
 # ----- torch.finfo / torch.iinfo ----------------------------------------------------------------

@@ -434,6 +434,8 @@ EXAMPLES: dict[str, list[Example]] = {
     "torch.vstack": [ex(lambda: ([v3(), v3(1)],))],
     "torch.meshgrid": [ex(lambda: (v3(), v3(1)))],
     "torch.einsum": [ex(lambda: ("ij,jk->ik", f23(), sq()))],
+    "torch.baddbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
+    "torch.addbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
     "torch.bmm": [ex(lambda: (f234(), f234().transpose(1, 2)))],
     # ---- indexing functions ----
     "torch.where": [ex(lambda: (b23(), f23(), f23b()), label="select"),
@@ -696,6 +698,8 @@ ALLOWED: dict[str, Allowed] = {
                                 Example(lambda: (np.ones(3, np.float32),))),
     "torch.load": Allowed("external", "builds new leaves from a file's bytes; no tensor value is "
                           "read or computed", Example(_saved_bytes)),
+    "torch.positive": ident("returns its input (torch's positive is the identity)",
+                            lambda: (f23(),)),
     # ---- nn.functional ----
     "F.alpha_dropout": ident("identity outside training (its only supported use)",
                              lambda: (f23(),)),
@@ -769,10 +773,6 @@ _RAW_TARGET = ("computes outside dispatch: the class-index target reaches the op
                "target._data (_class_target, minitorch_cs/torch/nn/functional.py)")
 XFAIL: dict[str, str] = {
     "F.cross_entropy[class indices]": _RAW_TARGET,
-    "F.cross_entropy[probabilities, weight]": (
-        "computes outside dispatch: the class weight reaches the op as the raw array "
-        "weight._data (cast with astype when dtypes differ), attribute weight= (cross_entropy, "
-        "minitorch_cs/torch/nn/functional.py)"),
     "F.nll_loss": _RAW_TARGET + ", and weight=weight._data (nll_loss)",
     "F.binary_cross_entropy": ("computes outside dispatch: the input range check reads the "
                                "values with np.any((data < 0) | (data > 1)) and no on_read event "

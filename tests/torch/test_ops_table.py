@@ -35,6 +35,10 @@ class Row:
     rtol: float = 1e-7
     atol: float = 1e-10
     torch_grad: bool = True  # False where torch itself has no derivative (see the row)
+    # The input dtypes torch accepts (names); None: probed on torch by the differential tester
+    # (tests/differential), and every floating dtype for the half-precision check here.
+    dtypes: tuple | None = None
+    diff: bool = True  # run in the differential tester's random programs
 
     def __repr__(self):
         return self.name
@@ -499,6 +503,138 @@ for _eq, _shp in [
         (lambda eq: lambda T, *xs: T.einsum(eq, *xs))(_eq),
         n_arrays(_eq.count(",") + 1, shapes=st.tuples(*(st.integers(1, 3),) * 3).map(
             (lambda f: lambda s: f(*s))(_shp))))
+
+# the rest of the cstorch-era surface: inverse hyperbolics, gamma functions, batched addmm forms,
+# kron, take_along_dim, rot90, binary search, torch.linalg norms
+for _name, _ref, _call, _dom in [
+    ("asinh", np.arcsinh, lambda T, x: T.asinh(x), {}),
+    ("arccosh", np.arccosh, lambda T, x: T.arccosh(x), dict(lo=1.2, hi=3.0)),
+    ("atanh", np.arctanh, lambda T, x: T.atanh(x), dict(lo=-0.9, hi=0.9)),
+    ("lgamma", special.gammaln, lambda T, x: T.lgamma(x),
+     dict(avoid=(-2.0, -1.0, 0.0), gap=0.1)),
+    ("digamma", special.psi, lambda T, x: T.digamma(x), dict(avoid=(-2.0, -1.0, 0.0), gap=0.1)),
+    ("positive", lambda x: x, lambda T, x: T.positive(x), {}),
+]:
+    row(_name, _ref, _call, one(**_dom))
+_bmm3 = st.tuples(*(st.integers(1, 3) for _ in range(4)))
+row("baddbmm", lambda c, a, b: 0.5 * c + 2 * a @ b,
+    lambda T, c, a, b: T.baddbmm(c, a, b, beta=0.5, alpha=2),
+    n_arrays(3, shapes=_bmm3.flatmap(lambda s: st.sampled_from(
+        [(s[0], s[1], s[3]), (s[1], s[3]), (s[3],), ()]).map(
+            lambda c: (c, (s[0], s[1], s[2]), (s[0], s[2], s[3]))))))
+row("addbmm", lambda c, a, b: c + np.einsum("bij,bjk->ik", a, b),
+    lambda T, c, a, b: T.addbmm(c, a, b),
+    n_arrays(3, shapes=_bmm3.flatmap(lambda s: st.sampled_from([(s[1], s[3]), (s[3],), ()]).map(
+        lambda c: (c, (s[0], s[1], s[2]), (s[0], s[2], s[3]))))))
+row("kron", np.kron, lambda T, a, b: T.kron(a, b),
+    n_arrays(2, shapes=st.tuples(S.shapes(max_dims=3, max_side=3), S.shapes(max_dims=3, max_side=3)),
+             contiguous=True))
+
+
+@st.composite
+def _take_along_inputs(draw):
+    shape = draw(S.shapes(min_dims=1))
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    ishape = tuple(draw(st.sampled_from([1, s])) for s in shape)
+    ishape = ishape[:dim % len(shape)] + (draw(st.integers(1, 3)),) + ishape[dim % len(shape) + 1:]
+    n = shape[dim]
+    idx = np.array(draw(st.lists(st.integers(-n, n - 1), min_size=int(np.prod(ishape)),
+                                 max_size=int(np.prod(ishape))))).reshape(ishape) % n
+    return (draw(S.arrays(shape)),), dict(dim=dim, indices=idx.astype(np.int64))
+
+
+def _take_along_ref(x, dim, indices):
+    xs = list(x.shape)
+    xs[dim] = indices.shape[dim]
+    ishape = list(np.broadcast_shapes(tuple(xs), indices.shape))
+    shape = list(ishape)
+    shape[dim] = x.shape[dim]
+    return np.take_along_axis(np.broadcast_to(x, shape), np.broadcast_to(indices, ishape), dim)
+
+
+row("take_along_dim", _take_along_ref,
+    lambda T, x, dim, indices: T.take_along_dim(x, T.tensor(indices), dim), _take_along_inputs())
+row("take_along_dim_flat", lambda x: np.take(x.reshape(-1), [0, -1]),
+    lambda T, x: T.take_along_dim(x.contiguous(), T.tensor([0, x.numel() - 1])), one())
+row("rot90", lambda x, k, dims: np.rot90(x, k, dims), lambda T, x, k, dims: T.rot90(x, k, dims),
+    one(shape=S.shapes(min_dims=2), req=lambda s: dict(
+        k=st.integers(-5, 5), dims=st.permutations(range(len(s))).map(lambda p: tuple(p[:2])))))
+
+
+def _searchsorted_ref(seq, v, right=False):
+    seq = np.sort(seq, axis=-1)
+    side = "right" if right else "left"
+    if seq.ndim == 1:
+        return np.searchsorted(seq, v, side=side)
+    rows = [np.searchsorted(a, b, side=side)
+            for a, b in zip(seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1]))]
+    return np.array(rows).reshape(v.shape)
+
+
+@st.composite
+def _search_inputs(draw):
+    n = draw(st.integers(1, 5))
+    lead = draw(st.sampled_from([(), (2,), (2, 1)]))
+    vshape = draw(S.shapes(max_dims=2)) if not lead else lead + (draw(st.integers(1, 3)),)
+    seq = draw(S.distinct_arrays(lead + (n,)))
+    kw = draw(S.kwargs(right=st.booleans()))
+    return (seq, draw(S.distinct_arrays(vshape, offset=0.5))), kw
+
+
+# the sequence is sorted inside the call: a random program hands it any values
+row("searchsorted", _searchsorted_ref,
+    lambda T, seq, v, **kw: T.searchsorted(T.sort(seq, dim=-1)[0], v, **kw), _search_inputs(),
+    grad=False)
+row("bucketize", lambda v, b: np.searchsorted(np.sort(b), v, side="left"),
+    lambda T, v, b: T.bucketize(v, T.sort(b)[0]),
+    n_arrays(2, shapes=st.tuples(S.shapes(max_dims=2), st.integers(1, 5).map(lambda n: (n,))),
+             distinct=True), grad=False)
+
+
+def _vnorm_ref(x, ord=2, dim=None, keepdim=False):
+    a = np.abs(x)
+    axis = R.ax(x, dim)
+    if ord == float("inf"):
+        return np.max(a, axis=axis, keepdims=keepdim)
+    if ord == -float("inf"):
+        return np.min(a, axis=axis, keepdims=keepdim)
+    return np.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1 / ord)
+
+
+row("linalg.vector_norm", _vnorm_ref, lambda T, x, **kw: T.linalg.vector_norm(x, **kw),
+    one(kw=lambda s: dict(dim=S.dims(len(s)), keepdim=st.booleans(),
+                          ord=st.sampled_from([2, 1, 3, 0.5, -1, float("inf"), -float("inf")])),
+        **DISTINCT))
+
+
+@st.composite
+def _matrices(draw, square=False):
+    """Batches of well-conditioned matrices with well separated singular values (small noise on
+    a scaled identity): the spectral norms are differentiable there."""
+    m = draw(st.integers(1, 3))
+    n = m if square else draw(st.integers(1, 3))
+    batch = draw(st.sampled_from([(), (2,)]))
+    noise = draw(S.arrays(batch + (m, n), lo=-0.15, hi=0.15, avoid=(0.0,), gap=0.02))
+    k = min(m, n)
+    base = np.zeros((m, n))
+    base[np.arange(k), np.arange(k)] = [3.0, 2.0, 1.0][:k]
+    return np.asarray(base + noise)
+
+
+def _mnorm_ref(x, ord="fro", keepdim=False):
+    r = np.linalg.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdim)
+    return r
+
+
+row("linalg.matrix_norm", _mnorm_ref, lambda T, x, **kw: T.linalg.matrix_norm(x, **kw),
+    st.tuples(_matrices(), S.kwargs(ord=st.sampled_from(["fro", "nuc", 2, -2, 1, -1,
+                                                            float("inf"), -float("inf")]),
+                                    keepdim=st.booleans())).map(lambda t: ((t[0],), t[1])),
+    dtypes=("float32", "float64"))
+row("linalg.norm", lambda x: np.linalg.norm(x.reshape(-1)), lambda T, x: T.linalg.norm(x), one())
+row("linalg.svdvals", lambda x: np.linalg.svd(x, compute_uv=False),
+    lambda T, x: T.linalg.svdvals(x), _matrices().map(lambda a: ((a,), {})),
+    dtypes=("float32", "float64"))
 
 # ----- joining and splitting --------------------------------------------------------------------
 
@@ -1312,7 +1448,8 @@ row("tensordot", lambda a, b: np.tensordot(a, b, 1), lambda T, a, b: T.tensordot
     n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[1], s[2])))))
 row("cdist", lambda a, b: np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)),
     lambda T, a, b: T.cdist(a, b),
-    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[2], s[1]))), **DISTINCT))
+    n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[2], s[1]))), **DISTINCT),
+    dtypes=("float32", "float64"))  # torch's CPU cdist has no half kernels
 row("dist", lambda a, b: np.linalg.norm((a - b).ravel()), lambda T, a, b: T.dist(a, b),
     two(DISTINCT, dict(DISTINCT, offset=0.5), shapes=S.shapes().map(lambda s: (s, s))))
 row("count_nonzero", lambda x: np.count_nonzero(x > 0, axis=-1),
@@ -1402,11 +1539,14 @@ def test_row(r, data):
                 assert g.dtype is torch.float32, \
                     f"got out.dtype={g.dtype}, but should be torch.float32 [{call} in float32]"
                 assert_close(g, w, rtol=2e-4, atol=2e-5, call=call + " in float32")
-        half = data.draw(st.sampled_from([torch.float16, torch.bfloat16]), label="half dtype")
-        got16 = _as_tuple(r.call(torch, *[t.to(half) for t in _tensors(torch, xs)], **kw))
-        for g, g64 in zip(got16, got):  # outputs that follow the input dtype keep half precision
-            if g64.dtype is torch.float64:
-                assert g.dtype is half, f"got out.dtype={g.dtype}, but should be {half} [{call}]"
+        halves = [h for h in (torch.float16, torch.bfloat16)
+                  if r.dtypes is None or h.name in r.dtypes]
+        if halves:
+            half = data.draw(st.sampled_from(halves), label="half dtype")
+            got16 = _as_tuple(r.call(torch, *[t.to(half) for t in _tensors(torch, xs)], **kw))
+            for g, g64 in zip(got16, got):  # outputs that follow the input dtype keep half
+                if g64.dtype is torch.float64:
+                    assert g.dtype is half, f"got out.dtype={g.dtype}, but should be {half} [{call}]"
     if r.grad:
         gradcheck(lambda *ts: r.call(torch, *ts, **kw), *xs, name=call)
 

@@ -9,10 +9,12 @@ function shares (numpy-style keyword aliases and ``out=``).
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import math
 
 from .._autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .. import _dtype as _D
 from .._dtype import finfo, iinfo
 from .._format import set_printoptions
 from .._tensor import Tensor
@@ -24,7 +26,7 @@ from .reduction import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize"]
 
 
 
@@ -62,11 +64,165 @@ def _install_numpy_names():
 _install_numpy_names()
 
 
+# ``out=``: the functions whose torch binding takes it (torch 2.13; measured on its Python
+# bindings: ``relu``, ``isnan``, ``clone``, ``flip``, ``roll``, ... refuse it with a TypeError),
+# and how each treats ``out``'s dtype (measured the same way):
+#   castable  compute in the result dtype, then cast into ``out`` (torch's can_cast rule);
+#   same      ``out`` must have the result's dtype ("Found dtype Double but expected Float");
+#   exact     ``out`` must have the result's dtype (each op's own message);
+#   compute   the reduction runs in ``out``'s dtype (``sum(x, 0, out=int_tensor)``).
+_TAKES_OUT = """abs absolute acos add addcdiv addcmul addmm all amax amin any arccos arcsin arctan
+argmax argmin asin atan atan2 bitwise_not bitwise_and bitwise_or bitwise_xor bmm cat ceil clamp
+clamp_max clamp_min clip concat concatenate cos cosh cumprod cumsum diag div divide dot eq erf
+erfinv exp exp2 expm1 float_power floor floor_divide fmod gather ge greater greater_equal gt hstack
+index_add index_copy index_select le lerp less less_equal log log10 log1p log2 log_softmax
+logical_and logical_not logical_or logical_xor logsumexp lt masked_select matmul max maximum mean
+median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not_equal outer
+pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
+stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
+where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
+searchsorted bucketize""".split()
+_OUT_POLICY = dict.fromkeys(
+    "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
+    "clamp_max clip".split(), "same")
+_OUT_POLICY.update(dict.fromkeys(
+    "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
+    "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
+    "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
+    "bucketize vector_norm matrix_norm svdvals".split(), "exact"))
+_OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
+                                 "compute"))
+_OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
+
+
+def _exact_message(fname, got, want):
+    g, w = _D.cpp_name(got), _D.cpp_name(want)
+    G, W = _D.scalar_name(got), _D.scalar_name(want)
+    if fname == "dot":
+        return f"result dtype {G} does not match input dtype {W}"
+    if fname == "tensordot":
+        return (f"tensordot: Expected the output tensor to have dtype {W}, but got an output "
+                f"tensor with dtype {G}")
+    if fname in ("index_select", "masked_select"):
+        return f"{fname}(): self and result must have the same scalar type"
+    if fname in ("amax", "amin"):
+        return (f"Expected the dtype for input and out to match, but got {W} for input's dtype "
+                f"and {G} for out's dtype.")
+    if fname == "where":
+        return f"Expected out type to be {W} but got {G}"
+    if fname == "nan_to_num":
+        return f"nan_to_num: dtype of out: {G} should be same as input: {W}"
+    if fname == "float_power":
+        return (f"the output given to float_power has dtype {G} but the operation's result "
+                "requires dtype Double")
+    if fname in ("all", "any"):
+        return f"{fname} only supports bool tensor for result, got: {G}"
+    if fname == "median":
+        return "Expected tensor for 'values' to have the same dtype as input"
+    if fname == "addbmm":  # out takes self's place in the addmm it runs
+        return f"self and mat2 must have the same dtype, but got {G} and {W}"
+    if fname in ("searchsorted", "bucketize"):
+        return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                "Long(int64) depending on whether out_int32 flag is True, but we got output "
+                f"tensor's dtype {G} and out_int32 flag is {want is _D.int32}")
+    if fname == "matrix_norm":
+        return f"linalg.matrix_norm expected out tensor dtype {W} but got: {G}"
+    return f"Expected out tensor to have dtype {w}, but got {g} instead"
+
+
+def _with_out(fname, f):
+    """``fname(..., out=o)`` by torch's rules: the argument check, the autograd refusal, the
+    dtype policy above, then the write (``_out.write``: resize with torch's warning)."""
+    from .._autograd import GradState
+    from .._out import write
+    policy = _OUT_POLICY.get(fname, "castable")
+
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        sig = None
+
+    @functools.wraps(f)
+    def call(*args, out=None, **kwargs):
+        if out is None:
+            return f(*args, **kwargs)
+        if sig is not None:  # argument errors first, as torch's parser reports them
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{fname}(): {e}") from None
+        if fname in _OUT_NEEDS_DIM and len(args) <= _OUT_NEEDS_DIM[fname] and \
+                "dim" not in kwargs:
+            raise TypeError(f"{fname}() received an invalid combination of arguments - got "
+                            f"(Tensor, out=Tensor): {fname} takes out= only together with dim")
+        if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and args and \
+                isinstance(args[0], Tensor):
+            raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                            "not Tensor")
+        if fname in ("searchsorted", "bucketize") and isinstance(out, Tensor) and \
+                out.dtype is not (_D.int32 if kwargs.get("out_int32") else _D.int64):
+            raise RuntimeError(_exact_message(fname, out.dtype, _D.int32 if kwargs.get(
+                "out_int32") else _D.int64))  # checked before the inputs' dtypes, as torch
+        check = getattr(f, "out_check", None)  # a function's own out= checks, in torch's order
+        if check is not None and isinstance(out, Tensor):
+            check(out, *args, **kwargs)
+        tupled = isinstance(out, (tuple, list))
+        wants_tuple = fname in ("sort", "topk") or (
+            fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
+        if tupled != wants_tuple:
+            raise TypeError(f"{fname}() received an invalid combination of arguments: out must be "
+                            f"{'a tuple of Tensors' if wants_tuple else 'a Tensor'}")
+        outs = tuple(out) if tupled else (out,)
+        if GradState.enabled and builtins.any(
+                isinstance(t, Tensor) and t.requires_grad
+                for a in list(args) + list(kwargs.values())
+                for t in (a if isinstance(a, (list, tuple)) else (a,))):
+            raise RuntimeError(f"{fname}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        if policy == "compute" and kwargs.get("dtype") is None and fname != "logsumexp":
+            od = outs[0].dtype
+            if fname == "mean" and (not od.is_floating_point or (
+                    args and not args[0].dtype.is_floating_point)):
+                pass  # computed in the input's dtype, then refused by the cast check below
+            elif fname == "nansum" and not od.is_floating_point and args and \
+                    args[0].dtype.is_floating_point:
+                raise NotImplementedError(f'"nansum_cpu" not implemented for '
+                                          f"'{_D.scalar_name(od)}'")
+            else:
+                kwargs["dtype"] = od
+        if fname == "logsumexp" and not outs[0].dtype.is_floating_point:
+            raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
+                               f"got: {_D.scalar_name(outs[0].dtype)}")
+        result = f(*args, **kwargs)
+        results = tuple(result) if isinstance(result, tuple) else (result,)
+        if len(results) != len(outs):
+            raise TypeError(f"{fname}(): out must be a tuple of {len(results)} tensors")
+        for r, o in zip(results, outs):
+            if r.dtype is o.dtype:
+                continue
+            if policy == "same":
+                raise RuntimeError(f"Found dtype {_D.scalar_name(o.dtype)} but expected "
+                                   f"{_D.scalar_name(r.dtype)}")
+            if policy == "exact":
+                raise RuntimeError(_exact_message(fname, o.dtype, r.dtype))
+            if not _D.can_cast(r.dtype, o.dtype):
+                raise RuntimeError(f"result type {_D.scalar_name(r.dtype)} can't be cast to the "
+                                   f"desired output type {_D.scalar_name(o.dtype)}")
+        for r, o in zip(results, outs):
+            write(r if r.dtype is o.dtype else r.to(o.dtype), o)
+        if isinstance(result, tuple):
+            return type(result)(*outs) if hasattr(result, "_fields") else outs
+        return out
+    return call
+
+
 def _install_out():
-    from .._out import supports_out
-    for fname in ("add", "sub", "mul", "div", "pow", "neg", "bitwise_not", "clamp", "max", "min",
-                  "matmul", "cat", "stack"):
-        globals()[fname] = supports_out(globals()[fname])
+    for fname in _TAKES_OUT:
+        if fname in globals():
+            globals()[fname] = _with_out(fname, globals()[fname])
 
 
 _install_out()
+
+from .. import linalg  # noqa: E402,F401  (``torch.linalg``; its functions use _with_out above)

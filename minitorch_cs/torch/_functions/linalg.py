@@ -4,12 +4,12 @@ from __future__ import annotations
 import builtins
 
 from .. import _dtype as D
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
-           "mv", "dot", "outer", "addmm", "einsum", "tensordot"]
+           "mv", "dot", "outer", "addmm", "einsum", "tensordot", "baddbmm", "addbmm", "kron"]
 
 
 # ----- linear algebra -----------------------------------------------------------------------------
@@ -62,7 +62,7 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    return apply(L.Matmul, input, mat2)
+    return apply(L.Matmul, input, mat2, bmm=True)
 
 
 def mv(input, vec):
@@ -81,6 +81,117 @@ def outer(input, vec2):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return apply(L.Addmm, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
+    return apply_inplace(L.Addmm, self, mat1, mat2, beta=beta, alpha=alpha)
+
+
+addmm.inplace = _addmm_inplace
+
+
+def _size(t, d):
+    """``t.size(d)`` with torch's errors (the order in which torch's kernels ask for sizes
+    decides which error a malformed call gets)."""
+    from .._tensor import _wrap_dim
+    if t.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[_wrap_dim(d, t.ndim)]
+
+
+def _check_batches(batch1, batch2):
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)``: ``input`` broadcasts to ``(b, n, p)``;
+    ``beta=0`` ignores ``input`` (NaN included); integer tensors take the scalars truncated."""
+    shape = (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2))
+    c = input.expand(shape)
+    _check_baddbmm(shape, batch1, batch2)
+    return apply(L.Baddbmm, c, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _baddbmm_out_check(out, input, batch1, batch2, **_):
+    """``baddbmm(..., out=)``: after the shape checks, ``out`` must have batch2's dtype (the
+    dtype torch's meta function gives the result), before the kernel's own dtype checks."""
+    shape = (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2))
+    input.expand(shape)
+    _check_baddbmm(shape, batch1, batch2)
+    if out.dtype is not batch2.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {D.cpp_name(batch2.dtype)}, but got "
+                           f"{D.cpp_name(out.dtype)} instead")
+
+
+baddbmm.out_check = _baddbmm_out_check
+
+
+def _check_baddbmm(shape, batch1, batch2):
+    _check_batches(batch1, batch2)
+    if batch2.shape[:2] != (shape[0], batch1.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{shape[0]}, {batch1.shape[2]}] but got: [{batch2.shape[0]}, "
+                           f"{batch2.shape[1]}].")
+
+
+def _baddbmm_inplace(self, batch1, batch2, *, beta=1, alpha=1):
+    shape = (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2))
+    if tuple(self.shape) != shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
+                           f"tensor size {list(shape)} should match")
+    if self.dtype is batch1.dtype and batch2.dtype is not batch1.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {D.cpp_name(self.dtype)} and "
+                           f"output tensor dtype {D.cpp_name(batch2.dtype)} should match")
+    _check_baddbmm(shape, batch1, batch2)
+    return apply_inplace(L.Baddbmm, self, batch1, batch2, beta=beta, alpha=alpha)
+
+
+baddbmm.inplace = _baddbmm_inplace
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]``: ``input`` broadcasts to
+    ``(n, p)``; the batches accumulate in order (torch's loop of addmm calls)."""
+    c = input.expand(_size(batch1, 1), _size(batch2, 2))
+    _check_addbmm(batch1, batch2)
+    return apply(L.Addbmm, c, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _check_addbmm(batch1, batch2):
+    _check_batches(batch1, batch2)
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+
+
+def _addbmm_inplace(self, batch1, batch2, *, beta=1, alpha=1):
+    self.expand(_size(batch1, 1), _size(batch2, 2))
+    _check_addbmm(batch1, batch2)
+    if tuple(self.shape) != (batch1.shape[1], batch2.shape[2]):
+        raise RuntimeError("self tensor does not match matmul output shape")
+    return apply_inplace(L.Addbmm, self, batch1, batch2, beta=beta, alpha=alpha)
+
+
+addbmm.inplace = _addbmm_inplace
+
+
+def kron(input, other):
+    """The Kronecker product, as torch computes it: both operands padded to the same number of
+    dims, interleaved as ``(a0, 1, a1, 1, ...)`` and ``(1, b0, 1, b1, ...)``, multiplied
+    (broadcasting, with torch's promotion) and viewed as ``(a0*b0, a1*b1, ...)`` -- a view, so
+    operands whose product is not laid out for it raise torch's view error."""
+    nd = builtins.max(input.ndim, other.ndim)
+    sa = (1,) * (nd - input.ndim) + tuple(input.shape)
+    sb = (1,) * (nd - other.ndim) + tuple(other.shape)
+    a = input.reshape([v for n in sa for v in (n, 1)])
+    b = other.reshape([v for n in sb for v in (1, n)])
+    return mul(a, b).view([x * y for x, y in zip(sa, sb)])
 
 
 def einsum(equation, *operands):
@@ -127,16 +238,80 @@ def einsum(equation, *operands):
                                    f"does not broadcast with previously seen size {seen}")
             if seen is None or seen == 1:
                 sizes[c] = n
-    for op in operands[1:]:
-        if op.dtype is not operands[0].dtype:
-            raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but found "
-                               f"{D.scalar_name(op.dtype)}")
+    contracted = _contracted(operands, subs, out)
+    operands = _einsum_dtypes(operands, contracted, subs, out)
+    if len(operands) == 1 and set(subs[0]) == set(out):
+        return _einsum_view(operands[0], subs[0], out)
+    mem = _bmm_order(operands, subs, out) if len(operands) == 2 and contracted else out
     operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
         sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
-    return apply(L.Einsum, *operands, equation=",".join(subs) + "->" + out)
+    r = apply(L.Einsum, *operands, equation=",".join(subs) + "->" + mem)
+    if mem == out:
+        return r
+    from .shape import permute
+    return permute(r, [mem.index(c) for c in out])
 
 
-def tensordot(a, b, dims=2):
+def _contracted(operands, subs, out):
+    """The letters torch contracts with ``bmm``: summed away (not in the output), present in two
+    or more operands with a size other than 1 (size-1 letters broadcast; letters of one operand
+    are summed first)."""
+    found = set()
+    for c in set("".join(subs)) - set(out):
+        big = [op for sub, op in zip(subs, operands) if c in sub and op.shape[sub.index(c)] != 1]
+        if len(big) >= 2:
+            found.add(c)
+    return found
+
+
+def _bmm_order(operands, subs, out):
+    """The memory order of torch's two-operand contraction result: the ``bmm`` output is
+    (letters of both operands, letters of the left one, the rest), viewed back in the
+    equation's output order (torch's ``sumproduct_pair``)."""
+    def big(k, c):
+        sub = subs[k]
+        return c in sub and operands[k].shape[sub.index(c)] != 1
+    lro = [c for c in out if big(0, c) and big(1, c)]
+    lo = [c for c in out if big(0, c) and not big(1, c)]
+    ro = [c for c in out if c not in lro and c not in lo]
+    return "".join(lro + lo + ro)
+
+
+def _einsum_dtypes(operands, contracted, subs, out):
+    """torch's einsum dtypes: a contraction of several operands runs on ``bmm`` (one dtype,
+    no bool); products without a contracted letter multiply (they promote); a sum over one
+    operand sums (integers and bool give int64)."""
+    if len(operands) > 1 and contracted:
+        if operands[0].dtype is D.bool:
+            raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+        for op in operands[1:]:
+            if op.dtype is not operands[0].dtype:
+                raise RuntimeError(f"expected scalar type {D.scalar_name(operands[0].dtype)} but "
+                                   f"found {D.scalar_name(op.dtype)}")
+        return list(operands)
+    rt = D.result_type(*operands)
+    if len(operands) == 1 and not rt.is_floating_point and set(subs[0]) - set(out):
+        rt = D.int64
+    return [op if op.dtype is rt else op.to(rt) for op in operands]
+
+
+def _einsum_view(x, sub, out):
+    """A single operand without a summed letter: torch returns a view (diagonals of repeated
+    letters, then a permutation)."""
+    from .shape import diagonal, permute
+    letters = list(sub)
+    while len(set(letters)) != len(letters):
+        c = next(ch for ch in letters if letters.count(ch) > 1)
+        i = letters.index(c)
+        j = letters.index(c, i + 1)
+        x = diagonal(x, 0, i, j)
+        letters = [ch for k, ch in enumerate(letters) if k not in (i, j)] + [c]
+    return permute(x, [letters.index(c) for c in out])
+
+
+def tensordot(a, b, dims=2, out=None):
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))

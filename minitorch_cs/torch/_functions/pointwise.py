@@ -20,7 +20,8 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "nan_to_num_", "round", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne",
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-           "equal", "allclose", "isclose", "clone"]
+           "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
+           "atanh", "arctanh", "lgamma", "digamma", "positive"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -64,8 +65,11 @@ def floor_divide(input, other):
 def pow(input, exponent, *, out=None):
     if isinstance(exponent, Tensor) and exponent.ndim == 0 and not exponent.requires_grad and \
             not isinstance(input, Tensor):
-        input = Tensor._wrap(np.asarray(input, exponent._dtype.np))
-    return apply(E.Pow, input, _t(exponent))
+        input = Tensor._wrap(np.asarray(input, D.result_type(input, exponent).np))
+    exponent = _t(exponent)
+    if not isinstance(input, Tensor):
+        return apply(E.PowScalarBase, _t(input), exponent)
+    return apply(E.Pow if isinstance(exponent, Tensor) else E.PowScalar, input, exponent)
 
 
 def float_power(input, exponent):
@@ -93,13 +97,9 @@ def atan2(input, other):
 
 
 def lerp(input, end, weight):
-    if not input._dtype.is_floating_point and not isinstance(weight, Tensor):
-        raise NotImplementedError(f'"lerp_kernel_scalar" not implemented for '
-                                  f"'{D.scalar_name(input._dtype)}'")
-    if isinstance(end, Tensor) and end._dtype is not input._dtype:  # torch does not promote here
-        c_name = {"float32": "float", "float64": "double"}
-        raise RuntimeError(f"expected dtype {c_name.get(input._dtype.name, input._dtype.name)} for "
-                           f"`end` but got dtype {c_name.get(end._dtype.name, end._dtype.name)}")
+    """``input + weight * (end - input)``; ``end`` (and a tensor ``weight``) must have
+    ``input``'s dtype (torch does not promote here; the kernel checks), except that a 0-d weight
+    tensor promotes with them, as a zero-dim operand does elsewhere."""
     return apply(E.Lerp, input, end, _t(weight))
 
 
@@ -112,11 +112,26 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 
 def _unary_fn(op):
-    def fn(input, *, out=None):
+    def fn(input):
         return apply(op, input)
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.inplace = _inplace_unary(op)
     return fn
 
+
+def _inplace_unary(op):
+    def inplace(self):
+        return apply_inplace(op, self)
+    inplace.__name__ = op.name + "_"
+    return inplace
+
+
+def _inplace_binary(op, name, **attrs):
+    """``self.<name>_(other)``: the op written into ``self`` (torch's in-place form)."""
+    def inplace(self, other):
+        return apply_inplace(op, self, _t(other), **attrs)
+    inplace.__name__ = name + "_"
+    return inplace
 
 def neg(input, *, out=None):
     if input._dtype is D.bool:
@@ -184,6 +199,32 @@ atan = arctan = _unary_fn(E.Atan)
 
 
 sinh = _unary_fn(E.Sinh)
+
+
+asinh = arcsinh = _unary_fn(E.Asinh)
+
+
+acosh = arccosh = _unary_fn(E.Acosh)
+
+
+atanh = arctanh = _unary_fn(E.Atanh)
+# torch 2.13 has these in-place forms without a derivative (backward through them raises)
+asinh.inplace, acosh.inplace, atanh.inplace = (
+    _inplace_unary(o) for o in (E.AsinhInplace, E.AcoshInplace, E.AtanhInplace))
+
+
+lgamma = _unary_fn(E.Lgamma)
+
+
+digamma = _unary_fn(E.Digamma)
+
+
+def positive(input):
+    """``input`` itself (torch returns the same tensor); bool tensors are refused."""
+    _check_tensor(input, "positive")
+    if input._dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 cosh = _unary_fn(E.Cosh)
@@ -282,9 +323,10 @@ def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
 
 
 def round(input, *, decimals=0):
+    """Round half to even; ``decimals`` rounds to that many decimal places (negative: tens,
+    hundreds, ...) in one kernel, as torch does (floating dtypes only)."""
     if decimals:
-        scale = 10.0 ** decimals
-        return apply(E.Round, input * scale) / scale
+        return apply(E.RoundDecimals, input, decimals=decimals)
     return apply(E.Round, input)
 
 
@@ -298,7 +340,8 @@ def clamp(input, min=None, max=None, *, out=None):
     if (isinstance(min, Tensor) and min.requires_grad) or \
             (isinstance(max, Tensor) and max.requires_grad):
         lo, hi = min, max
-        r = input
+        rt = D.result_type(input, min, max)  # the three promote together, as in torch's kernel
+        r = input if input._dtype is rt else input.to(rt)
         if lo is not None:
             r = maximum(r, lo if isinstance(lo, Tensor) else tensor_like(lo, input))
         if hi is not None:
@@ -325,7 +368,8 @@ def _cmp(op):
         if op.name.startswith("bitwise"):
             _check_integral(input, op.name)
         return apply(op, input, _t(other))
-    fn.__name__ = op.name
+    fn.__name__ = fn.__qualname__ = op.name
+    fn._op = op
     return fn
 
 
@@ -387,3 +431,59 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def clone(input, *, memory_format=None):
     return apply(E.Clone, input)
+
+
+# ----- in-place forms -----------------------------------------------------------------------------
+# ``Tensor.<name>_`` of a pointwise function is the same kernel written into ``self`` (the dispatch
+# point's in-place path: torch's castability check, broadcasting into ``self``'s shape, version
+# counter). Each function carries its in-place form as ``fn.inplace``; the method table binds
+# ``<name>_`` from it, so a new function gets its in-place method by declaring it here.
+def _float_power_inplace(self, exponent):
+    if self._dtype is not D.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {D.scalar_name(self._dtype)} "
+                           "but the operation's result requires dtype Double")
+    return apply_inplace(E.Pow, self, exponent.double() if isinstance(exponent, Tensor)
+                         else _t(exponent))
+
+
+def _neg_inplace(self):
+    if self._dtype is D.bool:
+        neg(self)  # raises torch's message
+    return apply_inplace(E.Neg, self)
+
+
+def _bitwise_not_inplace(self):
+    _check_integral(self, "bitwise_not")
+    return apply_inplace(E.BitwiseNot, self)
+
+
+def _bitwise_inplace(op):
+    binary = _inplace_binary(op, op.name)
+
+    def inplace(self, other):
+        _check_integral(self, op.name)
+        return binary(self, other)
+    inplace.__name__ = op.name + "_"
+    return inplace
+
+
+for _fn, _ip in [
+    (div, _inplace_binary(E.Div, "div")),
+    (floor_divide, _inplace_binary(E.Div, "floor_divide", rounding_mode="floor")),
+    (remainder, _inplace_binary(E.Remainder, "remainder")),
+    (fmod, _inplace_binary(E.Fmod, "fmod")),
+    (atan2, _inplace_binary(E.Atan2, "atan2")),
+    (float_power, _float_power_inplace),
+    (neg, _neg_inplace),
+    (sign, sign.inplace),
+    (bitwise_not, _bitwise_not_inplace),
+    (bitwise_and, _bitwise_inplace(E.BitwiseAnd)),
+    (bitwise_or, _bitwise_inplace(E.BitwiseOr)),
+    (bitwise_xor, _bitwise_inplace(E.BitwiseXor)),
+] + [(f, _inplace_binary(f._op, f.__name__)) for f in (eq, ne, lt, le, gt, ge, logical_and,
+                                                         logical_or, logical_xor)]:
+    _fn.inplace = _ip
+sgn.inplace = sign.inplace
+for _fn in (isnan, isinf, isfinite):  # torch has no isnan_/isinf_/isfinite_
+    del _fn.inplace
+del _fn, _ip

@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
 from .._ops import reduce as R
@@ -17,7 +17,7 @@ from .indexing import where
 __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
-           "cdist"]
+           "cdist", "searchsorted", "bucketize"]
 
 
 def _softmax_dtype(input, dtype, kernel="softmax"):
@@ -62,6 +62,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if not input._dtype.is_floating_point:  # nothing to skip: the sum (int64 for integers)
+        return sum(input, dim, keepdim, dtype=dtype)
     return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
 
 
@@ -74,7 +76,7 @@ def _minmax(input, dim, keepdim, other, largest):
     if isinstance(dim, Tensor):
         return maximum(input, dim) if largest else minimum(input, dim)
     if dim is None:
-        return apply(R.Amax, input, axis=None, keepdim=False, largest=largest)
+        return apply(R.Amax, input, axis=None, keepdim=False, largest=largest, evenly=True)
     if input.ndim == 0:
         return _on_0d(_minmax, input, dim, False, other, largest)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
@@ -98,12 +100,19 @@ def amin(input, dim=(), keepdim=False):
     return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=False)
 
 
+def _no_bool_arg(input, name):
+    if input._dtype is D.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+
+
 def argmax(input, dim=None, keepdim=False):
+    _no_bool_arg(input, "argmax")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=True)
 
 
 def argmin(input, dim=None, keepdim=False):
+    _no_bool_arg(input, "argmin")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=False)
 
@@ -120,19 +129,49 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _check_float(input, "std and var only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):
         unbiased, dim = dim, None
-    return apply(R.Var, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
+    return apply(R.Std, input, axis=_dims(dim, input.ndim), correction=_correction(unbiased, correction),
                  keepdim=keepdim, std=True)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            _welford_mean(input, dim, keepdim))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            _welford_mean(input, dim, keepdim))
+
+
+def _welford_mean(input, dim, keepdim):
+    """The mean ``var_mean``/``std_mean`` return: torch computes it with Welford's running
+    update, so an infinity is only kept when it is the last element of its slice (any earlier
+    one meets the next element as inf - inf: NaN). Finite slices give the plain mean."""
+    m = mean(input, dim, keepdim)
+    x = input._data
+    if not input._dtype.is_floating_point or np.isfinite(x).all():
+        return m
+    axes = _dims(dim, input.ndim)
+    axes = tuple(range(input.ndim)) if axes is None else axes
+    rows = np.moveaxis(x, axes, tuple(range(-len(axes), 0)))
+    lead = rows.shape[:rows.ndim - len(axes)]
+    rows = rows.reshape(lead + (-1,))
+    inf = np.isinf(rows)
+    kept = (inf.sum(-1) == 1) & inf[..., -1] & ~np.isnan(rows).any(-1) if rows.shape[-1] else \
+        np.zeros(lead, bool)
+    bad = ~np.isfinite(rows).all(-1) & ~kept
+    if not bad.any():
+        return m
+    if keepdim:
+        bad = np.expand_dims(bad, axes)
+    # a constant NaN added where Welford gives NaN: the gradient still flows through the mean
+    fix = np.where(np.ascontiguousarray(bad).reshape(tuple(m.shape)), np.nan, 0.0)
+    return m + Tensor._wrap(fix.astype(m._dtype.np))
 
 
 def logsumexp(input, dim, keepdim=False):
+    if not input._dtype.is_floating_point:  # integers and bool: in the default float dtype
+        input = input.to(D.get_default_dtype())
     return apply(R.LogSumExp, input, axis=_dims(dim, input.ndim), keepdim=keepdim)
 
 
@@ -166,7 +205,13 @@ def count_nonzero(input, dim=None):
     return sum(ne(input, 0), dim)
 
 
+def _cumulative_dtype(name, dtype):
+    if dtype is not None and D.to_dtype(dtype) is D.bool:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+
+
 def cumsum(input, dim, *, dtype=None):
+    _cumulative_dtype("cumsum", dtype)
     if input.ndim == 0:
         return _on_0d(cumsum, input, dim, dtype=dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
@@ -174,10 +219,23 @@ def cumsum(input, dim, *, dtype=None):
 
 
 def cumprod(input, dim, *, dtype=None):
+    _cumulative_dtype("cumprod", dtype)
     if input.ndim == 0:
         return _on_0d(cumprod, input, dim, dtype=dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def _cumulative_inplace(op, name):
+    def inplace(self, dim, *, dtype=None):
+        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim),
+                             dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    inplace.__name__ = name
+    return inplace
+
+
+cumsum.inplace = _cumulative_inplace(R.Cumsum, "cumsum_")
+cumprod.inplace = _cumulative_inplace(R.Cumprod, "cumprod_")
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -225,5 +283,76 @@ def median(input, dim=_NO_DIM, keepdim=None):
                          keepdim=builtins.bool(keepdim)))
 
 
-def cdist(x1, x2, p=2.0):
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2``; torch's checks:
+    floating inputs of one dtype, float32/float64 only on CPU."""
+    for k, x in ((1, x1), (2, x2)):
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{k} got: "
+                               f"{D.scalar_name(x._dtype)}")
+    if x1._dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f'"cdist" not implemented for \'{D.scalar_name(x1._dtype)}\'')
+    if x2._dtype is not x1._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
+                           f"{D.scalar_name(x2._dtype)}")
     return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+
+
+# ----- binary search ------------------------------------------------------------------------------
+def _search_dtype(seq, values):
+    """torch's searchsorted compares in ``result_type(boundaries, values)`` (a 0-d tensor or a
+    number ranks below the boundaries); bool has no kernel."""
+    common = D.result_type(seq, values)
+    if common is D.bool:
+        raise NotImplementedError('"searchsorted_out_cpu" not implemented for \'Bool\'')
+    if not isinstance(values, Tensor):
+        from .._creation import tensor
+        return seq.to(common), tensor(values).to(common)  # wraps around, as torch casts
+    return seq.to(common), values.to(common)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """The index at which each of ``input``'s values would be inserted into the last dim of
+    ``sorted_sequence`` to keep it sorted (``right``/``side="right"``: after equal entries);
+    ``sorter`` sorts an unsorted sequence. int64 indices (``out_int32``: int32), not
+    differentiable."""
+    from .._ops.selection import Searchsorted
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    if sorted_sequence.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, "
+                           "but got 0 dimension")
+    vshape = tuple(input.shape) if isinstance(input, Tensor) else ()
+    if sorted_sequence.ndim > 1 and (tuple(sorted_sequence.shape[:-1]) != vshape[:-1] or
+                                     len(vshape) != sorted_sequence.ndim):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor must "
+                           f"match, but we got boundaries tensor {list(sorted_sequence.shape)} and "
+                           f"input value tensor {list(vshape)}")
+    if sorter is not None:
+        if tuple(sorter.shape) != tuple(sorted_sequence.shape):
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, "
+                               f"but got boundary tensor {list(sorted_sequence.shape)}and got "
+                               f"sorter tensor {list(sorter.shape)}")
+        if sorter._dtype is not D.int64:
+            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but "
+                               f"got dtype {D.scalar_name(sorter._dtype)}")
+        n = sorted_sequence.shape[-1]
+        if sorter.numel() and (bool((sorter < 0).any()) or bool((sorter >= n).any())):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    seq, values = _search_dtype(sorted_sequence, input)
+    return apply(Searchsorted, seq, values, right=right, out_int32=out_int32, sorter=sorter)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each of ``input``'s values among the 1-d ``boundaries``
+    (``searchsorted(boundaries, input)``)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)

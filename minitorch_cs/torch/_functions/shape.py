@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import apply
+from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
@@ -16,7 +17,7 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "p
            "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow", "select", "unbind",
            "split", "chunk", "tensor_split", "cat", "concat", "concatenate", "stack", "hstack",
            "vstack", "flip", "roll", "tile", "repeat_interleave", "diagonal", "diag", "trace",
-           "tril", "triu", "meshgrid"]
+           "tril", "triu", "meshgrid", "take_along_dim", "rot90"]
 
 
 def reshape(input, *shape):
@@ -184,9 +185,20 @@ def select(input, dim, index):
     return apply(M.Index, input, key=(slice(None),) * d + (index,))
 
 
+def _multi_views(views, node):
+    """Mark the outputs of a function that returns several views (split, chunk, unbind): torch
+    refuses an in-place op on one of them while it requires grad (the dispatch point reads the
+    mark)."""
+    for i, v in enumerate(views):
+        if v.requires_grad:
+            v.__dict__["_multi_view"] = (node, i)
+    return views
+
+
 def unbind(input, dim=0):
     d = _wrap_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return _multi_views(tuple(select(input, d, i) for i in range(input.shape[d])),
+                        "Unbind")
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -203,6 +215,12 @@ def split(tensor, split_size_or_sections, dim=0):
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                                f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    views = _narrows(tensor, d, sizes)
+    return _multi_views(views, "Split" if isinstance(split_size_or_sections, int)
+                        else "SplitWithSizes")
+
+
+def _narrows(tensor, d, sizes):
     out, start = [], 0
     for s in sizes:
         out.append(narrow(tensor, d, start, s))
@@ -227,10 +245,18 @@ def tensor_split(input, indices_or_sections, dim=0):
     else:
         idx = [0] + list(indices_or_sections) + [n]
         sizes = [builtins.max(b - a, 0) for a, b in zip(idx, idx[1:])]
-    return split(input, sizes, d)
+    return _narrows(input, d, sizes)  # separate slices: each may be modified in place
+
+
+def _tensor_list(tensors, fn):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
 
 
 def cat(tensors, dim=0, *, out=None):
+    tensors = _tensor_list(tensors, "cat")
     tensors = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -254,7 +280,7 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, x in enumerate(tensors[1:], 1):
@@ -324,6 +350,8 @@ def diagonal_fn(input, offset):
 
 
 def trace(input):
+    if input._dtype is D.bool:
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return diagonal(input).sum()
 
 
@@ -347,3 +375,60 @@ def meshgrid(*tensors, indexing="ij"):
     if indexing == "xy" and len(tensors) >= 2:
         out = [o.transpose(0, 1) for o in out]
     return tuple(out)
+
+
+def take_along_dim(input, indices, dim=None):
+    """``input``'s values at ``indices`` along ``dim`` (numpy's ``take_along_axis``): both are
+    broadcast except along ``dim``, then gathered; without ``dim``, ``input.view(-1)``
+    gathered at ``indices.view(-1)`` (a view: non-contiguous operands raise torch's error)."""
+    from .indexing import gather
+    if dim is None:
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {input.ndim} dimensions for input, and "
+                           f"{indices.ndim} dimensions for indices")
+    if indices._dtype is not D.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{D.scalar_name(indices._dtype)}")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, input.ndim)
+    sizes = list(input.shape)
+    sizes[d] = indices.shape[d]
+    shape = []
+    for i, (a, b) in enumerate(zip(sizes, indices.shape)):
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {i}")
+        shape.append(b if a == 1 else a)
+    idx = indices.broadcast_to(shape)
+    shape[d] = input.shape[d]
+    return gather(input.broadcast_to(shape), d, idx)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by ``k`` quarter turns in the plane ``dims`` (from the first towards the second):
+    torch's composition of ``flip`` and ``transpose`` (a view of the flipped copy), and a
+    contiguous clone for ``k % 4 == 0``."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    n = input.ndim
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    if dims[0] == dims[1] or builtins.abs(dims[0] - dims[1]) == n:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+                           f"dim1 = {dims[1]}")
+    if not -n <= dims[0] < n:
+        raise RuntimeError(f"Rotation dim0 out of range, dim0 = {dims[0]}")
+    if not -n <= dims[1] < n:
+        raise RuntimeError(f"Rotation dim1 out of range, dim1 = {dims[1]}")
+    k = (4 + k % 4) % 4
+    if k == 1:
+        return transpose(flip(input, [dims[1]]), dims[0], dims[1])
+    if k == 2:
+        return flip(input, dims)
+    if k == 3:
+        return transpose(flip(input, [dims[0]]), dims[0], dims[1])
+    return apply(E.Clone, input, contiguous=True)

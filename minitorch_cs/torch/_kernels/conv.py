@@ -249,7 +249,7 @@ def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
     return cols, ho, wo
 
 
-def _conv2d_fwd(x, w, stride, pads, dilation, groups):
+def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     n = x.shape[0]
     cout, cg, kh, kw = w.shape
     dt = _float_dtype(x, w)
@@ -261,6 +261,16 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups):
         return np.zeros((0, cout, ho, wo), dtype=dt)
     cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups)
     wmat = w.reshape(groups, cout // groups, cg * kh * kw)
+    if skip_padding and any(p for pair in pads for p in pair) and not np.isfinite(w).all():
+        # torch's bfloat16 convolution (oneDNN) never multiplies the padding: a non-finite
+        # weight against a padded zero does not turn the border outputs into NaN (0 * inf);
+        # its other dtypes run im2col and do (skip_padding=False)
+        valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
+                              groups)
+        with np.errstate(invalid="ignore"):
+            prod = wmat[None, :, :, :, None] * cols[:, :, None, :, :]  # (N, G, Og, K, L)
+        y = np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)).sum(axis=3)
+        return y.reshape(n, cout, ho, wo)
     y = np.matmul(wmat, cols)  # (N, G, Og, Ho*Wo)
     return y.reshape(n, cout, ho, wo)
 
@@ -312,7 +322,7 @@ def _prep_conv(x_shape, w_shape, stride, padding, dilation, groups, nsp, name):
     return xb, unbatched, st, pads, dil, groups
 
 
-def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1):
+def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding=False):
     """2-D cross-correlation, torch.nn.functional.conv2d without bias.
 
     x: (N, C, H, W) or (C, H, W); w: (C_out, C/groups, kH, kW).
@@ -323,7 +333,7 @@ def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1):
     w = _as_float(w)
     xb, unb, st, pads, dil, g = _prep_conv(x.shape, w.shape, stride, padding, dilation,
                                           groups, 2, "conv2d")
-    y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g)
+    y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g, skip_padding)
     return y[0] if unb else y
 
 
@@ -359,13 +369,13 @@ def _conv1d_to_2d(x_shape, w_shape, stride, padding, dilation, groups):
     return x4, w4, unb, (1, st[0]), ((0, 0), pads[0]), (1, dil[0]), g
 
 
-def conv1d_forward(x, w, stride=1, padding=0, dilation=1, groups=1):
+def conv1d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding=False):
     """1-D cross-correlation on (N, C, L) or (C, L); w: (C_out, C/groups, K)."""
     x = _as_float(x)
     w = _as_float(w)
     x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w.shape, stride, padding,
                                                   dilation, groups)
-    y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g)
+    y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g, skip_padding)
     y = y.reshape(y.shape[0], y.shape[1], y.shape[3])
     return y[0] if unb else y
 
@@ -492,7 +502,8 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
         low = np.iinfo(x.dtype).min
         check_nan = False
     else:
-        raise TypeError(f"max_pool2d: unsupported dtype {x.dtype}")
+        raise NotImplementedError(f'"max_pool2d" not implemented for '
+                                  f"'{'Bool' if x.dtype == np.bool_ else x.dtype}'")
     pb = _pad_extent(h, ph, kh, sh, dh, ho)
     pr = _pad_extent(wd, pw, kw, sw, dw, wo)
     xp = _pad_hw(x4, ((ph, pb), (pw, pr)), value=low)
@@ -687,10 +698,20 @@ def adaptive_avg_pool2d_forward(x, output_size):
     h, wd = shape[-2], shape[-1]
     if oh == 0 or ow == 0 or x.size == 0:
         return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
-    ph = _adaptive_matrix(h, oh, x.dtype)
-    pw = _adaptive_matrix(wd, ow, x.dtype)
     if oh == 1 and ow == 1:
         return x.mean(axis=(-2, -1), keepdims=True)
+    if not np.isfinite(x).all():
+        # window by window, as torch sums them: a matrix product would turn inf * 0 into NaN
+        # in every bin of the row, not only the bins that hold the inf
+        out = np.empty(shape[:-2] + (oh, ow), x.dtype)
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            for j in range(ow):
+                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
+                out[..., i, j] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+        return out
+    ph = _adaptive_matrix(h, oh, x.dtype)
+    pw = _adaptive_matrix(wd, ow, x.dtype)
     return np.matmul(np.matmul(ph, x), pw.T)
 
 

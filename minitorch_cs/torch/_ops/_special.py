@@ -29,3 +29,29 @@ def _lazy(name):
 expit = _lazy("expit")
 erf = _lazy("erf")
 erfinv = _lazy("erfinv")
+gammaln = _lazy("gammaln")
+psi = _lazy("psi")
+
+
+def trigamma(x):
+    """torch's ``calc_trigamma`` (``polygamma(1, x)``, the derivative of digamma), evaluated
+    the same way: reflection below 1/2, six recurrence steps, then the asymptotic series. At
+    the poles it gives torch's large finite values rather than inf."""
+    import numpy as np
+    x = np.asarray(x)
+    one = np.ones((), x.dtype)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        pi = np.asarray(np.pi, x.dtype)
+        neg = x < 0.5
+        s = np.sin(pi * x)
+        result = np.where(neg, -(pi * pi) / (s * s), np.zeros((), x.dtype))
+        sign = np.where(neg, -one, one)
+        x = np.where(neg, one - x, x)
+        for _ in range(6):
+            result = result + one / (x * x)
+            x = x + one
+        ixx = one / (x * x)
+        c = lambda v: np.asarray(v, x.dtype)  # noqa: E731
+        result = result + (one + one / (c(2) * x) + ixx * (c(1 / 6) - ixx * (
+            c(1 / 30) - ixx * c(1 / 42)))) / x
+        return sign * result

@@ -9,32 +9,66 @@ import numpy as np
 from . import _special as special
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Pointwise
 
 # ----- promotion helpers -------------------------------------------------------------------------
 
 
-def _rtype(a, b):
-    """torch's result dtype (as numpy dtype) for ndarray/scalar operands ``a`` and ``b``."""
-    da = a.dtype if isinstance(a, np.ndarray) else None
-    db = b.dtype if isinstance(b, np.ndarray) else None
-    if da is not None and da == db:
-        return da
-    ops = []
-    for x, d in ((a, da), (b, db)):
-        if d is None:
-            ops.append(x)
-        else:
-            ops.append(_ArrView(x))
-    return D.result_type(*ops).np
+def _rtype(*operands):
+    """torch's result dtype (as numpy dtype) of kernel operands: ndarrays (0-d ones rank as
+    zero-dim tensors) and Python numbers (weak); ``_dtype.result_type`` is the one rule."""
+    if len(operands) == 2:
+        a, b = operands
+        if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype:
+            return a.dtype
+    return D.result_type(*operands).np
 
 
-class _ArrView:
-    __slots__ = ("_data", "_dtype")
+def _not_implemented(kernel, dtype):
+    """torch's error for a kernel without an implementation for ``dtype``."""
+    return NotImplementedError(f'"{kernel}" not implemented for '
+                               f"'{D.scalar_name(D._BY_NP[np.dtype(dtype)])}'")
 
-    def __init__(self, arr):
-        self._data = arr
-        self._dtype = D._BY_NP[arr.dtype]
+
+def _refuse(kernel, dtype, kinds="b"):
+    """Raise torch's error when ``dtype``'s kind (numpy's b/i/u/f) is one ``kernel`` lacks."""
+    if np.dtype(dtype).kind in kinds:
+        raise _not_implemented(kernel, dtype)
+
+
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+_FLOAT_MAX = {np.dtype(np.float16): 65504.0, np.dtype(D.bfloat16.np): 3.3895313892515355e38,
+              np.dtype(np.float32): 3.4028234663852886e38}
+_C_FLOAT = {np.dtype(np.float16): "c10::Half", np.dtype(D.bfloat16.np): "c10::BFloat16",
+            np.dtype(np.float32): "float"}
+
+
+def _to_dtype_checked(value, dtype):
+    """A Python number converted to an integer dtype as torch converts a Scalar argument: a
+    value out of the dtype's range is refused ("value cannot be converted to type uint8_t
+    without overflow"); floats truncate; an unsigned dtype takes negative integers down to
+    ``-max`` (two's complement wrap-around, c10's ``overflows``)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)) and \
+            np.asarray(value).dtype != np.bool_:
+        info = np.iinfo(dtype)
+        lo = -int(info.max) if dtype.kind == "u" and np.asarray(value).dtype.kind in "iu" \
+            else info.min
+        if not lo <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
+                               "overflow")
+        return np.asarray(int(value)).astype(dtype)
+    fmax = _FLOAT_MAX.get(dtype)
+    if fmax is not None:  # a finite number beyond a float dtype's range is refused, not inf
+        v = float(np.asarray(value, dtype=np.float64))
+        if np.isfinite(v) and abs(v) > fmax:
+            raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype]} without "
+                               "overflow")
+    return np.asarray(value).astype(dtype)
+
+
+def _is_bool(x) -> bool:
+    return (isinstance(x, np.ndarray) and x.dtype == np.bool_) or isinstance(x, (bool, np.bool_))
 
 
 def _prep(a, b):
@@ -64,7 +98,8 @@ def _prep(a, b):
 
 
 def _out_check(rt, out):
-    if out is not None and rt != out.dtype and not np.can_cast(rt, out.dtype, casting="same_kind"):
+    if out is not None and rt != out.dtype and not D.can_cast(D._BY_NP[np.dtype(rt)],
+                                                              D._BY_NP[out.dtype]):
         raise RuntimeError(f"result type {D.scalar_name(D._BY_NP[np.dtype(rt)])} can't be cast to "
                            f"the desired output type {D.scalar_name(D._BY_NP[out.dtype])}")
 
@@ -134,7 +169,7 @@ def _dt(ctx_arr, g):
 
 
 # ----- casts and copies --------------------------------------------------------------------------
-class Cast(Op):
+class Cast(Pointwise):
     name = "to_copy"
 
     @staticmethod
@@ -146,7 +181,7 @@ class Cast(Op):
         return (g,)
 
 
-class Clone(Op):
+class Clone(Pointwise):
     name = "clone"
 
     @staticmethod
@@ -159,7 +194,7 @@ class Clone(Op):
         return (g,)
 
 
-class Copy(Op):
+class Copy(Pointwise):
     """``dst.copy_(src)``: dst takes src's values (broadcast, cast); dst's old value gets no grad."""
 
     name = "copy_"
@@ -175,14 +210,17 @@ class Copy(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (None, g)
+        # dst's old value gets a zero gradient (torch's CopyBackwards): the graph before the copy
+        # still sees the node, so leaves behind it get zeros, not None
+        return (np.zeros_like(g), g)
 
 
-class Fill(Op):
+class Fill(Pointwise):
     name = "fill_"
 
     @staticmethod
     def forward(ctx, dst, value, out=None):
+        value = _to_dtype_checked(value, dst.dtype)  # torch's Scalar conversion (overflow error)
         if out is not None:
             out[...] = value
             return out
@@ -190,14 +228,21 @@ class Fill(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (None, g.sum())
+        # the old value gets zeros (fill_/zero_ cut the graph, as torch's FillBackward does)
+        return (np.zeros_like(g), g.sum())
 
 
 # ----- unary math -------------------------------------------------------------------------------
-def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True):
-    """Declare a unary op from a numpy forward and a backward ``bwd(x, y, g)``."""
+def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
+           no_bool=None):
+    """Declare a unary op from a numpy forward and a backward ``bwd(x, y, g)``; ``no_bool`` names
+    the torch kernel that has no bool implementation (its error is raised for bool inputs)."""
 
     def forward(ctx, x, out=None):
+        if no_bool is not None and x.dtype == np.bool_:
+            if no_bool == "relu":
+                raise RuntimeError("Boolean inputs not supported for relu")
+            raise _not_implemented(no_bool, x.dtype)
         if float_only:
             x = _float_out(x)
         if out is not None:
@@ -216,7 +261,7 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
         return (bwd(getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
 
-    cls = type(name.capitalize(), (Op,), {
+    cls = type(name.capitalize(), (Pointwise,), {
         "name": name, "saved": saved, "saves_output": saves_output,
         "differentiable": differentiable,
         "forward": staticmethod(forward), "backward": staticmethod(backward)})
@@ -269,7 +314,15 @@ def _wrap1(f):
 
 
 Neg = _unary("neg", _wrap1(np.negative), lambda x, y, g: -g, saved=(), float_only=False)
-Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * np.sign(x), float_only=False)
+def _sgn(x):
+    """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN (a NaN input gets a zero
+    gradient from abs and the 1-norm, as in torch)."""
+    s = np.sign(x)
+    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind == "f" else s
+
+
+Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * _sgn(x), float_only=False,
+             no_bool="abs_cpu")
 Exp = _unary("exp", _wrap1(np.exp), lambda x, y, g: g * y, saved=(), saves_output=True)
 Exp2 = _unary("exp2", _wrap1(np.exp2), lambda x, y, g: g * y * np.log(2.0).astype(y.dtype),
               saved=(), saves_output=True)
@@ -283,8 +336,17 @@ Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
                lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda x, y, g: -g * y * y, saved=(), saves_output=True)
-Square = _unary("square", lambda x, out=None: np.square(x.astype(np.int64) if x.dtype == np.bool_
-                                                        else x, out=out),  # bool**2 is int64
+def _square(x, out=None):
+    if x.dtype == np.bool_:  # bool ** 2 is int64 (which a bool target cannot take)
+        x = x.astype(np.int64)
+        _out_check(x.dtype, out)
+        if out is not None:
+            np.copyto(out, np.square(x), casting="unsafe")
+            return out
+    return np.square(x, out=out) if out is not None else np.square(x)
+
+
+Square = _unary("square", _square,
                 lambda x, y, g: 2 * g * x, float_only=False)
 Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
@@ -293,11 +355,53 @@ Asin = _unary("asin", _wrap1(np.arcsin), lambda x, y, g: g / np.sqrt(1 - x * x))
 Acos = _unary("acos", _wrap1(np.arccos), lambda x, y, g: -g / np.sqrt(1 - x * x))
 Atan = _unary("atan", _wrap1(np.arctan), lambda x, y, g: g / (1 + x * x))
 Sinh = _unary("sinh", _wrap1(np.sinh), lambda x, y, g: g * np.cosh(x))
+# torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), 1 / (1 - x^2)
+Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda x, y, g: g / np.sqrt(x * x + 1))
+Acosh = _unary("acosh", _wrap1(np.arccosh), lambda x, y, g: g / np.sqrt(x * x - 1))
+Atanh = _unary("atanh", _wrap1(np.arctanh), lambda x, y, g: g * (1 / (1 - x * x)))
+
+
+def _no_inplace_derivative(op):
+    """``op``'s in-place form as torch 2.13 has it: the forward runs, and a backward through it
+    raises ("the derivative for 'inplace version of acosh' is not implemented.")."""
+    def backward(ctx, g):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op.name}' is not "
+                                  "implemented.")
+    return type(op.__name__ + "Inplace", (op,), {"backward": staticmethod(backward)})
+
+
+AsinhInplace, AcoshInplace, AtanhInplace = (_no_inplace_derivative(o) for o in (Asinh, Acosh, Atanh))
+
+
+def _lgamma(x, out=None):
+    r = special.gammaln(x)
+    r = np.where(x == -np.inf, np.asarray(np.inf, r.dtype), r)  # torch: lgamma(-inf) = inf
+    if out is not None:
+        out[...] = r
+        return out
+    return r.astype(x.dtype, copy=False)
+
+
+def _digamma(x, out=None):
+    r = special.psi(x)  # psi(±0) = ∓inf and NaN at the negative integers and -inf, as torch
+    if out is not None:
+        out[...] = r
+        return out
+    return r.astype(x.dtype, copy=False)
+
+
+def _trigamma(x):
+    wide = np.float32 if x.dtype in _HALF_DT else x.dtype  # torch's opmath for half dtypes
+    return special.trigamma(x.astype(wide)).astype(x.dtype)
+
+
+Lgamma = _unary("lgamma", _lgamma, lambda x, y, g: g * _digamma(x))
+Digamma = _unary("digamma", _digamma, lambda x, y, g: g * _trigamma(x))
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda x, y, g: g * np.sinh(x))
 Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True)
 Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True)
-Relu = _unary("relu", _relu, lambda x, y, g: g * (y > 0), saved=(), saves_output=True,
-              float_only=False)
+Relu = _unary("relu", _relu, lambda x, y, g: np.where(y <= 0, np.zeros((), g.dtype), g), saved=(),
+              saves_output=True, float_only=False, no_bool="relu")
 Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
 Silu = _unary("silu", _silu, _silu_bwd)
 Erf = _unary("erf", special.erf,
@@ -310,16 +414,20 @@ def _sign(x, out=None):
     if x.dtype == np.bool_:
         return np.copyto(out, x) or out if out is not None else x.copy()
     r = np.asarray(np.sign(x, out=out))
-    if x.dtype.kind == "f":
+    if D._BY_NP[x.dtype].is_floating_point:  # bfloat16 included (numpy's kind is "V")
         np.copyto(r, 0, where=np.isnan(r))
     return r
 
 
 Sign = _unary("sign", _sign, _zero_grad, saved=(), float_only=False)
-Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False)
-Ceil = _unary("ceil", _wrap1(np.ceil), _zero_grad, saved=(), float_only=False)
-Trunc = _unary("trunc", _wrap1(np.trunc), _zero_grad, saved=(), float_only=False)
-Round = _unary("round", _wrap1(np.round), _zero_grad, saved=(), float_only=False)
+Floor = _unary("floor", _wrap1(np.floor), _zero_grad, saved=(), float_only=False,
+               no_bool="floor_vml_cpu")
+Ceil = _unary("ceil", _wrap1(np.ceil), _zero_grad, saved=(), float_only=False,
+              no_bool="ceil_vml_cpu")
+Trunc = _unary("trunc", _wrap1(np.trunc), _zero_grad, saved=(), float_only=False,
+               no_bool="trunc_vml_cpu")
+Round = _unary("round", _wrap1(np.round), _zero_grad, saved=(), float_only=False,
+               no_bool="round_vml_cpu")
 LogicalNot = _unary("logical_not", _wrap1(np.logical_not), None, saved=(), float_only=False,
                     differentiable=False)
 BitwiseNot = _unary("bitwise_not", _wrap1(np.invert), None, saved=(), float_only=False,
@@ -330,7 +438,32 @@ IsFinite = _unary("isfinite", _wrap1(np.isfinite), None, saved=(), float_only=Fa
                   differentiable=False)
 
 
-class NanToNum(Op):
+class RoundDecimals(Pointwise):
+    """``round(x, decimals=d)``: ``nearbyint(x * 10^d) / 10^d`` (``d < 0``: ``nearbyint(x /
+    10^-d) * 10^-d``), computed in float32 for half dtypes and rounded once (torch's kernel);
+    floating dtypes only."""
+
+    name = "round_decimals"
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, x, decimals=0, out=None):
+        _refuse("round_cpu", x.dtype, "biu")
+        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        xw = x.astype(wide, copy=False)
+        p = np.asarray(10.0 ** abs(decimals)).astype(wide)
+        r = (np.round(xw / p) * p if decimals < 0 else np.round(xw * p) / p).astype(x.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.zeros_like(g),)
+
+
+class NanToNum(Pointwise):
     """``nan_to_num``: NaN, +inf and -inf replaced by the given numbers (posinf/neginf default to
     the dtype's largest/smallest finite value); integer and bool inputs are copied unchanged.
     The gradient passes where the input was finite and is 0 elsewhere (torch's rule)."""
@@ -357,7 +490,7 @@ class NanToNum(Op):
         return (np.where(np.isfinite(ctx.x), g, np.zeros((), g.dtype)),)
 
 
-class GeluTanh(Op):
+class GeluTanh(Pointwise):
     name = "gelu_tanh"
     saved = (0,)
 
@@ -381,7 +514,7 @@ class GeluTanh(Op):
         return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner),)
 
 
-class LeakyRelu(Op):
+class LeakyRelu(Pointwise):
     name = "leaky_relu"
     saved = (0,)
 
@@ -399,14 +532,23 @@ class LeakyRelu(Op):
         return (np.where(ctx.x > 0, g, g * np.asarray(ctx.slope, g.dtype)),)
 
 
-class Elu(Op):
+class Elu(Pointwise):
+    """torch's ``elu`` kernel, which also computes ``selu`` and ``celu``: ``scale * x`` for
+    ``x > 0``, else ``scale * alpha * (exp(x * input_scale) - 1)``; the gradient at 0 is the
+    left branch's (``scale * alpha * input_scale``), as in torch."""
+
     name = "elu"
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, alpha=1.0, out=None):
-        ctx.x, ctx.alpha = x, alpha
-        r = np.where(x > 0, x, np.asarray(alpha, x.dtype) * np.expm1(np.minimum(x, 0)))
+    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0, out=None):
+        ctx.x, ctx.alpha, ctx.scale, ctx.input_scale = x, alpha, scale, input_scale
+        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        xw = x.astype(wide, copy=False)
+        c = lambda v: np.asarray(v, wide)  # noqa: E731
+        r = np.where(xw > 0, xw * c(scale),
+                     c(alpha * scale) * np.expm1(np.minimum(xw, 0) * c(input_scale)))
+        r = r.astype(x.dtype, copy=False)
         if out is not None:
             out[...] = r
             return out
@@ -415,10 +557,118 @@ class Elu(Op):
     @staticmethod
     def backward(ctx, g):
         x = ctx.x
-        return (np.where(x > 0, g, g * np.asarray(ctx.alpha, g.dtype) * np.exp(np.minimum(x, 0))),)
+        c = lambda v: np.asarray(v, g.dtype)  # noqa: E731
+        neg = c(ctx.alpha * ctx.scale * ctx.input_scale) * np.exp(np.minimum(x, 0) *
+                                                                  c(ctx.input_scale))
+        return (np.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
 
 
-class Softplus(Op):
+class Hardtanh(Pointwise):
+    """``hardtanh``/``relu6``: clamp into ``[lo, hi]`` keeping the input's dtype (the bounds are
+    converted to it); the gradient is 0 at and beyond the bounds, unlike ``clamp``'s, and
+    passes for NaN (torch's ``hardtanh_backward``)."""
+
+    name = "hardtanh"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, lo=-1.0, hi=1.0, out=None):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if x.dtype == np.uint8 and (lo < 0 or hi < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        ctx.x, ctx.lo, ctx.hi = x, lo, hi
+        if x.dtype.kind in "iu":
+            lo, hi = int(lo), int(hi)
+        r = np.minimum(np.maximum(x, np.asarray(lo).astype(x.dtype)),
+                       np.asarray(hi).astype(x.dtype))
+        if out is not None:
+            out[...] = r
+            return out
+        return np.asarray(r, x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        return (np.where((x <= ctx.lo) | (x >= ctx.hi), np.zeros((), g.dtype), g),)
+
+
+class Threshold(Pointwise):
+    """``threshold(x, t, v)``: ``v`` where ``x <= t``, else ``x`` (NaN stays NaN); the gradient
+    passes where ``x > t`` does not hold false, i.e. it is 0 only where ``x <= t``."""
+
+    name = "threshold"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, threshold=0.0, value=0.0, out=None):
+        if x.dtype == np.bool_:
+            raise _not_implemented("threshold_cpu", x.dtype)
+        ctx.x, ctx.t = x, threshold
+        v = np.asarray(_to_dtype_checked(value, x.dtype))
+        r = np.where(x <= threshold, v, x)
+        if out is not None:
+            out[...] = r
+            return out
+        return np.asarray(r, x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.where(ctx.x <= ctx.t, np.zeros((), g.dtype), g),)
+
+
+class Hardsigmoid(Pointwise):
+    """``relu6(x + 3) / 6``; gradient ``1/6`` strictly inside ``(-3, 3)`` (torch's kernel, whose
+    1/6 is rounded to float32 even for float64 tensors)."""
+
+    name = "hardsigmoid"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        ctx.x = x
+        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        xw = x.astype(wide, copy=False)
+        r = (np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        # torch's kernel multiplies by 1/6 rounded to float32, in float64 too
+        sixth = np.asarray(np.float32(1.0 / 6.0), g.dtype)
+        return (np.where((x > -3) & (x < 3), g * sixth, np.zeros((), g.dtype)),)
+
+
+class Hardswish(Pointwise):
+    """``x * relu6(x + 3) / 6``; gradient 0 up to -3, ``x / 3 + 1/2`` inside ``(-3, 3)``, 1 from 3
+    on (torch's ``hardswish_backward``)."""
+
+    name = "hardswish"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        ctx.x = x
+        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        xw = x.astype(wide, copy=False)
+        r = (xw * np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        mid = g * (x / np.asarray(3, g.dtype) + np.asarray(0.5, g.dtype))
+        return (np.where(x <= -3, np.zeros((), g.dtype), np.where(x < 3, mid, g)),)
+
+
+class Softplus(Pointwise):
     name = "softplus"
     saved = (0,)
 
@@ -438,8 +688,11 @@ class Softplus(Op):
         return (np.where(bx > ctx.threshold, g, g * special.expit(bx)),)
 
 
-class Clamp(Op):
-    """clamp(min, max) with scalar or array bounds; gradient passes where min <= x <= max."""
+class Clamp(Pointwise):
+    """clamp(min, max) with scalar or array bounds: ``min(max(x, lo), hi)``, so ``lo > hi`` gives
+    ``hi`` everywhere and a NaN bound gives NaN (torch's rule). The result dtype is the promotion
+    of the input with both bounds (a bound outside an integer dtype wraps, as torch's cast does).
+    The gradient passes where ``lo <= x <= hi``; a tensor bound gets it where it is the result."""
 
     name = "clamp"
     saved = (0,)
@@ -448,28 +701,21 @@ class Clamp(Op):
     @staticmethod
     def forward(ctx, x, lo=None, hi=None, out=None):
         ctx.x, ctx.lo, ctx.hi = x, lo, hi
-        if isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray):
-            r = x
-            if lo is not None:
-                r = np.maximum(r, lo)
-            if hi is not None:
-                r = np.minimum(r, hi)
-            r = r.astype(_rtype(x, lo if isinstance(lo, np.ndarray) else hi), copy=False)
-        else:
-            # torch's promotion with the scalar bounds (int tensor, float bound -> float; bool ->
-            # int64 with int bounds)
-            rt = D.result_type(_ArrView(x), *(v for v in (lo, hi) if v is not None)).np
-            if rt != x.dtype:
-                x = x.astype(rt)
-            if lo is not None and hi is not None and lo > hi:
-                r = np.full_like(x, hi)  # torch: min > max sets everything to max
-            else:
-                if out is not None:
-                    return np.clip(x, lo, hi, out=out)
-                r = np.clip(x, lo, hi)
-                return r if r.dtype == rt else r.astype(rt)  # bfloat16 with float bounds
+        rt = _rtype(x, lo, hi)
+        half = rt in _HALF_DT
+        xr = x.astype(rt, copy=False)
+        r = xr
+        for bound, f in ((lo, np.maximum), (hi, np.minimum)):
+            if bound is None:
+                continue
+            b = _wrap_int(bound, rt) if not isinstance(bound, np.ndarray) else bound
+            b = np.asarray(b).astype(np.float32 if half and not isinstance(bound, np.ndarray)
+                                     else rt, copy=False)
+            r = f(r, b)
+        r = np.asarray(r).astype(rt, copy=False)
         if out is not None:
-            out[...] = r
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
             return out
         return r
 
@@ -481,33 +727,68 @@ class Clamp(Op):
             m &= x >= lo
         if hi is not None:
             m &= x <= hi
-        gx = g * m
+        zero = np.zeros((), g.dtype)
+        gx = np.where(m, g, zero)  # a select, never g * 0 (an inf gradient stays masked)
         glo = ghi = None
         if isinstance(lo, np.ndarray) and len(ctx.needs_input_grad) > 1:
-            glo = g * (x < lo)
+            glo = np.where(x < lo, g, zero)
         if isinstance(hi, np.ndarray) and len(ctx.needs_input_grad) > 2:
-            ghi = g * (x > hi)
+            ghi = np.where(x > hi, g, zero)
         return (gx, glo, ghi)
 
 
 # ----- binary math ------------------------------------------------------------------------------
-def _scaled(b, alpha):
-    """``b * alpha`` keeping an array's dtype (bfloat16 times a Python float gives float32)."""
-    r = b * alpha
-    if isinstance(b, np.ndarray) and r.dtype != b.dtype and b.dtype in _HALF_DT:
-        r = r.astype(b.dtype)
+def _scaled(a, b, alpha):
+    """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is
+    refused for integral results, a bool alpha for non-bool ones. Computed in the result dtype
+    (half precision in float32, rounded once with the sum)."""
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if isinstance(alpha, (bool, np.bool_)) and rt.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if alpha == 1 and not isinstance(alpha, (bool, np.bool_)):
+        return b
+    if not isinstance(b, np.ndarray):
+        return b * alpha
+    if rt.kind == "b":
+        return np.asarray(b.astype(bool) & bool(alpha))
+    wide = np.float32 if rt in _HALF_DT else rt
+    return np.asarray(b.astype(wide, copy=False) * np.asarray(alpha).astype(wide))
+
+
+def _check_sub(a, b):
+    if _is_bool(a) and _is_bool(b) and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _add_sub(f, a, b, alpha, out):
+    b2 = _scaled(a, b, alpha)
+    if b2 is b or not isinstance(b2, np.ndarray):
+        return _binary(f, a, b2, out)
+    rt = _rtype(a, b)
+    r = np.asarray(f(a.astype(b2.dtype, copy=False) if isinstance(a, np.ndarray) else a, b2))
+    r = r.astype(rt, copy=False)
+    if out is not None:
+        _out_check(rt, out)
+        np.copyto(out, r, casting="unsafe")
+        return out
     return r
 
 
-class Add(Op):
+class Add(Pointwise):
     name = "add"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1, out=None):
-        if alpha != 1:
-            b = _scaled(b, alpha)
         ctx.alpha = alpha
-        return _binary(np.add, a, b, out)
+        return _add_sub(np.add, a, b, alpha, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -515,15 +796,14 @@ class Add(Op):
         return (g if n[0] else None, (g if ctx.alpha == 1 else g * ctx.alpha) if n[1] else None)
 
 
-class Sub(Op):
+class Sub(Pointwise):
     name = "sub"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1, out=None):
-        if alpha != 1:
-            b = _scaled(b, alpha)
+        _check_sub(a, b)
         ctx.alpha = alpha
-        return _binary(np.subtract, a, b, out)
+        return _add_sub(np.subtract, a, b, alpha, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -531,7 +811,7 @@ class Sub(Op):
         return (g if n[0] else None, (-g if ctx.alpha == 1 else g * -ctx.alpha) if n[1] else None)
 
 
-class Mul(Op):
+class Mul(Pointwise):
     name = "mul"
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # a is read for b's gradient, b for a's
@@ -554,7 +834,7 @@ def _check_integer_zero(a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
-class Div(Op):
+class Div(Pointwise):
     name = "div"
     saved = (0, 1)
     reads = {0: (1,), 1: (0, 1)}
@@ -574,6 +854,8 @@ class Div(Op):
             r = np.true_divide(a, b)
             rt = _rtype(a, b)
             return r if isinstance(r, np.ndarray) and r.dtype == rt else np.asarray(r, rt)
+        if rounding_mode in ("floor", "trunc"):
+            _refuse(f"div_{rounding_mode}_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         if rounding_mode == "floor":
             return _binary(np.floor_divide, a, b, out)
@@ -594,23 +876,21 @@ class Div(Op):
         if ctx.mode is not None:
             return (np.zeros_like(g) if n[0] else None, np.zeros_like(g) if n[1] else None)
         a, b = ctx.a, ctx.b
-        return (g / b if n[0] else None, -g * a / (b * b) if n[1] else None)
+        # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
+        return (g / b if n[0] else None, -g * ((a / b) / b) if n[1] else None)
 
 
-class Pow(Op):
+class Pow(Pointwise):
+    """``a ** b`` with a tensor exponent: torch saves both operands and the result."""
+
     name = "pow"
+    node_name = "PowBackward1"
     saved = (0, 1)
     saves_output = True
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
-        if isinstance(a, np.ndarray) and a.dtype.kind in "iu" and not isinstance(b, np.ndarray) \
-                and isinstance(b, int) and b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        r = _binary(np.power, a, b, out)
-        ctx.y = r
-        return r
+        return _pow_forward(ctx, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -622,8 +902,9 @@ class Pow(Op):
                 ga = np.zeros_like(g)
             elif not isinstance(b, np.ndarray) and b == 2:
                 ga = g * 2 * a
-            else:
-                ga = g * b * np.power(a, b - 1)
+            else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ga = np.where(b == 0, np.zeros((), g.dtype), g * b * np.power(a, b - 1))
         if len(n) > 1 and n[1]:
             with np.errstate(divide="ignore", invalid="ignore"):
                 la = np.log(a)
@@ -631,8 +912,69 @@ class Pow(Op):
         return (ga, gb)
 
 
-def _extremum(name, np_fn, wins):
-    """``maximum``/``minimum``; ties share the gradient evenly, as torch does."""
+def _pow_forward(ctx, a, b, out=None):
+    ctx.a, ctx.b = a, b
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind == "b":
+        raise _not_implemented("pow", rt)
+    if rt.kind in "iu" and isinstance(b, np.ndarray):
+        r = _int_pow(a, b, rt)
+        if out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
+    else:
+        if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        r = _binary(np.power, a, b, out)
+    ctx.y = r
+    return r
+
+
+class PowScalar(Pow):
+    """``a ** n`` with a number exponent: torch saves only ``a`` (an in-place change of the
+    result does not spoil the gradient)."""
+
+    name = "pow_scalar"
+    node_name = "PowBackward0"
+    saved = (0,)
+    saves_output = False
+
+
+class PowScalarBase(Pow):
+    """``n ** t`` with a number base: a contiguous result (torch's kernel for a Scalar base
+    does not follow the exponent's layout, unlike ``tensor(n) ** t``)."""
+
+    name = "pow_scalar_base"
+    node_name = "PowBackward2"
+    saved = (1,)
+    elementwise = False
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        return _pow_forward(ctx, a, b, out)
+
+
+def _int_pow(a, b, rt):
+    """Integer powers with an integer tensor exponent: a negative exponent gives 0, except for
+    bases 1 and -1 (torch's integer kernel; numpy refuses negative integer powers)."""
+    a = np.asarray(a).astype(rt, copy=False)
+    b = np.asarray(b).astype(rt, copy=False)
+    neg = b < 0
+    with np.errstate(over="ignore"):
+        r = np.power(a, np.where(neg, np.zeros((), rt), b))
+    if neg.any():
+        one = np.ones((), rt)
+        special = np.where(a == 1, one, np.where((a == -1) & (b % 2 != 0), -one, np.zeros((), rt)))
+        special = np.where((a == -1) & (b % 2 == 0), one, special)
+        r = np.where(neg, special, r)
+    return np.asarray(r, dtype=rt)
+
+
+def _extremum(name, np_fn, loses):
+    """``maximum``/``minimum``; ties share the gradient evenly and a NaN comparison (the result
+    is NaN) sends the whole gradient to both operands, as torch's backward does (each operand's
+    gradient is masked only where it strictly loses)."""
 
     def forward(ctx, a, b, out=None):
         a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
@@ -641,26 +983,34 @@ def _extremum(name, np_fn, wins):
 
     def backward(ctx, g):
         a, b = ctx.a, ctx.b
-        w = wins(a, b) + 0.5 * (a == b)
-        return (g * w, g * (1 - w))
+        zero = np.zeros((), g.dtype)
+        half = g * np.asarray(0.5, g.dtype)
+        tie = a == b
+        ga = np.where(tie, half, np.where(loses(a, b), zero, g))
+        gb = np.where(tie, half, np.where(loses(b, a), zero, g))
+        return (ga, gb)
 
-    return type(name.capitalize(), (Op,), {"name": name, "saved": (0, 1),
-                                            "forward": staticmethod(forward),
-                                            "backward": staticmethod(backward)})
+    return type(name.capitalize(), (Pointwise,), {"name": name, "saved": (0, 1),
+                                                  "forward": staticmethod(forward),
+                                                  "backward": staticmethod(backward)})
 
 
-Maximum = _extremum("maximum", np.maximum, np.greater)
-Minimum = _extremum("minimum", np.minimum, np.less)
+Maximum = _extremum("maximum", np.maximum, np.less)
+Minimum = _extremum("minimum", np.minimum, np.greater)
 
 
-class Atan2(Op):
+class Atan2(Pointwise):
     name = "atan2"
     saved = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        if rt.kind in "biu":  # integer and bool operands give the default float
+            rt = D.get_default_dtype().np
+        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
         ctx.a, ctx.b = a, b
-        return _binary(np.arctan2, _float_out(a), _float_out(b), out)
+        return _binary(np.arctan2, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -669,13 +1019,14 @@ class Atan2(Op):
         return (g * b / d, -g * a / d)
 
 
-class Remainder(Op):
+class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b
+        _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.remainder, a, b, out)
 
@@ -684,13 +1035,14 @@ class Remainder(Op):
         return (g, -g * np.floor_divide(ctx.a, ctx.b))
 
 
-class Fmod(Op):
+class Fmod(Pointwise):
     name = "fmod"
     saved = (0, 1)
 
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b
+        _refuse("fmod_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
 
@@ -706,7 +1058,7 @@ def _nondiff_binary(name, f):
         a2, b2, _ = _prep(a, b) if name not in _LOGICAL else (a, b, None)
         r = f(a2, b2)
         return r if isinstance(r, np.ndarray) else np.asarray(r)
-    return type(name.capitalize(), (Op,), {"name": name, "differentiable": False,
+    return type(name.capitalize(), (Pointwise,), {"name": name, "differentiable": False,
                                             "forward": staticmethod(forward)})
 
 
@@ -728,7 +1080,7 @@ LeftShift = _nondiff_binary("bitwise_left_shift", np.left_shift)
 RightShift = _nondiff_binary("bitwise_right_shift", np.right_shift)
 
 
-class Isclose(Op):
+class Isclose(Pointwise):
     """``|a - b| <= atol + rtol * |b|`` elementwise (``equal_nan``: NaNs compare equal)."""
 
     name = "isclose"
@@ -739,15 +1091,18 @@ class Isclose(Op):
         return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-class Where(Op):
+class Where(Pointwise):
     name = "where"
     saved = (0,)
+    promoted = (1, 2)  # the condition is not converted
 
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.cond = cond
-        _, _, rt = _prep(a, b)
-        return np.where(cond, a, b).astype(rt, copy=False)
+        rt = _rtype(a, b)
+        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else _wrap_int(x, rt)
+                for x in (a, b))
+        return np.asarray(np.where(cond, a, b)).astype(rt, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -757,18 +1112,41 @@ class Where(Op):
         return (None, np.where(c, g, zero) if n[1] else None, np.where(c, zero, g) if n[2] else None)
 
 
-class Lerp(Op):
+def _cpp(dt) -> str:
+    return D.cpp_name(D._BY_NP[np.dtype(dt)])
+
+
+class Lerp(Pointwise):
+    """``start + weight * (end - start)``, evaluated as torch's kernel does (from ``end`` when
+    ``|weight| >= 0.5``, so ``weight = 1`` gives ``end`` exactly); no promotion: ``end`` and a
+    tensor ``weight`` must have ``start``'s dtype."""
+
     name = "lerp"
     saved = (0, 1, 2)
 
     @staticmethod
     def forward(ctx, a, b, w, out=None):
+        if b.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `end` but got dtype "
+                               f"{_cpp(b.dtype)}")
+        tensor_w = isinstance(w, np.ndarray)
+        if tensor_w and w.ndim and w.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
+                               f"{_cpp(w.dtype)}")
+        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
+        rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        if rt != a.dtype:
+            a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w
-        r = a + w * (b - a)
+        wide = np.float32 if a.dtype in _HALF_DT else a.dtype
+        aa, bb = a.astype(wide, copy=False), b.astype(wide, copy=False)
+        ww = np.asarray(w).astype(wide, copy=False)
+        d = bb - aa
+        r = np.where(np.abs(ww) < 0.5, aa + ww * d, bb - d * (1 - ww)).astype(a.dtype)
         if out is not None:
-            out[...] = r
+            np.copyto(out, r, casting="unsafe")
             return out
-        return r.astype(a.dtype, copy=False)
+        return r
 
     @staticmethod
     def backward(ctx, g):
@@ -776,7 +1154,24 @@ class Lerp(Op):
         return (g * (1 - w), g * w, g * (b - a) if isinstance(w, np.ndarray) else None)
 
 
-class Addcmul(Op):
+def _addc(a, t1, t2, value, combine, out):
+    """``a + value * combine(t1, t2)`` in the promoted dtype of all three tensors (``value``
+    takes the result's type: truncated for integer results, as torch's scalar cast does)."""
+    rt = np.dtype(_rtype(a, t1, t2))
+    wide = np.dtype(np.float32) if rt in _HALF_DT else rt
+    if rt.kind in "biu":
+        value = int(value)
+    a2, x1, x2 = (np.asarray(x).astype(wide, copy=False) for x in (a, t1, t2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.asarray(a2 + np.asarray(value).astype(wide) * combine(x1, x2)).astype(rt)
+    if out is not None:
+        _out_check(rt, out)
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+class Addcmul(Pointwise):
     """a + value * t1 * t2 (one op so optimizer updates stay a single kernel)."""
 
     name = "addcmul"
@@ -785,10 +1180,7 @@ class Addcmul(Op):
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
-        prod = np.asarray(t1 * t2)  # 0-d operands give a numpy scalar, which *= would promote
-        if value != 1:
-            prod *= value
-        return _binary(np.add, a, prod, out)
+        return _addc(a, t1, t2, value, np.multiply, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -796,17 +1188,22 @@ class Addcmul(Op):
         return (g, g * ctx.t2 * v, g * ctx.t1 * v)
 
 
-class Addcdiv(Op):
+class Addcdiv(Pointwise):
     name = "addcdiv"
     saved = (1, 2)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
+        if np.asarray(t1).dtype.kind in "biu" and np.asarray(t2).dtype.kind in "biu":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+                "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
+                "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+                "float inputs. The future addcdiv behavior is just the latter implementation: "
+                "(input + value * tensor1 / tensor2), for all dtypes.")
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
-        q = np.asarray(t1 / t2)
-        if value != 1:
-            q *= value
-        return _binary(np.add, a, q, out)
+        return _addc(a, t1, t2, value, np.true_divide, out)
 
     @staticmethod
     def backward(ctx, g):

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch import Op
+from ._kernel import Kernel
 from .elementwise import Erfinv
 
 __all__ = ["Erfinv", "Qr"]
 
 
-class Qr(Op):
+class Qr(Kernel):
     """Reduced QR of a 2-D matrix, ``torch.linalg.qr(A, mode="reduced")``: returns (Q, R)."""
 
     name = "linalg_qr"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Kernel
 from .elementwise import _HALF_DT as _HALF
 from .elementwise import _prep
 
@@ -33,16 +33,50 @@ def _check_mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
 
 
-class Matmul(Op):
+def _scalar(dt) -> str:
+    return D.scalar_name(D._BY_NP[np.dtype(dt)])
+
+
+def _no_bool(kernel, *arrays):
+    for x in arrays:
+        if x is not None and x.dtype == np.bool_:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def check_matmul_dtypes(a, b, bmm=False):
+    """torch's dtype checks for a matrix product, by the kernel the shapes select: ``dot``
+    (1-d with 1-d), ``addmv`` (matrix with vector), ``bmm`` (``torch.bmm``), ``addmm`` (the
+    rest); operands must share a dtype and none of these kernels exists for bool."""
+    if a.ndim == 1 and b.ndim == 1:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+        _no_bool("dot", a)
+    elif b.ndim == 1 and a.ndim == 2:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+        _no_bool("addmv_impl_cpu", a)
+    elif bmm:
+        _no_bool("bmm", a)
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
+                               f"{_scalar(b.dtype)}")
+    else:
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+        _no_bool("addmm_impl_cpu_", a)
+
+
+class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, bmm=False):
         _check_mm(a, b)
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
+        check_matmul_dtypes(a, b, bmm)
         ctx.a, ctx.b = a, b
         return _matmul(a, b)
 
@@ -90,7 +124,7 @@ def _cpp(dt):
     return D.cpp_name(D._BY_NP[dt])
 
 
-class Linear(Op):
+class Linear(Kernel):
     """y = x @ W^T + b in one op (the MLP hot path; BLAS reads W^T without a copy)."""
 
     name = "linear"
@@ -102,9 +136,13 @@ class Linear(Op):
             sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                                f"{w.shape[1]}x{w.shape[0]})")
+        if b is not None and b.dtype != x.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_scalar(b.dtype)} and {_scalar(x.dtype)}")
         if x.dtype != w.dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
+        _no_bool("addmm_impl_cpu_", x)
         ctx.x, ctx.w = x, w
         y = _matmul(x, w.T)
         if b is not None:
@@ -126,18 +164,110 @@ class Linear(Op):
         return (gx, gw, gb)
 
 
-class Addmm(Op):
+def _check_addmm_dtypes(c, a, b):
+    """torch's addmm order: self against mat2, then mat1 against mat2, then bool."""
+    if c.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_scalar(c.dtype)} and {_scalar(b.dtype)}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+    _no_bool("addmm_impl_cpu_", a)
+
+
+def _scaled_sum(prod, c, beta, alpha):
+    """``beta * c + alpha * prod`` as torch's addmm family computes it: integer tensors take
+    the scalars truncated, and ``beta == 0`` ignores ``c`` (NaN included)."""
+    if prod.dtype.kind in "iu":
+        ibeta, alpha = int(beta), int(alpha)
+    else:
+        ibeta = beta
+    r = prod
+    if alpha != 1:
+        r = r * np.asarray(alpha).astype(r.dtype)
+    if beta == 0:
+        r = np.asarray(np.broadcast_to(r, np.broadcast_shapes(r.shape, c.shape)))
+    else:
+        r = r + (c if ibeta == 1 else np.asarray(ibeta).astype(c.dtype) * c)
+    return np.asarray(r).astype(prod.dtype, copy=False)
+
+
+def _write(r, out):
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+class Baddbmm(Kernel):
+    """``beta * input + alpha * (batch1 @ batch2)`` over a batch (``input`` already expanded to
+    the result's shape by ``torch.baddbmm``)."""
+
+    name = "baddbmm"
+    saved = (1, 2)
+
+    @staticmethod
+    def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
+        if c.dtype != a.dtype:
+            raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(c.dtype)}, "
+                               f"batch1: {_cpp(a.dtype)}, batch2: {_cpp(b.dtype)}")
+        _no_bool("baddbmm", a)
+        if b.dtype != a.dtype:
+            raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
+                               f"{_scalar(b.dtype)}")
+        ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
+        return _write(_scaled_sum(_matmul(a, b), c, beta, alpha), out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        a, b, al = ctx.a, ctx.b, ctx.alpha
+        return ((g if ctx.beta == 1 else g * ctx.beta) if n[0] else None,
+                _matmul(g, np.swapaxes(b, 1, 2)) * al if n[1] else None,
+                _matmul(np.swapaxes(a, 1, 2), g) * al if n[2] else None)
+
+
+class Addbmm(Kernel):
+    """``beta * input + alpha * sum_i batch1[i] @ batch2[i]`` (``input`` of the result's
+    shape); torch accumulates the batches one addmm at a time, in order."""
+
+    name = "addbmm"
+    saved = (1, 2)
+
+    @staticmethod
+    def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
+        _check_addmm_dtypes(c, a, b)
+        ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
+        if a.shape[0] == 0:
+            prod = np.zeros(c.shape, c.dtype)
+        else:
+            prod = _matmul(a[0], b[0])
+            for i in range(1, a.shape[0]):
+                prod = prod + _matmul(a[i], b[i])
+        return _write(_scaled_sum(prod, c, beta, alpha), out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        a, b, al = ctx.a, ctx.b, ctx.alpha
+        gb = np.broadcast_to(g, (a.shape[0],) + g.shape)
+        return ((g if ctx.beta == 1 else g * ctx.beta) if n[0] else None,
+                _matmul(gb, np.swapaxes(b, 1, 2)) * al if n[1] else None,
+                _matmul(np.swapaxes(a, 1, 2), gb) * al if n[2] else None)
+
+
+class Addmm(Kernel):
     name = "addmm"
     saved = (1, 2)
 
     @staticmethod
-    def forward(ctx, c, a, b, beta=1, alpha=1):
+    def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
         _check_mm(a, b)
+        _check_addmm_dtypes(c, a, b)
+        if a.dtype.kind in "iu":  # the scalars take the tensors' type (truncated), as in torch
+            beta, alpha = int(beta), int(alpha)
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
-        r = _matmul(a, b)
-        if alpha != 1:
-            r *= alpha
-        return np.asarray(r + (c if beta == 1 else beta * c)).astype(r.dtype, copy=False)
+        return _write(_scaled_sum(_matmul(a, b), c, beta, alpha), out)
 
     @staticmethod
     def backward(ctx, g):
@@ -147,8 +277,9 @@ class Addmm(Op):
                 al * (a.T @ g) if n[2] else None)
 
 
-class Einsum(Op):
+class Einsum(Kernel):
     name = "einsum"
+    saved = tuple(range(26))  # every operand (backward reads them all)
 
     @staticmethod
     def forward(ctx, *xs, equation):
@@ -221,3 +352,27 @@ def _diag_view(a, sub):
         strides.append(st)
         shape.append(a.shape[sub.index(c)])
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=True)
+
+
+class Svdvals(Kernel):
+    """The singular values of the last two dims, descending (LAPACK's gesdd, as torch's CPU
+    path); backward ``U diag(g) Vh`` (torch's svd_backward with only the values used)."""
+
+    name = "linalg_svdvals"
+    node_name = "LinalgSvdBackward0"
+    saved = ()
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.size == 0:
+            k = min(a.shape[-2:])
+            ctx.u = np.zeros(a.shape[:-1] + (k,), a.dtype)
+            ctx.vh = np.zeros(a.shape[:-2] + (k, a.shape[-1]), a.dtype)
+            return np.zeros(a.shape[:-2] + (k,), a.dtype)
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        ctx.u, ctx.vh = u, vh
+        return s.astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (np.matmul(ctx.u * g[..., None, :], ctx.vh),)

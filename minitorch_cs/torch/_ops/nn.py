@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch import Op
+from ._kernel import Kernel
 from ._opmath import opmath
 from .linalg import _HALF
 
@@ -20,7 +20,7 @@ def _log_softmax(x, axis):
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
 
-class Softmax(Op):
+class Softmax(Kernel):
     name = "softmax"
     saves_output = True
 
@@ -42,7 +42,7 @@ class Softmax(Op):
         return (y * (g - np.sum(g * y, axis=ctx.dim, keepdims=True)),)
 
 
-class LogSoftmax(Op):
+class LogSoftmax(Kernel):
     name = "log_softmax"
     saves_output = True
 
@@ -68,7 +68,7 @@ def _reduce(loss, weight_sum, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-class NllLoss(Op):
+class NllLoss(Kernel):
     """nll_loss over log-probabilities (N, C, d1, ...) with class-index targets (N, d1, ...)."""
 
     name = "nll_loss"
@@ -117,12 +117,12 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
 
 def _nll_backward(ctx, g):
     red = ctx.reduction
-    if red == "mean":
-        coef = ctx.w * (g / ctx.wsum)
-    elif red == "sum":
-        coef = ctx.w * g
+    w = ctx.w
+    zero = np.zeros((), np.result_type(w, g))
+    if red == "mean":  # every target ignored: the total weight is 0 and so is the gradient
+        coef = np.where(w == 0, zero, w * (g / ctx.wsum) if ctx.wsum else zero)
     else:
-        coef = ctx.w * g
+        coef = np.where(w == 0, zero, w * g)
     z = np.zeros(ctx.shape, coef.dtype)
     if len(ctx.shape) == 1:
         z[ctx.t] = -coef
@@ -131,7 +131,7 @@ def _nll_backward(ctx, g):
     return z
 
 
-class CrossEntropy(Op):
+class CrossEntropy(Kernel):
     """cross_entropy with class-index targets: log_softmax + nll fused (with label smoothing)."""
 
     name = "cross_entropy"
@@ -174,10 +174,11 @@ class CrossEntropy(Op):
         if ls > 0:
             C = ctx.shape[ctx.dim]
             gl = gl * (1 - ls)
+            zero = np.zeros((), g.dtype)
             if ctx.reduction == "mean":
-                cs = (g / ctx.smooth_denom) * ctx.valid
+                cs = np.where(ctx.valid, g / ctx.smooth_denom if ctx.smooth_denom else zero, zero)
             else:
-                cs = g * ctx.valid
+                cs = np.where(ctx.valid, g, zero)
             cs = np.expand_dims(cs * (ls / C), ctx.dim).astype(gl.dtype)
             if ctx.weight is not None:
                 shape = [1] * len(ctx.shape)
@@ -190,7 +191,7 @@ class CrossEntropy(Op):
         return (gl - p * np.sum(gl, axis=ctx.dim, keepdims=True), None, None)
 
 
-class CrossEntropyProbs(Op):
+class CrossEntropyProbs(Kernel):
     """cross_entropy with class-probability targets (same shape as the input)."""
 
     name = "cross_entropy_probs"
@@ -228,7 +229,7 @@ class CrossEntropyProbs(Op):
         return (gx, gt, None)
 
 
-class LayerNorm(Op):
+class LayerNorm(Kernel):
     name = "layer_norm"
     saved = (1,)
 
@@ -265,27 +266,17 @@ class LayerNorm(Op):
         return (gx, gw, gb)
 
 
-class BatchNormTrain(Op):
-    """batch_norm with batch statistics (training); running stats are updated by the caller."""
+class BatchNormTrain(Kernel):
+    """batch_norm with batch statistics (training). The running statistics (inputs 3 and 4,
+    optional, already updated by the caller) are only saved: torch's kernel saves them, so
+    changing them in place before backward is refused, as in torch."""
 
     name = "batch_norm"
+    saved = (3, 4)
 
     @staticmethod
-    @opmath
-    def forward(ctx, x, w=None, b=None, eps=1e-5):
-        axes = (0,) + tuple(range(2, x.ndim))
-        shape = [1] * x.ndim
-        shape[1] = x.shape[1]
-        mu = x.mean(axis=axes, keepdims=True)
-        xc = x - mu
-        var = (xc * xc).mean(axis=axes, keepdims=True)
-        rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        xhat = xc * rstd
-        ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
-        y = xhat * w.reshape(shape) if w is not None else xhat.copy()
-        if b is not None:
-            y += b.reshape(shape)
-        return y  # @opmath rounds it back to a half input's dtype
+    def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
+        return _batch_norm_train(ctx, x, w, b, eps)[0]
 
     @staticmethod
     def backward(ctx, g):
@@ -299,10 +290,29 @@ class BatchNormTrain(Op):
             m1 = gh.mean(axis=axes, keepdims=True)
             m2 = (gh * xhat).mean(axis=axes, keepdims=True)
             gx = (gh - m1 - xhat * m2) * rstd
-        return (gx, gw, gb)
+        return (gx, gw, gb, None, None)
 
 
-class Embedding(Op):
+@opmath
+def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
+    """The normalization of :class:`BatchNormTrain` (float32 for half inputs): (y, batch mean,
+    biased batch variance, the statistics in float64 for the running update)."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = [1] * x.ndim
+    shape[1] = x.shape[1]
+    mu = x.mean(axis=axes, keepdims=True)
+    xc = x - mu
+    var = (xc * xc).mean(axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+    xhat = xc * rstd
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
+    y = xhat * w.reshape(shape) if w is not None else xhat.copy()
+    if b is not None:
+        y += b.reshape(shape)
+    return y, mu.reshape(-1).astype(np.float64), var.reshape(-1).astype(np.float64)
+
+
+class Embedding(Kernel):
     name = "embedding"
 
     @staticmethod
@@ -327,7 +337,7 @@ class Embedding(Op):
         return (z, None)
 
 
-class OneHot(Op):
+class OneHot(Kernel):
     name = "one_hot"
     differentiable = False
 
@@ -359,7 +369,7 @@ def _conv():
     return conv
 
 
-class Conv(Op):
+class Conv(Kernel):
     name = "convolution"
     saved = (0, 1)
 
@@ -371,9 +381,12 @@ class Conv(Op):
         half = x.dtype if x.dtype in _HALF else None
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)
-        y = f(x, w, stride, padding, dilation, groups)
+        y = f(x, w, stride, padding, dilation, groups,
+              skip_padding=half is not None and half != np.float16)  # bfloat16: oneDNN
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
+        if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
+            return np.rint(y).astype(np.int64).astype(x.dtype)
         return y if half is None else y.astype(half)
 
     @staticmethod
@@ -393,7 +406,7 @@ class Conv(Op):
         return (gx, gw, gb)
 
 
-class MaxPool2d(Op):
+class MaxPool2d(Kernel):
     name = "max_pool2d"
 
     @staticmethod
@@ -408,7 +421,7 @@ class MaxPool2d(Op):
         return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
-class MaxPool2dWithIndices(Op):
+class MaxPool2dWithIndices(Kernel):
     name = "max_pool2d_with_indices"
     n_outputs = 2
     nondiff_outputs = (1,)
@@ -426,7 +439,7 @@ class MaxPool2dWithIndices(Op):
         return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
 
 
-class AvgPool2d(Op):
+class AvgPool2d(Kernel):
     name = "avg_pool2d"
 
     @staticmethod
@@ -434,6 +447,9 @@ class AvgPool2d(Op):
                 count_include_pad=True, divisor_override=None):
         ctx.shape = x.shape
         ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if x.dtype.kind in "iu":  # int64: the sum divided with C's truncation, as torch does
+            return np.trunc(_conv().avg_pool2d_forward(x.astype(np.float64), *ctx.args)).astype(
+                x.dtype)
         return _back(_conv().avg_pool2d_forward(_f32(x), *ctx.args), x)
 
     @staticmethod
@@ -441,7 +457,7 @@ class AvgPool2d(Op):
         return (_back(_conv().avg_pool2d_backward(_f32(g), ctx.shape, *ctx.args), g),)
 
 
-class AdaptiveAvgPool2d(Op):
+class AdaptiveAvgPool2d(Kernel):
     name = "adaptive_avg_pool2d"
 
     @staticmethod
@@ -452,3 +468,147 @@ class AdaptiveAvgPool2d(Op):
     @staticmethod
     def backward(ctx, g):
         return (_back(_conv().adaptive_avg_pool2d_backward(_f32(g), ctx.shape, ctx.out), g),)
+
+
+class BinaryCrossEntropy(Kernel):
+    """torch's ``binary_cross_entropy`` kernel: ``-(t * log(x) + (1 - t) * log(1 - x))`` with each
+    log clamped at -100 (so saturated probabilities give finite losses), times ``weight``.
+    Gradients (torch's formulas): ``g * w * (x - t) / max(x * (1 - x), 1e-12)`` for the input
+    (0, never NaN, where x is 0 or 1 and equals the target), ``-g * w * logit(x)`` for the
+    target."""
+
+    name = "binary_cross_entropy"
+    saved = (0, 1)
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, t, w=None, reduction="mean"):
+        ctx.x, ctx.t, ctx.w, ctx.reduction = x, t, w, reduction
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+        if w is not None:
+            loss = loss * w
+        loss = np.asarray(loss, x.dtype)
+        return _reduce(loss, loss.size, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
+        if red == "mean":
+            g = g / max(x.size, 1) if x.size else g
+        n = ctx.needs_input_grad
+        gx = gt = None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if n[0]:
+                gx = g * (x - t) / np.maximum((1 - x) * x, np.asarray(1e-12, x.dtype))
+                if w is not None:
+                    gx = gx * w
+            if len(n) > 1 and n[1]:
+                gt = -(np.log(x) - np.log1p(-x)) * g
+                if w is not None:
+                    gt = gt * w
+        return (gx, gt, None)
+
+
+class LogSigmoid(Kernel):
+    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))`` (stable for any x); gradient
+    ``sigmoid(-x)``. A contiguous result, as torch's kernel writes."""
+
+    name = "log_sigmoid"
+    saved = (0,)
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x):
+        ctx.x = x
+        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.x
+        e = np.exp(-np.abs(x))
+        # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
+        s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
+        return ((g * s).astype(g.dtype, copy=False),)
+
+
+class _PointwiseLoss(Kernel):
+    """A loss of ``d = input - target`` with torch's own backward formula (which takes the
+    sign branch for |d| beyond the threshold, so an infinite difference gives a finite
+    gradient where a composition would give 0 * inf = NaN)."""
+
+    saved = (0, 1)
+    elementwise = True  # reduction="none": the inputs' layout, as torch's TensorIterator kernel
+
+    @classmethod
+    def _loss(cls, z, t):
+        raise NotImplementedError
+
+    @classmethod
+    def _grad(cls, d, t):
+        raise NotImplementedError
+
+    @classmethod
+    def _fwd(cls, ctx, x, y, threshold, reduction):
+        ctx.x, ctx.y, ctx.t, ctx.reduction = x, y, threshold, reduction
+        with np.errstate(invalid="ignore"):
+            loss = np.asarray(cls._loss(np.abs(x - y), threshold)).astype(x.dtype, copy=False)
+        return _reduce(loss, loss.size, reduction)
+
+    @classmethod
+    def _bwd(cls, ctx, g):
+        d = ctx.x - ctx.y
+        if ctx.reduction == "mean":
+            g = g / d.size if d.size else g
+        with np.errstate(invalid="ignore"):
+            gx = np.asarray(cls._grad(d, ctx.t) * g)
+        n = ctx.needs_input_grad
+        return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
+
+
+class SmoothL1Loss(_PointwiseLoss):
+    """torch's ``smooth_l1_loss`` kernel: ``0.5 d^2 / beta`` below ``beta``, ``|d| - beta/2``
+    above; gradient ``d / beta`` inside, ``sign(d)`` outside."""
+
+    name = "smooth_l1_loss"
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, y, beta=1.0, reduction="mean"):
+        return SmoothL1Loss._fwd(ctx, x, y, beta, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        return SmoothL1Loss._bwd(ctx, g)
+
+    @staticmethod
+    def _loss(z, beta):
+        return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+
+    @staticmethod
+    def _grad(d, beta):
+        return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta)).astype(d.dtype)
+
+
+class HuberLoss(_PointwiseLoss):
+    """torch's ``huber_loss`` kernel: ``0.5 d^2`` below ``delta``, ``delta (|d| - delta/2)``
+    above; gradient ``d`` inside, ``delta * sign(d)`` outside."""
+
+    name = "huber_loss"
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, y, delta=1.0, reduction="mean"):
+        return HuberLoss._fwd(ctx, x, y, delta, reduction)
+
+    @staticmethod
+    def backward(ctx, g):
+        return HuberLoss._bwd(ctx, g)
+
+    @staticmethod
+    def _loss(z, delta):
+        return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+
+    @staticmethod
+    def _grad(d, delta):
+        return np.where(d < -delta, -delta, np.where(d > delta, delta, d)).astype(d.dtype)

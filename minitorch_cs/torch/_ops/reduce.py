@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op
+from ._kernel import Kernel
+from ._opmath import HALF as _HALF
 from ._opmath import opmath
+from .elementwise import _sgn
 from .._fpe import warn_user
 
 
@@ -41,7 +43,7 @@ def _var(x, axis, n, correction, keepdim):
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
 
 
-class Sum(Op):
+class Sum(Kernel):
     name = "sum"
 
     @staticmethod
@@ -58,7 +60,7 @@ class Sum(Op):
         return (_expand_back(g, ctx.shape, ctx.axis, ctx.keepdim),)
 
 
-class Mean(Op):
+class Mean(Kernel):
     name = "mean"
 
     @staticmethod
@@ -82,7 +84,7 @@ class Mean(Op):
         return (_expand_back(g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis, ctx.keepdim),)
 
 
-class Prod(Op):
+class Prod(Kernel):
     name = "prod"
     saved = (0,)
     saves_output = True
@@ -101,6 +103,9 @@ class Prod(Op):
         x, axis = ctx.x, ctx.axis
         shape = x.shape
         gb = _expand_back(g, shape, axis, ctx.keepdim)
+        if x.ndim and not (x == 0).any():  # torch: grad * result / input when nothing is 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (gb * (_expand_back(ctx.y, shape, axis, ctx.keepdim) / x),)
         # product of all other elements, robust to zeros: exclusive cumprods from both sides
         ax = tuple(range(x.ndim)) if axis is None else axis
         flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
@@ -114,7 +119,7 @@ class Prod(Op):
         return (gb * others,)
 
 
-class Amax(Op):
+class Amax(Kernel):
     """amax/amin and full max/min: the gradient is shared evenly among tied maxima."""
 
     name = "amax"
@@ -122,8 +127,8 @@ class Amax(Op):
     saves_output = True
 
     @staticmethod
-    def forward(ctx, x, axis=None, keepdim=False, largest=True):
-        ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+    def forward(ctx, x, axis=None, keepdim=False, largest=True, evenly=False):
+        ctx.x, ctx.axis, ctx.keepdim, ctx.evenly = x, axis, keepdim, evenly
         if x.size == 0 and (axis is None or any(x.shape[a] == 0 for a in axis)):
             raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0. "
                              "Specify the reduction dim with the 'dim' argument.")
@@ -136,9 +141,21 @@ class Amax(Op):
     def backward(ctx, g):
         x = ctx.x
         yb = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        mask = (x == yb)
-        cnt = mask.sum(axis=ctx.axis, keepdims=True)
-        return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * mask / cnt,)
+        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if ctx.evenly:
+                # max()/min() of everything: torch's evenly_distribute_backward shares the
+                # gradient among the elements equal to the result (the NaNs when it is NaN),
+                # written into zeros
+                mask = (x == yb) | (np.isnan(x) & np.isnan(yb)) if x.dtype.kind == "f" or \
+                    x.dtype in _HALF else x == yb
+                cnt = mask.sum(axis=ctx.axis, keepdims=True)
+                return (np.where(mask, gb / cnt, np.zeros((), gb.dtype)),)
+            # amax/amin: torch's scale_grad_by_count, (g / count) * mask (a NaN result matches
+            # nothing: 0 / 0 and NaN, as in torch)
+            mask = x == yb
+            cnt = mask.sum(axis=ctx.axis, keepdims=True)
+            return ((gb / cnt) * mask,)
 
 
 def _select_along(ctx, x, idx, dim, keepdim):
@@ -160,7 +177,7 @@ def _select_along_backward(ctx, g):
     return z
 
 
-class MaxDim(Op):
+class MaxDim(Kernel):
     """max/min along one dim returning (values, indices); gradient goes to the returned index."""
 
     name = "max_dim"
@@ -184,7 +201,7 @@ def _median_index(x, axis):
     a stable sort, so ties resolve as torch's CPU kernel (which partitions on (value, index)); a
     slice with a NaN gives its first NaN."""
     k = (x.shape[axis] - 1) // 2
-    idx = np.take(np.argsort(x, axis=axis, kind="stable"), [k], axis=axis)
+    idx = np.take(_argsort(x, axis), [k], axis=axis)
     if D._BY_NP[x.dtype].is_floating_point:
         nan = np.isnan(x)
         if nan.any():
@@ -198,7 +215,7 @@ def _check_median_dtype(x, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-class Median(Op):
+class Median(Kernel):
     """``median(input)``: the lower of the two middle values (NaN if any); the gradient is shared
     evenly by every element equal to it (torch's ``evenly_distribute_backward``)."""
 
@@ -225,7 +242,7 @@ class Median(Op):
         return (np.where(mask, g / mask.sum(), np.zeros((), g.dtype)).astype(g.dtype, copy=False),)
 
 
-class MedianDim(Op):
+class MedianDim(Kernel):
     """``median(input, dim, keepdim)``: (values, indices); the gradient goes to the index."""
 
     name = "median_dim"
@@ -250,7 +267,7 @@ class MedianDim(Op):
         return (_select_along_backward(ctx, grads[0]),)
 
 
-class Argmax(Op):
+class Argmax(Kernel):
     name = "argmax"
     differentiable = False
 
@@ -263,7 +280,7 @@ class Argmax(Op):
         return np.asarray(f(x, axis=dim, keepdims=keepdim)).astype(np.int64)
 
 
-class Var(Op):
+class Var(Kernel):
     name = "var"
     saved = (0,)
 
@@ -303,7 +320,15 @@ class Var(Op):
         return (gx,)
 
 
-class LogSumExp(Op):
+class Std(Var):
+    """``std``: as ``var``, and torch's node also saves the result (an in-place change of it
+    before backward is refused)."""
+
+    name = "std"
+    saves_output = True
+
+
+class LogSumExp(Kernel):
     name = "logsumexp"
     saved = (0,)
     saves_output = True
@@ -326,7 +351,7 @@ class LogSumExp(Op):
         return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * np.exp(x - y),)
 
 
-class Norm(Op):
+class Norm(Kernel):
     name = "norm"
     saved = (0,)
     saves_output = True
@@ -336,18 +361,23 @@ class Norm(Op):
     def forward(ctx, x, p=2.0, axis=None, keepdim=False):
         ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
         a = np.abs(x)
-        if p == float("inf"):
-            r = np.max(a, axis=axis, keepdims=keepdim)
-        elif p == float("-inf"):
-            r = np.min(a, axis=axis, keepdims=keepdim)
-        elif p == 0:
-            r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
-        elif p == 1:
-            r = np.sum(a, axis=axis, keepdims=keepdim)
-        elif p == 2:
-            r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
-        else:
-            r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+        n = x.size if axis is None else int(np.prod([x.shape[d] for d in axis]))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if n == 1 and p != 0 and x.size:  # one element per result: |x| exactly (torch)
+                r = a.reshape(a.shape if keepdim else np.sum(a, axis=axis).shape) \
+                    if axis is not None or keepdim else a.reshape(())
+            elif p == float("inf"):
+                r = np.max(a, axis=axis, keepdims=keepdim)
+            elif p == float("-inf"):
+                r = np.min(a, axis=axis, keepdims=keepdim)
+            elif p == 0:
+                r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+            elif p == 1:
+                r = np.sum(a, axis=axis, keepdims=keepdim)
+            elif p == 2:
+                r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+            else:
+                r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
         r = np.asarray(r).astype(x.dtype, copy=False)
         ctx.y = r
         return r
@@ -361,20 +391,29 @@ class Norm(Op):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gx = np.where(y == 0, 0, gb * x / y)
         elif p == 1:
-            gx = gb * np.sign(x)
+            gx = gb * np.where(np.isnan(x), 0, np.sign(x))  # torch's sgn: NaN gets 0
         elif p in (float("inf"), float("-inf")):
-            mask = np.abs(x) == y
+            mask = np.abs(x) == y  # a NaN norm matches nothing: a zero gradient, as in torch
             cnt = mask.sum(axis=ctx.axis, keepdims=True)
-            gx = gb * np.sign(x) * mask / cnt
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gx = np.where(mask, gb * np.sign(x) / cnt, np.zeros((), gb.dtype))
         elif p == 0:
             gx = np.zeros_like(x)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(y == 0, 0, gb * np.sign(x) * np.abs(x) ** (p - 1) / y ** (p - 1))
+        else:  # torch's linalg_vector_norm_backward, case by case
+            zero = np.zeros((), x.dtype)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                if p < 1:
+                    scaled = np.where(x == 0, zero, _sgn(x) * np.abs(x) ** (p - 1))
+                    gx = scaled * gb * y ** (1 - p)
+                else:
+                    scaled = _sgn(x) * np.abs(x) ** (p - 1) if p < 2 else \
+                        x * np.abs(x) ** (p - 2)
+                    scale = gb / y ** (p - 1)
+                    gx = scaled * np.where(y == 0, zero, scale)
         return (gx,)
 
 
-class Cumsum(Op):
+class Cumsum(Kernel):
     name = "cumsum"
 
     @staticmethod
@@ -385,10 +424,12 @@ class Cumsum(Op):
 
     @staticmethod
     def backward(ctx, g):
+        if g.ndim == 0:
+            return (g,)
         return (np.flip(_accumulate(np.add, np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 
-class Cumprod(Op):
+class Cumprod(Kernel):
     name = "cumprod"
     saved = (0,)
     saves_output = True
@@ -416,7 +457,7 @@ class Cumprod(Op):
         return (np.moveaxis(out, -1, d).reshape(x.shape),)
 
 
-class AllAny(Op):
+class AllAny(Kernel):
     name = "all_any"
     differentiable = False
 
@@ -427,9 +468,24 @@ class AllAny(Op):
         return r.astype(np.uint8) if x.dtype == np.uint8 else r  # torch keeps uint8 here
 
 
+def _sort_key(x):
+    """``x`` as an array numpy sorts correctly: bool/unsigned as int64, float16/bfloat16 as
+    float32 (exact; numpy's bfloat16 sort misplaces NaN)."""
+    if x.dtype.kind in "bu":
+        return x.astype(np.int64)
+    if x.dtype in _HALF:
+        return x.astype(np.float32)
+    return x
+
+
+def _argsort(x, axis):
+    """Stable ascending order with NaN last (torch's rule, for every float dtype)."""
+    return np.argsort(_sort_key(x), axis=axis, kind="stable")
+
+
 def _argsort_descending(x, axis):
     """Stable descending order with NaN first (torch ranks NaN above every number)."""
-    key = x.astype(np.int64) if x.dtype.kind in "bu" else x
+    key = _sort_key(x)
     if key.dtype.kind == "f":
         nan = np.isnan(key)
         if nan.any():
@@ -439,8 +495,9 @@ def _argsort_descending(x, axis):
     return np.argsort(-key, axis=axis, kind="stable")
 
 
-class Sort(Op):
+class Sort(Kernel):
     name = "sort"
+    elementwise = True  # values and indices keep the input's layout, as torch's sort does
     n_outputs = 2
     nondiff_outputs = (1,)
 
@@ -449,7 +506,7 @@ class Sort(Op):
         if descending:
             idx = _argsort_descending(x, dim)
         else:
-            idx = np.argsort(x, axis=dim, kind="stable")
+            idx = _argsort(x, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
 
@@ -460,7 +517,7 @@ class Sort(Op):
         return (z,)
 
 
-class TopK(Op):
+class TopK(Kernel):
     name = "topk"
     n_outputs = 2
     nondiff_outputs = (1,)
@@ -471,7 +528,7 @@ class TopK(Op):
             raise RuntimeError("selected index k out of range")
         if x.dtype == np.bool_:
             raise RuntimeError("topk does not support bool dtypes on CPU")
-        idx = _argsort_descending(x, dim) if largest else np.argsort(x, axis=dim, kind="stable")
+        idx = _argsort_descending(x, dim) if largest else _argsort(x, dim)
         idx = np.take(idx, np.arange(k), axis=dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)

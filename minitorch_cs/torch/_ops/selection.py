@@ -63,6 +63,11 @@ class Bincount(Op):
 
     @staticmethod
     def forward(ctx, x, weights=None, minlength=0):
+        if x.dtype == np.bool_ or x.dtype.kind not in "iu":  # torch's checks, in its order
+            from .elementwise import _not_implemented
+            raise _not_implemented("bincount_cpu", x.dtype)
+        if x.ndim != 1 or (x.size and x.min() < 0):
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
         return np.bincount(x, weights, minlength)
 
 
@@ -97,3 +102,44 @@ class MaskedSelect(Op):
         full = np.zeros(ctx.mask.shape, g.dtype)
         full[ctx.mask] = g
         return (full, None)  # the engine sums over broadcast dimensions
+
+
+class Searchsorted(Op):
+    """torch's binary search (``cus_lower_bound``/``cus_upper_bound``) run over every value at
+    once: ``start``/``end`` arrays narrowed ``log2(n)`` times by ``!(mid >= v)`` (``right``:
+    ``!(mid > v)``), so NaNs and unsorted boundaries land where torch's search puts them.
+    ``seq`` is 1-d or has the values' leading dims; ``sorter`` indexes ``seq``'s last dim."""
+
+    name = "searchsorted"
+    differentiable = False
+    tensor_attrs = ("sorter",)
+
+    @staticmethod
+    def forward(ctx, seq, values, right=False, out_int32=False, sorter=None):
+        n = seq.shape[-1]
+        vshape = values.shape
+        if seq.ndim == 1:
+            rows_s = seq[None, :]
+            rows_v = values.reshape(1, -1)
+            srt = None if sorter is None else sorter[None, :]
+        else:
+            rows_s = seq.reshape(-1, n)
+            rows_v = values.reshape(rows_s.shape[0], -1)
+            srt = None if sorter is None else sorter.reshape(-1, n)
+        start = np.zeros(rows_v.shape, np.int64)
+        end = np.full(rows_v.shape, n, np.int64)
+        row = np.arange(rows_v.shape[0])[:, None]
+        with np.errstate(invalid="ignore"):
+            while True:
+                active = start < end
+                if not active.any():
+                    break
+                mid = start + ((end - start) >> 1)
+                at = np.minimum(mid, max(n - 1, 0))
+                if srt is not None:
+                    at = srt[row, at]
+                mv = rows_s[row, at]
+                go_right = ~(mv > rows_v) if right else ~(mv >= rows_v)
+                start = np.where(active & go_right, mid + 1, start)
+                end = np.where(active & ~go_right, mid, end)
+        return start.reshape(vshape).astype(np.int32 if out_int32 else np.int64)

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace, values_hidden
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
@@ -78,6 +78,31 @@ def bilinear(input1, input2, weight, bias=None):
     return y + bias if bias is not None else y
 
 
+def _not_implemented(kernel, t):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_name(t._dtype)}\'')
+
+
+def _floating(t, kernel):
+    """torch's error for an activation/loss kernel given an integer or bool tensor."""
+    if not t._dtype.is_floating_point:
+        raise _not_implemented(kernel, t)
+
+
+def _activation(op, input, inplace, **attrs):
+    """One elementwise kernel, out of place or written into ``input`` (``inplace=True``)."""
+    if inplace:
+        return apply_inplace(op, input, **attrs)
+    return apply(op, input, **attrs)
+
+
+def _composite_inplace(input, inplace, compute):
+    """``inplace=True`` for an activation built from several ops: the result is computed from a
+    copy (the ops' saved values stay intact) and written into ``input``."""
+    if not inplace:
+        return compute(input)
+    return input.copy_(compute(input.clone() if input.requires_grad else input))
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else apply(E.Relu, input)
 
@@ -87,10 +112,11 @@ def relu_(input):
 
 
 def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return _activation(E.Hardtanh, input, inplace, lo=0.0, hi=6.0)
 
 
 def gelu(input, approximate="none"):
+    _floating(input, "GeluKernelImpl")
     if approximate == "tanh":
         return apply(E.GeluTanh, input)
     if approximate != "none":
@@ -99,46 +125,59 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return apply(E.Silu, input)
+    _floating(input, "silu_cpu")
+    return _activation(E.Silu, input, inplace)
 
 
 def mish(input, inplace=False):
-    return input * T.tanh(softplus(input))
+    _floating(input, "mish_cpu")
+    return _composite_inplace(input, inplace, lambda x: x * T.tanh(softplus(x)))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return apply(E.LeakyRelu, input, negative_slope=negative_slope)
+    _floating(input, "leaky_relu_cpu")
+    return _activation(E.LeakyRelu, input, inplace, negative_slope=negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return apply(E.Elu, input, alpha=alpha)
+    _floating(input, "elu_cpu")
+    return _activation(E.Elu, input, inplace, alpha=alpha)
+
+
+_SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
 
 
 def selu(input, inplace=False):
-    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
-    return scale * apply(E.Elu, input, alpha=alpha)
+    _floating(input, "elu_cpu")
+    return _activation(E.Elu, input, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return T.clamp(input, min=0) + T.clamp(alpha * T.expm1(T.clamp(input, max=0) / alpha), max=0)
+    _floating(input, "elu_cpu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _activation(E.Elu, input, inplace, alpha=alpha, input_scale=1.0 / alpha)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _floating(input, "softplus_cpu")
     return apply(E.Softplus, input, beta=beta, threshold=threshold)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if inplace:
-        return input.clamp_(min_val, max_val)
-    return apply(E.Clamp, input, lo=min_val, hi=max_val)
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _activation(E.Hardtanh, input, inplace, lo=min_val, hi=max_val)
 
 
 def hardsigmoid(input, inplace=False):
-    return hardtanh(input / 6 + 0.5, 0.0, 1.0)
+    _floating(input, "hardsigmoid_cpu")
+    return _activation(E.Hardsigmoid, input, inplace)
 
 
 def hardswish(input, inplace=False):
-    return input * hardsigmoid(input)
+    _floating(input, "hardswish_cpu")
+    return _activation(E.Hardswish, input, inplace)
 
 
 def sigmoid(input):
@@ -150,7 +189,8 @@ def tanh(input):
 
 
 def logsigmoid(input):
-    return -softplus(-input)
+    _floating(input, "log_sigmoid_cpu")
+    return apply(N.LogSigmoid, input)
 
 
 def softsign(input):
@@ -162,11 +202,18 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return T.where(input > threshold, input, Tensor._wrap(np.asarray(value, input._dtype.np)))
+    return _activation(E.Threshold, input, inplace, threshold=threshold, value=value)
 
 
 def glu(input, dim=-1):
-    a, b = T.chunk(input, 2, dim)
+    _floating(input, "glu_cpu")
+    d = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = T.chunk(input, 2, d)
     return a * T.sigmoid(b)
 
 
@@ -234,13 +281,31 @@ def _pair(v, n=2):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
 
+def _conv_dtypes(input, weight, bias, dilation):
+    """torch's checks, in its order: the bias's dtype; the kernel's dtype support (no bool; the
+    dilated kernel has no integer types but int64); the weight's dtype."""
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(f"Input type ({D.cpp_name(input._dtype)}) and bias type "
+                           f"({D.cpp_name(bias._dtype)}) should be the same")
+    dilated = any(d != 1 for d in (dilation if isinstance(dilation, (tuple, list))
+                                   else (dilation,)))
+    if input._dtype is D.bool or (dilated and not input._dtype.is_floating_point
+                                  and input._dtype is not D.int64):
+        raise _not_implemented("slow_conv_dilated<>" if dilated else "slow_conv2d_cpu", input)
+    if weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but found "
+                           f"{D.scalar_name(weight._dtype)}")
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _conv_dtypes(input, weight, bias, dilation)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _conv_dtypes(input, weight, bias, dilation)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=1)
@@ -257,6 +322,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    if not return_indices:  # torch's max_pool1d kernel is floating-only (the indices one is not)
+        _floating(input, "max_pool1d_impl")
     s = stride if stride is not None else kernel_size
     y = max_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(s, 1)[0]),
                    (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
@@ -267,6 +334,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    if not input._dtype.is_floating_point and input._dtype is not D.int64:
+        raise _not_implemented("avg_pool2d", input)
     return apply(N.AvgPool2d, input, kernel_size=kernel_size, stride=stride, padding=padding,
                  ceil_mode=ceil_mode, count_include_pad=count_include_pad,
                  divisor_override=divisor_override)
@@ -280,6 +349,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
+    _floating(input, "adaptive_avg_pool2d")
     out = _pair(output_size)
     out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(out))
     return apply(N.AdaptiveAvgPool2d, input, output_size=out)
@@ -298,6 +368,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     if mode != "nearest":
         raise NotImplementedError(f"interpolate mode {mode!r} is not supported (nearest only)")
+    if not input._dtype.is_floating_point and not (input.ndim == 4 and input._dtype is D.uint8):
+        raise _not_implemented("compute_indices_weights_nearest" if input.ndim == 3 else
+                               f"upsample_nearest{input.ndim - 2}d_channels_last", input)
     in_sz = tuple(input.shape[2:])
     if size is None:
         sf = _pair(scale_factor, len(in_sz))
@@ -311,7 +384,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 # ----- normalization ------------------------------------------------------------------------------
+def _norm_dtypes(kernel, input, *params, floating_first=False):
+    """torch's CPU normalization kernels: floating input; parameters (weight, bias, running
+    statistics) of the input's dtype, or all float32 for a float16/bfloat16 input (mixed
+    precision; the result keeps the input's dtype)."""
+    if floating_first:  # batch_norm checks the input's dtype before its parameters
+        _floating(input, kernel)
+    given = [p for p in params if p is not None]
+    if not all(p._dtype is input._dtype for p in given) and not (
+            input._dtype in (D.float16, D.bfloat16) and all(p._dtype is D.float32 for p in given)):
+        if input._dtype is D.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    _floating(input, kernel)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    _norm_dtypes("LayerNormKernelImpl", input, weight, bias)
     ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(ns):]) != ns:
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
@@ -328,6 +417,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    if training and not input._dtype.is_floating_point and running_mean is None and \
+            not input.is_contiguous():  # torch's CPU path for this case starts with a mean
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
+    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
+                 floating_first=True)
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)
     if training:
@@ -335,37 +430,47 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
-        args = [input, weight, bias]
-        while args and args[-1] is None:
-            args.pop()
-        out = apply(N.BatchNormTrain, *args, eps=eps)
-        if running_mean is not None:
+        if running_mean is not None:  # explicit in-place updates (every mode sees them)
             prev = GradState.enabled
             GradState.enabled = False
             try:
                 axes = [0] + list(range(2, input.ndim))
                 x = input.detach()
-                mean = x.mean(axes)
-                var = x.var(axes, correction=1)
-                running_mean.mul_(1 - momentum).add_(mean, alpha=momentum)
-                running_var.mul_(1 - momentum).add_(var, alpha=momentum)
+                running_mean.mul_(1 - momentum).add_(x.mean(axes), alpha=momentum)
+                running_var.mul_(1 - momentum).add_(x.var(axes, correction=1), alpha=momentum)
             finally:
                 GradState.enabled = prev
-        return out
-    out = (input - running_mean.reshape(shape)) / T.sqrt(running_var.reshape(shape) + eps)
+        args = [input, weight, bias, running_mean, running_var]
+        while args and args[-1] is None:
+            args.pop()
+        return apply(N.BatchNormTrain, *args, eps=eps)
+    # torch's inference kernel: x * alpha + beta with alpha = weight / sqrt(var + eps) and
+    # beta = bias - mean * alpha, in float32 for half inputs, rounded to the input's dtype; a
+    # contiguous result
+    wide = D.float32 if input._dtype in (D.float16, D.bfloat16) else input._dtype
+    alpha = T.rsqrt(running_var.to(wide).reshape(shape) + eps)
     if weight is not None:
-        out = out * weight.reshape(shape)
+        alpha = alpha * weight.to(wide).reshape(shape)
+    beta = -(running_mean.to(wide).reshape(shape) * alpha)
     if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        beta = bias.to(wide).reshape(shape) + beta
+    return (input.to(wide) * alpha + beta).to(input._dtype).contiguous()
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    _norm_dtypes("GroupNormKernelImpl", input, weight, bias)
+    input = input.contiguous()  # torch's kernel writes a contiguous result
     N_, C = input.shape[0], input.shape[1]
-    x = input.reshape(N_, num_groups, -1)
-    mean = x.mean(-1, keepdim=True)
-    var = x.var(-1, keepdim=True, correction=0)
-    x = ((x - mean) / T.sqrt(var + eps)).reshape(tuple(input.shape))
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups="
+                           f"{num_groups}")
+    # each group normalized by the layer-norm kernel (statistics in float32 for half inputs, as
+    # torch's group-norm kernel computes them), then the per-channel affine
+    x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps)
+    x = x.reshape(tuple(input.shape))
+    if weight is None and bias is None:
+        return x.clone()  # a tensor of its own (torch's kernel output is not a view)
     shape = (1, C) + (1,) * (input.ndim - 2)
     if weight is not None:
         x = x * weight.reshape(shape)
@@ -376,6 +481,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
+                 floating_first=True)
     return group_norm(input, input.shape[1], weight, bias, eps)
 
 
@@ -408,6 +515,9 @@ def pad(input, pad, mode="constant", value=None):
                            "dimension")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if input._dtype is D.bool and mode in ("reflect", "replicate"):
+        raise _not_implemented(f"{'reflection' if mode == 'reflect' else 'replication'}_pad"
+                               f"{len(pad) // 2}d", input)
     if mode == "reflect":  # reflection needs padding < size (torch checks the last dims first)
         for i in range(len(pad) // 2):
             d = input.ndim - 1 - i
@@ -435,20 +545,48 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _check_reduction(reduction, size_average, reduce)
     if label_smoothing > 1.0:  # torch checks only the upper bound, with a RuntimeError
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if tuple(target.shape) == tuple(input.shape):  # torch's rule for probability targets
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    _floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
+              "log_softmax_kernel_impl")
     w = weight._data if weight is not None else None
     t = _class_target(target)
     if t is None:
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
-        # probability targets: torch composes ops, so input, target and weight promote together
-        rt = D.result_type(input, target, *([weight] if weight is not None else []))
-        input, target = input.to(rt), target.to(rt)
-        w = w.astype(rt.np, copy=False) if w is not None else None
-        return apply(N.CrossEntropyProbs, input, target, weight=w, reduction=reduction,
-                     label_smoothing=label_smoothing)
+        raise RuntimeError(f"expected scalar type Long but found {D.scalar_name(target._dtype)}")
     _check_weight_dtype(input, weight)
     return apply(N.CrossEntropy, input, t, weight=w, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
+    """torch's composition for class-probability targets: ``log_softmax`` in the input's dtype,
+    then ``-(logp * target * weight)`` summed, so the three promote together."""
+    if not target._dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                           f"{D.scalar_name(target._dtype)}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = T.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    prod = logp * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = n_classes
+        prod = prod * (weight.view(shape) if input.ndim > 1 else weight)
+    if reduction == "mean":
+        if input.numel() == 0:
+            return -prod.sum().fill_(float("nan"))
+        return -prod.sum() / (input.numel() // n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
 
 
 def _check_weight_dtype(input, weight):
@@ -461,6 +599,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
     t = _class_target(target)
+    _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
     if t is None:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{target._dtype.name.capitalize().rstrip('0123456789')}")
@@ -476,10 +615,20 @@ def _check_same_size(input, target, name):
                   "broadcasting. Please ensure they have the same size.")
 
 
+def _promoted_kernel(input, target, kernel):
+    """The loss kernels' dtype rule: input and target promote; an integer or bool result has no
+    kernel (torch's NotImplementedError)."""
+    rt = D.result_type(input, target)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_name(rt)}\'')
+    return rt
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _check_reduction(reduction, size_average, reduce)
     _check_same_size(input, target, "mse_loss")
-    d = input - target
+    rt = _promoted_kernel(input, target, "mse_cpu")
+    d = input.to(rt) - target.to(rt)
     return _reduce(d * d, reduction)
 
 
@@ -489,26 +638,41 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(T.abs(input - target), reduction)
 
 
+def _broadcast_pair(a, b):
+    """Both operands at their broadcast shape (the loss kernels take equal shapes; the engine
+    sums the gradients back)."""
+    if tuple(a.shape) == tuple(b.shape):
+        return a, b
+    return T.broadcast_tensors(a, b)
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = _check_reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size(input, target, "smooth_l1_loss")
-    d = T.abs(input - target)
     if beta == 0:
-        return _reduce(d, reduction)
-    loss = T.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _reduce(loss, reduction)
+        return l1_loss(input, target, reduction=reduction)
+    rt = _promoted_kernel(input, target, "smooth_l1_cpu")
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    return apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """torch's kernel writes into a tensor like ``input``: input and target promote, and the
+    result is cast back to ``input``'s dtype (an integer input with a float target is refused)."""
     reduction = _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size(input, target, "huber_loss")
-    d = T.abs(input - target)
-    loss = T.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(loss, reduction)
+    rt = D.result_type(input, target)
+    if not D.can_cast(rt, input._dtype):
+        raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the desired output "
+                           f"type {D.scalar_name(input._dtype)}")
+    _promoted_kernel(input, target, "huber_cpu")
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    loss = apply(N.HuberLoss, x, y, delta=delta, reduction=reduction)
+    return loss if loss._dtype is input._dtype else loss.to(input._dtype)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -517,44 +681,55 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(tuple(input.shape))
+    if target._dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_name(target._dtype)} but expected "
+                           f"{D.scalar_name(input._dtype)}")
+    _floating(input, "binary_cross_entropy")
     data = input._data
-    if np.any((data < 0) | (data > 1)):
+    if np.any((data < 0) | (data > 1)) or np.isnan(data).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    # torch clamps the log terms at -100 so that log(0) stays finite
-    logp = T.clamp(T.log(input), min=-100)
-    log1mp = T.clamp(T.log(1 - input), min=-100)
-    loss = -(target * logp + (1 - target) * log1mp)
+    tdata = target._data
+    if not np.all((tdata >= 0) & (tdata <= 1)):  # NaN fails too
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    w = None
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        w = weight if weight._dtype is input._dtype else weight.to(input._dtype)
+        w = w.detach()
+    args = (input, target) if w is None else (input, target, w)
+    return apply(N.BinaryCrossEntropy, *args, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
+    """torch's composition, in its order: ``(1 - target).mul_(input).sub_(logsigmoid(input))``
+    (times ``weight`` in place): the result has ``1 - target``'s dtype, as in torch."""
     reduction = _check_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    # log(1 + exp(-x)) computed stably as softplus(-x)
-    sp_neg = softplus(-input, 1.0, 1e30)
+    log_sigmoid_input = logsigmoid(input)
     if pos_weight is not None:
-        lw = 1 + (pos_weight - 1) * target
-        loss = (1 - target) * input + lw * sp_neg
-    else:
-        loss = (1 - target) * input + sp_neg
+        log_weight = (pos_weight - 1).mul(target).add_(1)
+        log_sigmoid_input = log_sigmoid_input.mul_(log_weight)
+    loss = (1 - target).mul_(input).sub_(log_sigmoid_input)
     if weight is not None:
-        loss = loss * weight
+        loss = loss.mul_(weight)
     return _reduce(loss, reduction)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """torch's formula: ``exp(t) * (t - x)`` (log targets) or ``xlogy(t, t) - t * x`` (0 where
+    ``t == 0``, NaN where ``t < 0`` or NaN); integer inputs are refused."""
     reduction = _check_reduction(reduction, size_average, reduce) if reduction != "batchmean" \
         else "batchmean"
+    if not input._dtype.is_floating_point or not target._dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = T.exp(target) * (target - input)
     else:
-        loss = T.where(target > 0, target * (T.log(T.clamp(target, min=1e-45)) - input),
-                       Tensor._wrap(np.zeros((), input._dtype.np)))
+        loss = _xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     if reduction == "mean":
@@ -565,21 +740,48 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN): torch.xlogy."""
+    zero = Tensor._wrap(np.zeros((), D.result_type(x, y).np))
+    return T.where((x == 0) & ~T.isnan(y), zero, x * T.log(y))
+
+
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
     loss = T.exp(input) - target * input if log_input else input - target * T.log(input + eps)
     if full:
-        st = target * T.log(T.clamp(target, min=1)) - target + 0.5 * T.log(2 * math.pi *
-                                                                          T.clamp(target, min=1))
-        loss = loss + T.where(target > 1, st, Tensor._wrap(np.zeros((), input._dtype.np)))
+        stirling = target * T.log(target) - target + 0.5 * T.log(2 * math.pi * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    reduction = _check_reduction(reduction)
-    v = T.clamp(var, min=eps)
-    loss = 0.5 * (T.log(v) + (input - target) ** 2 / v)
+    """torch's code path: ``var`` reshaped to ``input`` (one missing last dim allowed),
+    ValueError for a negative entry, clamped at ``eps`` without autograd seeing the clamp."""
+    if isinstance(var, (int, float)):
+        var = Tensor._wrap(np.full(tuple(input.shape), var, input._dtype.np))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # torch checks the values in Python; inside a traced step (values exist only after it runs)
+    # the check is skipped rather than read a value
+    if not values_hidden() and bool(T.any(var < 0)):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    prev = GradState.enabled
+    GradState.enabled = False
+    try:
+        var.clamp_(min=eps)
+    finally:
+        GradState.enabled = prev
+    loss = 0.5 * (T.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
@@ -617,9 +819,28 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    n1 = T.clamp(T.norm(x1, 2, dim), min=eps)
-    n2 = T.clamp(T.norm(x2, 2, dim), min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    """torch's formulation: both inputs promote (integer ones are cast to the common floating
+    dtype), broadcast, and are divided by their own norms (clamped at ``eps`` without autograd
+    seeing the clamp) before the product is summed over ``dim``."""
+    rt = D.result_type(x1, x2)
+    if not rt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{rt!r}".replace("torch.", ""))
+    if not x1._dtype.is_floating_point:
+        x1 = x1.to(rt)
+    if not x2._dtype.is_floating_point:
+        x2 = x2.to(rt)
+    x1, x2 = T.broadcast_tensors(x1, x2)
+    n1 = T.norm(x1, 2, dim, keepdim=True).clone()
+    n2 = T.norm(x2, 2, dim, keepdim=True).clone()
+    prev = GradState.enabled
+    GradState.enabled = False
+    try:
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    finally:
+        GradState.enabled = prev
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -633,7 +854,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    return T.norm(x1 - x2 + eps, p, -1, keepdim)
+    """``norm(x1 - x2 + eps, p)`` over the last dim of the broadcast inputs (torch's formula)."""
+    return T.norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
@@ -665,6 +887,13 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None):
+    if not (query._dtype is key._dtype is value._dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {D.cpp_name(query._dtype)} key.dtype: "
+                           f"{D.cpp_name(key._dtype)} and value.dtype: "
+                           f"{D.cpp_name(value._dtype)} instead.")
+    if not query._dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found {D.scalar_name(query._dtype)}")
     s = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
     scores = T.matmul(query, key.transpose(-2, -1)) * s
     if is_causal:
@@ -1262,3 +1491,36 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         out = out.squeeze(1)
     return out, None
+
+
+# ----- in-place spellings torch also exports ---------------------------------------------------------
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+__all__ += ["elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_"]
+
+
+def __dir__():
+    """The public names only (torch's module shows its API, not our helpers and imports)."""
+    return sorted(set(__all__) | {"__doc__", "__file__", "__name__", "__package__", "__spec__"})

@@ -268,3 +268,9 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+
+def __dir__():
+    """The public names, and the two fan helpers torch's module also has (scripts call them)."""
+    return sorted(set(__all__) | {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan",
+                                  "__doc__", "__file__", "__name__", "__package__", "__spec__"})

@@ -1,0 +1,271 @@
+"""The base of every kernel in ``_ops``: what a forward returns is normalised here, once.
+
+numpy hands back things a tensor must not hold: numpy scalars (from reductions of 0-d arrays),
+read-only arrays (``broadcast_to``), an input array itself (``x`` returned unchanged), arrays in
+whatever memory order the ufunc chose. torch's rules, applied to every kernel's outputs:
+
+* a result is a fresh, writeable ndarray (in-place ops on it work; it never aliases an input);
+* its memory layout: elementwise kernels (and ``sort``) order their output's dimensions as
+  torch's TensorIterator does (:func:`torch_layout`: by the first operand whose strides tell two
+  dims apart, broadcast dims ignored; ``x.t().exp()`` is transposed too); every other kernel
+  (reductions, softmax, cumulative ops, matmul, normalization, losses, ...) returns a contiguous
+  tensor, so ``.view`` works on it as in torch;
+* an empty result has the strides torch gives an empty contiguous tensor (numpy reports 0).
+
+Every kernel also takes ``out=`` (the dispatch point's in-place path passes the target): a
+forward that does not write into ``out`` itself has its result copied there, with torch's
+castability and shape checks, so any kernel has an in-place form.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import Op
+
+__all__ = ["Kernel", "Pointwise", "finish"]
+
+
+class Kernel(Op):
+    """A primitive whose forward's outputs follow torch's layout rules (module docstring).
+    ``own_layout`` kernels lay their results out themselves (only freshness is ensured)."""
+
+    elementwise = False
+    own_layout = False
+    # the inputs TensorIterator promotes to the common dtype (None: all; ``where``: not its
+    # condition): an input converted there lays out as its converted copy (see ``finish``)
+    promoted = None
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        fwd = cls.__dict__.get("forward")
+        if fwd is not None and not cls.is_view:
+            raw = fwd.__func__ if isinstance(fwd, staticmethod) else fwd
+            cls.forward = staticmethod(_normalising(raw, cls))
+
+
+class Pointwise(Kernel):
+    """An elementwise kernel: results keep the inputs' memory layout."""
+
+    elementwise = True
+
+
+def _normalising(forward, cls):
+    takes_out = "out" in inspect.signature(forward).parameters
+
+    @functools.wraps(forward)
+    def run(ctx, *args, **attrs):
+        out = attrs.get("out")
+        if out is not None and cls.elementwise:
+            # an in-place elementwise op may not broadcast its result beyond the target (numpy
+            # would drop leading size-1 dims silently)
+            shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
+            full = np.broadcast_shapes(*shapes) if shapes else out.shape
+            if full != out.shape:
+                raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
+                                   f"broadcast shape {list(full)}")
+        if out is not None and not takes_out:
+            del attrs["out"]
+            return write_out(forward(ctx, *args, **attrs), out)
+        res = forward(ctx, *args, **attrs)
+        if cls.own_layout:
+            return tuple(_fresh(r, args) for r in res) if isinstance(res, tuple) else \
+                _fresh(res, args)
+        keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
+        if isinstance(res, tuple):
+            return tuple(finish(r, args, out, keep, cls.promoted) for r in res)
+        return finish(res, args, out, keep, cls.promoted)
+    return run
+
+
+def write_out(r, out: np.ndarray) -> np.ndarray:
+    """Copy a result into ``out`` (an in-place target) by torch's rules."""
+    r = np.asarray(r)
+    if r.dtype != out.dtype and not D.can_cast(D._BY_NP[r.dtype], D._BY_NP[out.dtype]):
+        raise RuntimeError(f"result type {D.scalar_name(D._BY_NP[r.dtype])} can't be cast to the "
+                           f"desired output type {D.scalar_name(D._BY_NP[out.dtype])}")
+    if r.shape != out.shape:
+        try:
+            shape = np.broadcast_shapes(r.shape, out.shape)
+        except ValueError:
+            shape = r.shape
+        if shape != out.shape:
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
+def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
+    """``r`` as a kernel output: a fresh writeable ndarray in torch's layout."""
+    if out is not None and r is out:
+        return r
+    if not isinstance(r, np.ndarray):
+        return np.asarray(r)  # a numpy scalar: a new 0-d array
+    if r.size == 0:
+        return _empty(r.shape, r.dtype)
+    fresh = r.flags.writeable and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
+                                          for a in inputs)
+    if not elementwise:
+        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
+    arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
+    # torch's fast path (a contiguous result) needs every operand at the result's shape; a
+    # Python number is an operand too (a 0-d tensor), so it sends the op down the general path
+    if r.ndim < 2 or (len(arrays) == len(inputs) and
+                      all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
+        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
+    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, _as_converted(inputs,
+                                                                            promoted)))
+    if fresh and _same_layout(r, want):
+        return r
+    np.copyto(want, r)
+    return want
+
+
+class _Layout:
+    """An operand's shape and strides as TensorIterator sees them."""
+
+    def __init__(self, shape, strides):
+        self.shape, self.strides, self.ndim = shape, strides, len(shape)
+
+
+def _dense(a) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
+    acc = a.itemsize
+    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
+def _as_converted(inputs, promoted):
+    """The operands of a TensorIterator (dimensioned arrays): on CPU an input whose dtype is not
+    the common dtype is first converted (``.to(common)``), which keeps the strides of a dense
+    input and makes any other (expanded, sliced with gaps) contiguous."""
+    arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
+    part = [a for i, a in enumerate(inputs) if promoted is None or i in promoted]
+    if not any(isinstance(a, np.ndarray) and a.ndim and not _dense(a) for a in part):
+        return arrays
+    try:
+        common = D.result_type(*part).np
+    except Exception:  # noqa: BLE001  (operands result_type does not rank: leave them)
+        return arrays
+    out = []
+    for i, a in enumerate(inputs):
+        if not (isinstance(a, np.ndarray) and a.ndim):
+            continue
+        if (promoted is None or i in promoted) and a.dtype != common and not _dense(a):
+            st, acc = [], a.itemsize  # C-contiguous strides of a's shape
+            for n in reversed(a.shape):
+                st.append(acc)
+                acc *= max(n, 1)
+            a = _Layout(a.shape, tuple(reversed(st)))
+        out.append(a)
+    return out
+
+
+def _fresh(r, inputs):
+    r = np.asarray(r)
+    if r.flags.writeable and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
+                                     for a in inputs):
+        return r
+    return np.array(r, copy=True, order="K")
+
+
+def index_layout(x, key, r):
+    """``r = x[key]`` (advanced indexing) in the layout torch's index kernel gives it: a
+    TensorIterator over ``x`` restrided to the result's shape (stride 0 along the indexed dims)
+    and the index arrays. Keys this does not model (bool masks, None, Ellipsis, integers,
+    non-adjacent index arrays) keep numpy's C order."""
+    if r.ndim < 2 or r.size == 0 or not isinstance(key, tuple):
+        return r
+    items = list(key)
+    if any(k is None or k is Ellipsis or isinstance(k, (int, np.integer)) or
+           (isinstance(k, np.ndarray) and k.dtype == np.bool_) for k in items):
+        return r
+    adv = [i for i, k in enumerate(items) if isinstance(k, np.ndarray)]
+    if not adv or adv != list(range(adv[0], adv[0] + len(adv))):
+        return r
+    v = x[tuple(k if isinstance(k, slice) else slice(None) for k in items)]
+    b, k = adv[0], len(adv)
+    idx = np.broadcast_arrays(*[items[i] for i in adv])
+    ishape = idx[0].shape
+    out_shape = v.shape[:b] + ishape + v.shape[b + k:]
+    if tuple(out_shape) != r.shape:
+        return r
+    after = len(v.shape) - b - k
+    src = np.lib.stride_tricks.as_strided(
+        v, out_shape, v.strides[:b] + (0,) * len(ishape) + v.strides[b + k:], writeable=False)
+    views = [src] + [a.reshape((1,) * b + ishape + (1,) * after) for a in idx]
+    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, views))
+    np.copyto(want, r)
+    return want
+
+
+def torch_layout(shape, arrays) -> list:
+    """The order of ``shape``'s dims, fastest first, that torch's TensorIterator gives an
+    elementwise result over ``arrays`` (its ``reorder_dimensions``): for each pair of dims the
+    first operand whose strides differ on them decides (a broadcast dim, stride 0, defers to the
+    next operand); equal strides put the smaller dim first; otherwise the order stays C's."""
+    nd = len(shape)
+    strides = []
+    for a in arrays:
+        if a.ndim > nd:
+            continue
+        # torch's operand strides: 0 where the operand broadcasts (a missing dim, or size 1 under
+        # a larger dim); a size-1 dim of the result keeps the operand's own stride (numpy's
+        # broadcast_to would report 0 there)
+        lead = nd - a.ndim
+        strides.append(tuple(0 if i < lead or (a.shape[i - lead] == 1 and shape[i] != 1)
+                             else a.strides[i - lead] for i in range(nd)))
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd))[::-1]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _strided_like(shape, dtype, perm):
+    """An empty array of ``shape`` whose dims are laid out in ``perm`` order (fastest first)."""
+    order = perm[::-1]  # slowest first
+    base = np.empty([shape[d] for d in order], dtype)
+    return base.transpose(np.argsort(order))
+
+
+def _same_layout(a, b) -> bool:
+    """Same strides, size-1 dims included (they steer the layout of later elementwise ops)."""
+    return a.strides == b.strides
+
+
+def _empty(shape, dtype):
+    """An empty array with torch's contiguous strides (sizes of 0 count as 1 for the strides)."""
+    strides, acc = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
+                                           writeable=True)
