@@ -224,6 +224,8 @@ class CsxBackendImpl(BaseBackendImpl):
     def _capture_step(self, step_fn, args, kwargs):
         from ..core.capture import CaptureMode
         cap = CaptureMode()
+        # the step is compiled for the wafer: its compiler's dtype rules, not eager torch's
+        cap.wafer_dtypes = True
         for _, t in visit_torch_tensors([args, kwargs]):
             cap.add_input(t)
         leaves = _watched_leaves(self)

@@ -344,6 +344,8 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
                 "before the step runs. Keep shapes static inside the traced step: use masks "
                 "(torch.where(mask, x, 0), x * mask) instead of selecting elements, or do the "
                 "data-dependent part in a step closure.")
+        if self.wafer_dtypes and target is None and op.name in _MIXED_PRECISION_OPS:
+            args = _promote_floating(args)
         refs = [self.ref(a) for a in args]
         arefs = {k: self.ref(v) for k, v in attrs.items()}
         before = target.grad_fn if target is not None else None
@@ -427,6 +429,24 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.grad_checked = set()
         self.nodes = {}
         self.externals = {}
+
+
+# The ops the wafer compiler accepts with mixed floating input dtypes (it inserts the casts).
+_MIXED_PRECISION_OPS = frozenset({"matmul", "linear", "addmm", "convolution", "conv_transpose"})
+
+
+def _promote_floating(args):
+    """``args`` with their floating tensors cast to the dtype torch's promotion gives them all."""
+    from ..torch import _dtype as D
+    floats = [a for a in args if isinstance(a, Tensor) and a._dtype.is_floating_point]
+    if len({a._dtype for a in floats}) < 2:
+        return args
+    dt = floats[0]._dtype
+    for a in floats[1:]:
+        dt = D.promote_types(dt, a._dtype)
+    return tuple(_dispatch.apply(_dispatch.OPS["to_copy"], a, dtype=dt.np)
+                 if isinstance(a, Tensor) and a._dtype.is_floating_point and a._dtype is not dt
+                 else a for a in args)
 
 
 # ----- entries ------------------------------------------------------------------------------------

@@ -100,6 +100,36 @@ def _infer_dtype(data):
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
+def _check_ragged(data, dt):
+    """torch's checks of a nested list: the shape is read along the first elements, then every
+    sequence must have that length at its depth and every leaf must sit at the last depth."""
+    seq = (list, tuple)
+    shape, x = [], data
+    while isinstance(x, seq):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+
+    def walk(x, dim):
+        if dim == len(shape):
+            if isinstance(x, seq):
+                kind = type(x).__name__
+                raise TypeError(f"'{kind}' object cannot be interpreted as an integer"
+                                if not dt.is_floating_point else f"must be real number, not {kind}")
+            return
+        if not isinstance(x, seq):
+            raise TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got "
+                             f"{len(x)})")
+        for y in x:
+            walk(y, dim + 1)
+
+    if isinstance(data, seq):
+        walk(data, 0)
+
+
 def _to_nested(data):
     if isinstance(data, Tensor):  # an element of a nested list: Python reads its value
         read_value(data, "torch.tensor of a list of tensors")
@@ -133,6 +163,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         with no_grad():  # a copy cut from the graph, through the dispatch point
             out = data.to(dt) if data._dtype is not dt else data.clone()
         return _finish(out, requires_grad)
+    _check_ragged(data, dt)
     arr = np.array(_to_nested(data), dtype=dt.np)
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))

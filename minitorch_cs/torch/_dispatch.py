@@ -34,7 +34,7 @@ from ._autograd import Anomaly, GradState, Node, record_forward_stack
 from ._errors import translate
 
 __all__ = ["Op", "Mode", "EngineObserver", "apply", "apply_inplace", "redispatch", "OPS", "Ctx",
-           "read_value", "values_hidden", "set_data", "set_grad", "read_grad", "zero_grad",
+           "read_value", "values_hidden", "wafer_dtypes", "set_data", "set_grad", "read_grad", "zero_grad",
            "become", "engine_observers",
            "modes"]
 
@@ -124,6 +124,9 @@ class Mode:
     # An innermost mode sees ops after every other mode transformed them (a graph capture must
     # record what actually runs): it enters below the modes already active.
     innermost = False
+    # The wafer compiler's dtype rules instead of torch's eager ones (a compile-only capture):
+    # matmul-type ops promote mixed floating inputs, class-label losses take any integer labels.
+    wafer_dtypes = False
 
     def dispatch(self, op, args, attrs, target):
         return redispatch(self, op, args, attrs, target)
@@ -228,6 +231,11 @@ def read_value(t, what) -> None:
     """Python is about to read ``t``'s values (``what``: "item", "bool", "numpy", ...)."""
     for m in reversed(_stack):
         m.on_read(t, what)
+
+
+def wafer_dtypes() -> bool:
+    """True while a mode applies the wafer compiler's dtype rules (``Mode.wafer_dtypes``)."""
+    return any(m.wafer_dtypes for m in _stack)
 
 
 def values_hidden() -> bool:

@@ -115,24 +115,11 @@ def test_csx_probe(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="LEAD: backend('CSX', compile_only=True) applies CPU "
-                                       "torch's dtype rules (float16 inputs into a float32 "
-                                       "Linear raise); the wafer compiler accepts them")
 def test_install_check(tmp_path):
     script = port("install_check.py", tmp_path)
     run = run_script(script, "--artifact_dir", tmp_path / "check", cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip().splitlines()[-1] == "Installation check passed"
-
-
-@pytest.mark.slow
-def test_install_check_imports_and_backend_are_ported(tmp_path):
-    """What does run of the install check today: the appliance imports resolve and the
-    compile-only backend is created (the failure is the dtype rule above, nothing else)."""
-    script = port("install_check.py", tmp_path)
-    run = run_script(script, "--artifact_dir", tmp_path / "check", cwd=tmp_path)
-    assert "ModuleNotFoundError" not in run.stderr and "ImportError" not in run.stderr
-    assert run.returncode == 0 or "expected m1 and m2 to have the same dtype" in run.stderr
 
 
 @pytest.mark.slow

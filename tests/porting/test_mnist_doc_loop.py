@@ -57,7 +57,9 @@ def get_torch_dataloader(data_dir, batch_size, train):
             transforms.Normalize((0.1307,), (0.3081,)),
             transforms.Lambda(lambda x: torch.as_tensor(x, dtype=torch.float32)),
         ]),
-        target_transform=transforms.Lambda(lambda x: torch.as_tensor(x, dtype=torch.int32)),
+        # int32 labels on the wafer; torch's CPU losses need int64 (the real CPU backend's too)
+        target_transform=transforms.Lambda(lambda x: torch.as_tensor(
+            x, dtype=torch.int32 if cstorch.use_cs() else torch.int64)),
     )
     return torch.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=train,
                                        drop_last=True)

@@ -289,8 +289,16 @@ def test_fstring_formatting_like_torch():
         f"{p:.2f}"
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
-def test_class_targets_in_int32_and_reduction_none(dtype):
+def test_int32_class_targets_are_refused_as_torch_does():
+    logits, target = torch.randn(5, 4), torch.tensor([0, 3, 1, 1, 2], dtype=torch.int32)
+    for loss in (F.cross_entropy, F.nll_loss):
+        with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but "
+                                               "got Int$"):
+            loss(logits, target)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8"])
+def test_class_targets_and_reduction_none(dtype):
     torch.manual_seed(0)
     logits = torch.randn(5, 4)
     target = torch.tensor([0, 3, 1, 1, 2], dtype=getattr(torch, dtype))

@@ -136,10 +136,9 @@ class Linear(Kernel):
             sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                                f"{w.shape[1]}x{w.shape[0]})")
-        if b is not None and b.dtype != x.dtype:
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                               f"{_scalar(b.dtype)} and {_scalar(x.dtype)}")
-        if x.dtype != w.dtype:
+        if b is not None:  # torch: addmm(bias, x, w.t()) checks self/mat2, then mat1/mat2
+            _check_addmm_dtypes(b, x, w)
+        elif x.dtype != w.dtype:  # torch: matmul
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
         _no_bool("addmm_impl_cpu_", x)

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import GradState
-from .._dispatch import apply, apply_inplace, values_hidden
+from .._dispatch import apply, apply_inplace, values_hidden, wafer_dtypes
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
@@ -532,10 +532,13 @@ def pad(input, pad, mode="constant", value=None):
 
 # ----- losses -------------------------------------------------------------------------------------
 def _class_target(target):
-    if target._dtype.is_floating_point:
-        return None
-    if target._dtype not in (D.int64, D.int32, D.int16, D.int8, D.uint8):
-        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name.capitalize()}")
+    """The class-index target's array; torch's NLL kernels take Long (int64) or Byte (uint8)
+    only: anything else raises its "expected target dtype to be Long or Byte" error."""
+    if target._dtype not in (D.int64, D.uint8):
+        if wafer_dtypes() and not target._dtype.is_floating_point and target._dtype is not D.bool:
+            return target.to(D.int64)._data  # the wafer takes int32/int16 labels as they are
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{D.scalar_name(target._dtype)}")
     return target._data
 
 
@@ -551,8 +554,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
               "log_softmax_kernel_impl")
     w = weight._data if weight is not None else None
     t = _class_target(target)
-    if t is None:
-        raise RuntimeError(f"expected scalar type Long but found {D.scalar_name(target._dtype)}")
     _check_weight_dtype(input, weight)
     return apply(N.CrossEntropy, input, t, weight=w, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
@@ -600,9 +601,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _check_reduction(reduction, size_average, reduce)
     t = _class_target(target)
     _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
-    if t is None:
-        raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{target._dtype.name.capitalize().rstrip('0123456789')}")
     _check_weight_dtype(input, weight)
     return apply(N.NllLoss, input, t, weight=weight._data if weight is not None else None,
                  ignore_index=ignore_index, reduction=reduction)

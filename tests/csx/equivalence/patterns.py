@@ -419,6 +419,35 @@ def autocast_bfloat16_twin_of_mixed(env):
     return standard(env, body)
 
 
+def _wafer_dtypes_check(cpu, csx):
+    """int32 class labels and float16 inputs: eager torch (the CPU backend) refuses them with its
+    errors; the emulated wafer compiles the step by the wafer compiler's rules (float16 inputs of
+    the float32 Linear promoted, int32 labels read as class indices): its values equal the CPU
+    run of the same step with the inputs widened to float32 and int64 labels (its twin)."""
+    o = cpu["wafer_dtypes_int32_labels_half_inputs"]["outcome"]
+    assert o["status"] == "raised" and o["type"] == "RuntimeError" and \
+        "must have the same dtype" in o["message"], o
+    d = diff_records(cpu["wafer_dtypes_twin"]["values"],
+                     csx["wafer_dtypes_int32_labels_half_inputs"]["values"])
+    assert not d, f"CSX with float16 inputs and int32 labels must equal the widened CPU run: {d}"
+
+
+@pattern(Documented("5", _wafer_dtypes_check))
+def wafer_dtypes_int32_labels_half_inputs(env):
+    """The batch arrives as float16 inputs and int32 labels, as the wafer receives it."""
+    def body(c, x, y):
+        return train(c, x.half(), y.int())
+    return standard(env, body)
+
+
+@pattern()
+def wafer_dtypes_twin(env):
+    """The same step with the float16 inputs widened to float32 and int64 labels."""
+    def body(c, x, y):
+        return train(c, x.half().float(), y.long())
+    return standard(env, body)
+
+
 # ===== train/eval modes, dropout, batch norm, second traced functions ============================
 class DropNet(nn.Module):
     def __init__(self, p=0.5):

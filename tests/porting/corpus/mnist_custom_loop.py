@@ -40,8 +40,9 @@ def input_fn(data_dir, batch_size, train=True):
             torchvision.transforms.Normalize((0.1307,), (0.3081,)),
             torchvision.transforms.Lambda(lambda x: torch.as_tensor(x, dtype=torch.float32)),
         ]),
+        # the wafer takes int32 labels; torch's CPU losses need int64
         target_transform=torchvision.transforms.Lambda(
-            lambda x: torch.as_tensor(x, dtype=torch.int32)),
+            lambda x: torch.as_tensor(x, dtype=torch.int32 if cstorch.use_cs() else torch.int64)),
     )
     return torch.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=train,
                                        drop_last=True, num_workers=2)
