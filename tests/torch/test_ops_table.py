@@ -631,7 +631,8 @@ row("linalg.matrix_norm", _mnorm_ref, lambda T, x, **kw: T.linalg.matrix_norm(x,
                                                             float("inf"), -float("inf")]),
                                     keepdim=st.booleans())).map(lambda t: ((t[0],), t[1])),
     dtypes=("float32", "float64"))
-row("linalg.norm", lambda x: np.linalg.norm(x.reshape(-1)), lambda T, x: T.linalg.norm(x), one())
+row("linalg.norm", lambda x: np.linalg.norm(x.reshape(-1)), lambda T, x: T.linalg.norm(x),
+    one(**NONZERO))
 row("linalg.svdvals", lambda x: np.linalg.svd(x, compute_uv=False),
     lambda T, x: T.linalg.svdvals(x), _matrices().map(lambda a: ((a,), {})),
     dtypes=("float32", "float64"))

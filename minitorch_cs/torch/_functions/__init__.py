@@ -209,6 +209,8 @@ def _with_out(fname, f):
             if not _D.can_cast(r.dtype, o.dtype):
                 raise RuntimeError(f"result type {_D.scalar_name(r.dtype)} can't be cast to the "
                                    f"desired output type {_D.scalar_name(o.dtype)}")
+        if fname == "kron":  # kron_out resizes out (contiguous), then multiplies into a view
+            results = tuple(r.contiguous() for r in results)
         for r, o in zip(results, outs):
             write(r if r.dtype is o.dtype else r.to(o.dtype), o)
         if isinstance(result, tuple):

@@ -211,25 +211,30 @@ def _cumulative_dtype(name, dtype):
 
 
 def cumsum(input, dim, *, dtype=None):
+    if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
+        _wrap_dim(dim, 0)
+        return input.to(D.to_dtype(dtype)) if dtype is not None else input.clone()
     _cumulative_dtype("cumsum", dtype)
-    if input.ndim == 0:
-        return _on_0d(cumsum, input, dim, dtype=dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def cumprod(input, dim, *, dtype=None):
+    if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
+        _wrap_dim(dim, 0)
+        return input.to(D.to_dtype(dtype)) if dtype is not None else input.clone()
     _cumulative_dtype("cumprod", dtype)
-    if input.ndim == 0:
-        return _on_0d(cumprod, input, dim, dtype=dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def _cumulative_inplace(op, name):
     def inplace(self, dim, *, dtype=None):
-        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim),
-                             dtype=D.to_dtype(dtype).np if dtype is not None else None)
+        # torch: cumsum_ is cumsum_out(self, dim, dtype or self's dtype, self)
+        dt = D.to_dtype(dtype) if dtype is not None else self._dtype
+        if self.ndim:
+            _cumulative_dtype(name[:-1], dt)
+        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim), dtype=dt.np)
     inplace.__name__ = name
     return inplace
 

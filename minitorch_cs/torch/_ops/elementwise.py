@@ -171,10 +171,12 @@ def _dt(ctx_arr, g):
 # ----- casts and copies --------------------------------------------------------------------------
 class Cast(Pointwise):
     name = "to_copy"
+    own_layout = True  # torch's _to_copy: preserve_format (x's strides when x is dense)
 
     @staticmethod
     def forward(ctx, x, dtype):
-        return x.astype(dtype)
+        from ._kernel import preserve_format
+        return preserve_format(x, x.astype(dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -183,11 +185,18 @@ class Cast(Pointwise):
 
 class Clone(Pointwise):
     name = "clone"
+    own_layout = True  # preserve_format (x's strides when dense), C order, or channels-last
 
     @staticmethod
-    def forward(ctx, x, contiguous=False, out=None):
-        # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order
-        return np.array(x, copy=True, order="C" if contiguous else "K")
+    def forward(ctx, x, contiguous=False, channels_last=False, out=None):
+        # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order;
+        # channels_last: a 4-D copy in torch's channels-last layout
+        from ._kernel import channels_last_copy, preserve_format
+        if channels_last:
+            return channels_last_copy(np.array(x, copy=True))
+        if contiguous:
+            return np.array(x, copy=True, order="C")
+        return preserve_format(x, np.array(x, copy=True, order="K"))
 
     @staticmethod
     def backward(ctx, g):
@@ -1014,9 +1023,13 @@ class Atan2(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        # torch: grad * other * recip, grad * -self * recip, with recip 0 where the squared
+        # norm is 0 (underflow included): (0, 0) has zero gradients, not NaN
         a, b = ctx.a, ctx.b
         d = a * a + b * b
-        return (g * b / d, -g * a / d)
+        with np.errstate(divide="ignore"):
+            recip = np.where(d == 0, np.zeros((), d.dtype), 1 / d)
+        return (g * b * recip, g * -a * recip)
 
 
 class Remainder(Pointwise):
@@ -1123,6 +1136,7 @@ class Lerp(Pointwise):
 
     name = "lerp"
     saved = (0, 1, 2)
+    reads = {0: (2,), 1: (2,), 2: (0, 1)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, b, w, out=None):
@@ -1176,6 +1190,7 @@ class Addcmul(Pointwise):
 
     name = "addcmul"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
@@ -1191,6 +1206,7 @@ class Addcmul(Pointwise):
 class Addcdiv(Pointwise):
     name = "addcdiv"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1, 2)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):

@@ -72,6 +72,7 @@ def check_matmul_dtypes(a, b, bmm=False):
 class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, b, bmm=False):
@@ -129,6 +130,7 @@ class Linear(Kernel):
 
     name = "linear"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, x, w, b=None):
@@ -205,6 +207,7 @@ class Baddbmm(Kernel):
 
     name = "baddbmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -233,6 +236,7 @@ class Addbmm(Kernel):
 
     name = "addbmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -259,6 +263,7 @@ class Addbmm(Kernel):
 class Addmm(Kernel):
     name = "addmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):

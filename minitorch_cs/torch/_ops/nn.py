@@ -273,6 +273,7 @@ class BatchNormTrain(Kernel):
 
     name = "batch_norm"
     saved = (3, 4)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
@@ -371,7 +372,9 @@ def _conv():
 
 class Conv(Kernel):
     name = "convolution"
+    suggest_format = (0, 1)  # torch: input.suggest_memory_format()
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, nd=2):
@@ -408,6 +411,7 @@ class Conv(Kernel):
 
 class MaxPool2d(Kernel):
     name = "max_pool2d"
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -423,6 +427,7 @@ class MaxPool2d(Kernel):
 
 class MaxPool2dWithIndices(Kernel):
     name = "max_pool2d_with_indices"
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
     n_outputs = 2
     nondiff_outputs = (1,)
 
@@ -441,6 +446,7 @@ class MaxPool2dWithIndices(Kernel):
 
 class AvgPool2d(Kernel):
     name = "avg_pool2d"
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -459,6 +465,7 @@ class AvgPool2d(Kernel):
 
 class AdaptiveAvgPool2d(Kernel):
     name = "adaptive_avg_pool2d"
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, output_size):
@@ -530,6 +537,69 @@ class LogSigmoid(Kernel):
         # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
         s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
         return ((g * s).astype(g.dtype, copy=False),)
+
+
+def _log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class BinaryCrossEntropyWithLogits(Kernel):
+    """torch's fused ``binary_cross_entropy_with_logits`` (same-dtype operands):
+    ``(1 - t) * x - log_sigmoid(x) * ((pw - 1) * t + 1)``, times ``weight``, reduced. Backward
+    by torch's formulas: ``((pw * t + 1 - t) * sigmoid(x) - pw * t) * w * g`` for the input,
+    ``(log_sigmoid(-x) - log_sigmoid(x) * pw) * w * g`` (no pos_weight: ``-x * w * g``) for the
+    target -- products, so an infinite upstream gradient stays infinite."""
+
+    name = "binary_cross_entropy_with_logits"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
+        # the result has ``1 - target``'s dtype (torch's in-place composition); the arithmetic
+        # runs in the operands' common dtype (float32 for half ones)
+        from .. import _dtype as D
+        out_dt = t.dtype
+        ct = D.result_type(*[a for a in (x, t, w, pw) if a is not None]).np
+        if ct in _HALF:
+            ct = np.dtype(np.float32)
+        x, t, w, pw = (None if a is None else a.astype(ct, copy=False) for a in (x, t, w, pw))
+        ctx.x, ctx.t, ctx.w, ctx.pw, ctx.reduction = x, t, w, pw, reduction
+        ls = _log_sigmoid(x)
+        if pw is not None:
+            ls = ls * ((pw - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if w is not None:
+            loss = loss * w
+        return _reduce(loss, loss.size, reduction).astype(out_dt, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
+        if ctx.reduction == "mean" and x.size:
+            g = g / x.size
+        n = ctx.needs_input_grad
+        gx = gt = None
+        with np.errstate(invalid="ignore", over="ignore"):
+            if n[0]:
+                if pw is not None:
+                    pt = pw * t
+                    gx = (pt + 1 - t) * _sigmoid(x) - pt
+                else:
+                    gx = _sigmoid(x) - t
+                if w is not None:
+                    gx = gx * w
+                gx = gx * g
+            if len(n) > 1 and n[1]:
+                gt = _log_sigmoid(-x) - _log_sigmoid(x) * pw if pw is not None else -x
+                if w is not None:
+                    gt = gt * w
+                gt = gt * g
+        return (gx, gt, None, None)
 
 
 class _PointwiseLoss(Kernel):

@@ -387,16 +387,18 @@ class Norm(Kernel):
         x, p = ctx.x, ctx.p
         y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
         gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
-        if p == 2:
+        if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0)
             with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(y == 0, 0, gb * x / y)
+                gx = gb * np.where(y == 0, np.zeros((), x.dtype), x / y)
         elif p == 1:
-            gx = gb * np.where(np.isnan(x), 0, np.sign(x))  # torch's sgn: NaN gets 0
+            gx = gb * _sgn(x)  # torch's sgn: NaN gets 0
         elif p in (float("inf"), float("-inf")):
-            mask = np.abs(x) == y  # a NaN norm matches nothing: a zero gradient, as in torch
+            # torch: sgn(x) * ((grad / count) * mask), the mask also marking NaNs
+            a = np.abs(x)
+            mask = (a == y) | np.isnan(a)
             cnt = mask.sum(axis=ctx.axis, keepdims=True)
             with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(mask, gb * np.sign(x) / cnt, np.zeros((), gb.dtype))
+                gx = _sgn(x) * ((gb / cnt) * mask)
         elif p == 0:
             gx = np.zeros_like(x)
         else:  # torch's linalg_vector_norm_backward, case by case
