@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from tests.differential.program import _base_name
 
 
@@ -50,7 +52,28 @@ EXPECTED: list = [
     Expected("SPEC §2.2 Differs: topk returns the lowest indices first among equal values",
              lambda m, p: m.category == "value" and _row_of(m) == "topk"
              and m.extra.get("output") == 1 and m.extra.get("earlier_outputs_equal")),
+    Expected("SPEC §2.2 Differs: einsum contractions return their result in one memory order "
+             "(so whether a later reshape of it is a view, which an in-place op writes through, "
+             "follows that order)",
+             lambda m, p: m.category == "inplace-final" and any(
+                 s.row.startswith("einsum") and len(s.operands) > 1 for s in p.steps)),
+    Expected("SPEC §2.2 Differs: addbmm_ on a self that only broadcasts to the result raises "
+             "(torch resizes it)",
+             lambda m, p: m.category in ("raise-ours", "error-type")
+             and "self tensor does not match matmul output shape" in m.detail),
+    Expected("SPEC §2.3 Differs: at a NaN input the gradient of elu, selu, celu, hardswish, "
+             "hardtanh and relu6 is their scalar kernel's (torch's vectorized kernel and scalar "
+             "tail disagree there)",
+             lambda m, p: m.category in ("grad-nan", "grad")
+             and any(_base(s.row) in _NAN_KINK for s in p.steps)
+             and any(np.isnan(np.asarray(lf.values, dtype=np.float64)).any() for lf in p.leaves)),
 ]
+
+_NAN_KINK = {"elu", "selu", "celu", "hardswish", "hardtanh", "relu6"}
+
+
+def _base(row):
+    return _base_name(row).split(".")[-1]
 
 
 _ZERO_GRAD = {"round", "round_decimals", "floor", "ceil", "trunc", "sign", "div_floor",
