@@ -205,6 +205,14 @@ def count_nonzero(input, dim=None):
     return sum(ne(input, 0), dim)
 
 
+def _cumulative_0d(input, dtype):
+    """A 0-d input's cumsum/cumprod: the value itself in the result dtype (integers and bool
+    widen to int64 unless ``dtype`` says otherwise), as torch's kernel copies it."""
+    dt = D.to_dtype(dtype) if dtype is not None else (
+        input._dtype if input._dtype.is_floating_point else D.int64)
+    return input.to(dt) if dt is not input._dtype else input.clone()
+
+
 def _cumulative_dtype(name, dtype):
     if dtype is not None and D.to_dtype(dtype) is D.bool:
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
@@ -213,7 +221,7 @@ def _cumulative_dtype(name, dtype):
 def cumsum(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
-        return input.to(D.to_dtype(dtype)) if dtype is not None else input.clone()
+        return _cumulative_0d(input, dtype)
     _cumulative_dtype("cumsum", dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
@@ -222,7 +230,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
-        return input.to(D.to_dtype(dtype)) if dtype is not None else input.clone()
+        return _cumulative_0d(input, dtype)
     _cumulative_dtype("cumprod", dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
@@ -361,3 +369,17 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def _std_var_out_check(out, input, dim=None, *args, **kwargs):
+    """torch's all-element std/var kernel (``std_var_all``) writes ``out`` in place; it has no
+    float16/bfloat16 path into an ``out`` of another dtype."""
+    if not isinstance(input, Tensor) or isinstance(dim, builtins.bool):
+        dim = None
+    axes = _dims(dim, input.ndim) if isinstance(input, Tensor) else None
+    every = axes is None or len(axes) == input.ndim
+    if every and input._dtype in (D.float16, D.bfloat16) and out.dtype is not input._dtype:
+        raise RuntimeError(f"std_var_all: Unsupported dtype {D.scalar_name(input._dtype)}")
+
+
+std.out_check = var.out_check = _std_var_out_check

@@ -496,7 +496,9 @@ class NanToNum(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.where(np.isfinite(ctx.x), g, np.zeros((), g.dtype)),)
+        # torch: grad * isfinite(self) -- a product, so an infinite gradient gives NaN there
+        with np.errstate(invalid="ignore"):
+            return (g * np.isfinite(ctx.x).astype(g.dtype),)
 
 
 class GeluTanh(Pointwise):
@@ -935,9 +937,37 @@ def _pow_forward(ctx, a, b, out=None):
     else:
         if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        r = _binary(np.power, a, b, out)
+        r = _pow_special(a, b, rt)
+        if r is None:
+            r = _binary(np.power, a, b, out)
+        elif out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
     ctx.y = r
     return r
+
+
+def _pow_special(a, b, rt):
+    """torch's scalar-exponent kernel where numpy's differs: ``x ** -0.5`` is ``rsqrt`` for
+    float32/float64/bfloat16 (NaN at -inf, -inf at -0); float16 has no special cases, so its
+    ``x ** ±0.5`` follows C's ``pow`` (``(-inf) ** 0.5 = inf``, ``(-inf) ** -0.5 = 0``) where
+    numpy's float32 path would take ``sqrt``. None: numpy's ``power`` is torch's."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
+            not isinstance(b, bool) and b in (0.5, -0.5) and D._BY_NP[rt].is_floating_point):
+        return None
+    x = a.astype(np.float32 if rt in _HALF_DT else rt, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rt == np.float16:
+            r = np.sqrt(np.abs(x)) if b > 0 else 1 / np.sqrt(np.abs(x))  # pow on |x| ...
+            r = np.where(x < 0, np.where(np.isinf(x), r, np.nan), r)  # ... NaN below 0, not -inf
+            if b < 0:
+                r = np.where(x == 0, np.inf, r)  # pow(±0, -0.5) = +inf
+        elif b > 0:
+            return None  # numpy's power takes sqrt as torch does
+        else:
+            r = 1 / np.sqrt(x)
+    return np.asarray(r).astype(rt)
 
 
 class PowScalar(Pow):
@@ -1194,6 +1224,8 @@ class Addcmul(Pointwise):
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
+        if np.dtype(_rtype(a, t1, t2)) == np.bool_:
+            raise _not_implemented("addcmul_cpu_out", np.bool_)
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
         return _addc(a, t1, t2, value, np.multiply, out)
 

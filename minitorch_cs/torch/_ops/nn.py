@@ -411,6 +411,7 @@ class Conv(Kernel):
 
 class MaxPool2d(Kernel):
     name = "max_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
     suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
@@ -427,6 +428,7 @@ class MaxPool2d(Kernel):
 
 class MaxPool2dWithIndices(Kernel):
     name = "max_pool2d_with_indices"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
     suggest_format = (0,)  # torch: input.suggest_memory_format()
     n_outputs = 2
     nondiff_outputs = (1,)
@@ -446,6 +448,7 @@ class MaxPool2dWithIndices(Kernel):
 
 class AvgPool2d(Kernel):
     name = "avg_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
     suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
@@ -465,6 +468,7 @@ class AvgPool2d(Kernel):
 
 class AdaptiveAvgPool2d(Kernel):
     name = "adaptive_avg_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
     suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod

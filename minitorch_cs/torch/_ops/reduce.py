@@ -103,9 +103,12 @@ class Prod(Kernel):
         x, axis = ctx.x, ctx.axis
         shape = x.shape
         gb = _expand_back(g, shape, axis, ctx.keepdim)
-        if x.ndim and not (x == 0).any():  # torch: grad * result / input when nothing is 0
+        zeros = int((x == 0).sum()) if x.ndim else 0
+        if x.ndim and not zeros:  # torch: grad * result / input when nothing is 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 return (gb * (_expand_back(ctx.y, shape, axis, ctx.keepdim) / x),)
+        if axis is None and zeros > 1:  # torch's prod() of all elements: two zeros, no gradient
+            return (np.zeros(shape, gb.dtype),)
         # product of all other elements, robust to zeros: exclusive cumprods from both sides
         ax = tuple(range(x.ndim)) if axis is None else axis
         flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))

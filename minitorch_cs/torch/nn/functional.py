@@ -57,10 +57,15 @@ def _reduce(loss, reduction):
 
 # ----- linear and activations ---------------------------------------------------------------------
 def linear(input, weight, bias=None):
-    """y = input @ weight^T + bias."""
+    """y = input @ weight^T + bias. torch fuses the bias (one addmm, which checks dtypes) for a
+    2-D input, or a contiguous input that is 3-D or has a 1-D bias; otherwise it runs matmul
+    then ``output.add_(bias)`` (so a bias of another, castable dtype is accepted)."""
     if bias is None:
         return apply(LA.Linear, input, weight)
-    return apply(LA.Linear, input, weight, bias)
+    fused = input.ndim == 2 or (input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1))
+    if fused or bias._dtype is input._dtype:
+        return apply(LA.Linear, input, weight, bias)
+    return apply(LA.Linear, input, weight).add_(bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -391,12 +396,19 @@ def _norm_dtypes(kernel, input, *params, floating_first=False):
     if floating_first:  # batch_norm checks the input's dtype before its parameters
         _floating(input, kernel)
     given = [p for p in params if p is not None]
-    if not all(p._dtype is input._dtype for p in given) and not (
-            input._dtype in (D.float16, D.bfloat16) and all(p._dtype is D.float32 for p in given)):
-        if input._dtype is D.float64:
+    # torch's is_mixed_type: the first given parameter's dtype differs from the input's; then
+    # the input must be float16/bfloat16 and every parameter float32
+    if given and given[0]._dtype is not input._dtype:
+        if input._dtype not in (D.float16, D.bfloat16, D.float32):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if not all(p._dtype is D.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     _floating(input, kernel)
+    if given and given[0]._dtype is input._dtype:  # not mixed: every parameter in input's dtype
+        for p in given:
+            if p._dtype is not input._dtype:
+                raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but "
+                                   f"found {D.scalar_name(p._dtype)}")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
