@@ -371,14 +371,18 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def _std_var_out_check(out, input, dim=None, *args, **kwargs):
-    """torch's all-element std/var kernel (``std_var_all``) writes ``out`` in place; it has no
-    float16/bfloat16 path into an ``out`` of another dtype."""
-    if not isinstance(input, Tensor) or isinstance(dim, builtins.bool):
+def _std_var_out_check(out, input, dim=None, *args, keepdim=False, **kwargs):
+    """torch's CPU std/var takes its all-reduce kernel (``std_var_all``, float32/float64 inputs
+    only) when ``out`` is float32/float64 and the result has at most one element: a
+    float16/bfloat16 input is refused there."""
+    if not isinstance(input, Tensor):
+        return
+    if isinstance(dim, builtins.bool):
         dim = None
-    axes = _dims(dim, input.ndim) if isinstance(input, Tensor) else None
-    every = axes is None or len(axes) == input.ndim
-    if every and input._dtype in (D.float16, D.bfloat16) and out.dtype is not input._dtype:
+    axes = _dims(dim, input.ndim)
+    kept = [n for i, n in enumerate(input.shape) if axes is not None and i not in axes]
+    if int(np.prod(kept)) <= 1 and out.dtype in (D.float32, D.float64) and \
+            input._dtype in (D.float16, D.bfloat16):
         raise RuntimeError(f"std_var_all: Unsupported dtype {D.scalar_name(input._dtype)}")
 
 

@@ -723,6 +723,16 @@ def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
     h, wd = shape[-2], shape[-1]
     if oh == 0 or ow == 0 or gy.size == 0:
         return np.zeros(shape, dtype=gy.dtype)
+    if not np.isfinite(gy).all():
+        # torch adds grad / area into each window: an infinite gradient stays in its window
+        # (the matrix form would multiply it by the zeros outside)
+        out = np.zeros(shape, dtype=gy.dtype)
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            for j in range(ow):
+                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
+                out[..., h0:h1, w0:w1] += gy[..., i:i + 1, j:j + 1] / ((h1 - h0) * (w1 - w0))
+        return out
     ph = _adaptive_matrix(h, oh, gy.dtype)
     pw = _adaptive_matrix(wd, ow, gy.dtype)
     return np.ascontiguousarray(np.matmul(np.matmul(ph.T, gy), pw))

@@ -158,13 +158,15 @@ def is_channels_last(a) -> bool:
 
 def preserve_format(x, r):
     """``r`` (``x``'s shape) laid out as torch's ``preserve_format`` copy of ``x`` (``clone()``,
-    ``to(dtype)``): ``x``'s own strides when ``x`` is non-overlapping and dense, otherwise the
-    format ``x`` suggests (channels-last or contiguous)."""
+    ``to(dtype)``): ``x``'s own strides when ``x`` is non-overlapping and dense, otherwise
+    ``x``'s dim order packed densely (torch's ``infer_dense_strides``)."""
     r = np.asarray(r)
     if x.ndim == 0 or x.size == 0 or r.shape != x.shape:
         return finish(r, (x,))
-    if not _dense(x):
-        return channels_last_copy(r, (x,)) if is_channels_last(x) else finish(r, (x,))
+    if not _dense(x):  # torch's infer_dense_strides: x's dim order, packed
+        want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, [x]))
+        np.copyto(want, r)
+        return want
     st = tuple(s // x.itemsize * r.itemsize for s in x.strides)
     if r.strides == st and r.flags.writeable and not np.may_share_memory(r, x):
         return r
@@ -220,8 +222,8 @@ def _as_converted(inputs, promoted):
         if not (isinstance(a, np.ndarray) and a.ndim):
             continue
         if (promoted is None or i in promoted) and a.dtype != common and not _dense(a):
-            # the converted copy's format: channels-last if suggested, else contiguous
-            perm = [1, 3, 2, 0] if is_channels_last(a) else list(range(a.ndim))[::-1]
+            # the converted copy (``.to``): a's dim order, packed (infer_dense_strides)
+            perm = torch_layout(a.shape, [a])
             st, acc = [0] * a.ndim, a.itemsize
             for d in perm:
                 st[d] = acc

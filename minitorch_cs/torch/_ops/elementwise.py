@@ -748,6 +748,44 @@ class Clamp(Pointwise):
         return (gx, glo, ghi)
 
 
+class ClampTensors(Pointwise):
+    """``clamp`` with tensor bounds that take gradients (torch's ClampBackward1): the forward of
+    :class:`Clamp`; backward by torch's ``clamp_backward_min_max`` masks -- the input where
+    ``lo <= x <= hi``, ``lo`` where ``x < lo`` (and ``lo < hi``), ``hi`` where ``x > hi`` (or
+    ``hi < lo``); comparisons with NaN are false, so a NaN input passes no gradient to the
+    bounds."""
+
+    name = "clamp_tensors"
+    node_name = "ClampBackward1"
+    saved = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, x, lo, hi, out=None):
+        ctx.x, ctx.lo, ctx.hi = x, lo, hi
+        return Clamp.forward.__wrapped__(Ctx_(), x, lo, hi, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, lo, hi = ctx.x, ctx.lo, ctx.hi
+        zero = np.zeros((), g.dtype)
+        with np.errstate(invalid="ignore"):
+            if lo is not None and hi is not None:
+                gx = np.where((x >= lo) & (x <= hi), g, zero)
+                glo = np.where((x < lo) & (lo < hi), g, zero)
+                ghi = np.where((x > hi) | (hi < lo), g, zero)
+            elif lo is not None:
+                gx, glo, ghi = np.where(x >= lo, g, zero), np.where(x < lo, g, zero), None
+            else:
+                gx, glo, ghi = np.where(x <= hi, g, zero), None, np.where(x > hi, g, zero)
+        n = ctx.needs_input_grad
+        return (gx, glo if isinstance(lo, np.ndarray) and n[1] else None,
+                ghi if isinstance(hi, np.ndarray) and n[2] else None)
+
+
+class Ctx_:
+    """A throwaway context for calling another kernel's forward."""
+
+
 # ----- binary math ------------------------------------------------------------------------------
 def _scaled(a, b, alpha):
     """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is

@@ -52,12 +52,12 @@ def check_matmul_dtypes(a, b, bmm=False):
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
         _no_bool("dot", a)
-    elif b.ndim == 1 and a.ndim == 2:
+    elif b.ndim == 1 and a.ndim >= 2 and not bmm:  # matrix-vector (a batch folds into rows)
         if a.dtype != b.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+                               f"{_scalar(b.dtype)}, {_scalar(a.dtype)}, and {_scalar(b.dtype)}")
         _no_bool("addmv_impl_cpu", a)
-    elif bmm:
+    elif bmm or b.ndim >= 3:  # torch's batched path (a batched right operand): bmm
         _no_bool("bmm", a)
         if a.dtype != b.dtype:
             raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
