@@ -25,7 +25,8 @@ from typing import Any, Callable
 import numpy as np
 
 from minitorch_cs import torch as mt
-from tests.differential.compare import RTOL, Mismatch, Snap, compare_snaps, exc_class, snap
+from tests.differential.compare import (RTOL, Mismatch, Snap, compare_snaps, exc_class, has_graph,
+                                        snap)
 from tests.differential.noise import explained, program_spread, step_spread
 from tests.torch.test_ops_table import ROWS, Row
 
@@ -748,7 +749,7 @@ def _final_checks(run: Run, ts: Side, ms: Side, record, torch_mod):
                 return
     if program.backward == "none":
         return
-    idx = [i for i, t in enumerate(ts.pool) if t.requires_grad and t.grad_fn is not None]
+    idx = [i for i, t in enumerate(ts.pool) if has_graph(t)]
     if not idx:
         return
     i = idx[-1]

@@ -300,6 +300,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2``; torch's checks:
     floating inputs of one dtype, float32/float64 only on CPU."""
     for k, x in ((1, x1), (2, x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, X{k} got: {x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for k, x in ((1, x1), (2, x2)):
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, X{k} got: "
                                f"{D.scalar_name(x._dtype)}")
@@ -308,7 +314,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x2._dtype is not x1._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
                            f"{D.scalar_name(x2._dtype)}")
-    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values")
+    return apply(R.Cdist, x1, x2, p=float(p))
 
 
 # ----- binary search ------------------------------------------------------------------------------

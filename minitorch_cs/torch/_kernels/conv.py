@@ -262,9 +262,9 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups)
     wmat = w.reshape(groups, cout // groups, cg * kh * kw)
     if skip_padding and any(p for pair in pads for p in pair) and not np.isfinite(w).all():
-        # torch's bfloat16 convolution (oneDNN) never multiplies the padding: a non-finite
-        # weight against a padded zero does not turn the border outputs into NaN (0 * inf);
-        # its other dtypes run im2col and do (skip_padding=False)
+        # torch's oneDNN convolution (bfloat16, and float32 by its use_mkldnn rule) never
+        # multiplies the padding: a non-finite weight against a padded zero does not turn the
+        # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False)
         valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
                               groups)
         with np.errstate(invalid="ignore"):

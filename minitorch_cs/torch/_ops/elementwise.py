@@ -254,15 +254,22 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             raise _not_implemented(no_bool, x.dtype)
         if float_only:
             x = _float_out(x)
+        half = x.dtype in _HALF_DT
+        # torch's CPU kernels compute float16/bfloat16 in float32 and round once (opmath)
+        xw = x.astype(np.float32) if half else x
         if out is not None:
             _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
-            r = fwd(x, out=out)
+            if half:
+                np.copyto(out, np.asarray(fwd(xw)).astype(x.dtype), casting="unsafe")
+                r = out
+            else:
+                r = fwd(x, out=out)
         else:
-            r = fwd(x)
-            if r.dtype != x.dtype and x.dtype in _HALF_DT and r.dtype.kind == "f":
-                r = r.astype(x.dtype)  # scipy computes half precision in float64
+            r = fwd(xw)
+            if half:
+                r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
-            ctx.x = x if saved else None
+            ctx.x = xw if saved else None
             ctx.y = r if saves_output else None
         return r
 
@@ -1085,6 +1092,7 @@ class Atan2(Pointwise):
         rt = np.dtype(_rtype(a, b))
         if rt.kind in "biu":  # integer and bool operands give the default float
             rt = D.get_default_dtype().np
+        ctx.a_bool = isinstance(a, np.ndarray) and a.dtype == np.bool_
         a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
         ctx.a, ctx.b = a, b
         return _binary(np.arctan2, a, b, out)
@@ -1093,6 +1101,11 @@ class Atan2(Pointwise):
     def backward(ctx, g):
         # torch: grad * other * recip, grad * -self * recip, with recip 0 where the squared
         # norm is 0 (underflow included): (0, 0) has zero gradients, not NaN
+        if getattr(ctx, "a_bool", False) and len(ctx.needs_input_grad) > 1 and \
+                ctx.needs_input_grad[1]:  # torch's formula negates self: refused for bool
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
         a, b = ctx.a, ctx.b
         d = a * a + b * b
         with np.errstate(divide="ignore"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import opmath
 from .linalg import _HALF
@@ -277,7 +278,12 @@ class BatchNormTrain(Kernel):
 
     @staticmethod
     def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
-        return _batch_norm_train(ctx, x, w, b, eps)[0]
+        # a half input with half (or no) parameters: torch's kernel keeps the batch statistics
+        # in the input's dtype (rounded), then normalizes in float32; with float32 parameters
+        # (mixed precision) they stay float32
+        given = [a for a in (w, b, rm, rv) if a is not None]
+        rnd = x.dtype if x.dtype in _HALF and all(a.dtype == x.dtype for a in given) else None
+        return _batch_norm_train(ctx, x, w, b, eps, round_stats=rnd)[0]
 
     @staticmethod
     def backward(ctx, g):
@@ -295,7 +301,7 @@ class BatchNormTrain(Kernel):
 
 
 @opmath
-def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
+def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
     """The normalization of :class:`BatchNormTrain` (float32 for half inputs): (y, batch mean,
     biased batch variance, the statistics in float64 for the running update)."""
     axes = (0,) + tuple(range(2, x.ndim))
@@ -305,6 +311,10 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
     xc = x - mu
     var = (xc * xc).mean(axis=axes, keepdims=True)
     rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+    if round_stats is not None:
+        mu_r = mu.astype(round_stats).astype(x.dtype)
+        rstd = rstd.astype(round_stats).astype(x.dtype)
+        xc = x - mu_r
     xhat = xc * rstd
     ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
     y = xhat * w.reshape(shape) if w is not None else xhat.copy()
@@ -370,6 +380,21 @@ def _conv():
     return conv
 
 
+def _uses_onednn(x, w, groups, nd):
+    """Whether torch's CPU convolution takes oneDNN (which leaves the zero padding out of the
+    products, so an infinite weight next to the border gives inf, not NaN) -- its
+    ``use_mkldnn`` rule for a multi-threaded process: bfloat16 always; float32 when grouped, or
+    the kernel is larger than 3x3, or the batch has more than one sample, or the input has more
+    than 20480 elements."""
+    if x.dtype == D.bfloat16.np:
+        return True
+    if x.dtype != np.float32:
+        return False
+    n = x.shape[0] if x.ndim == nd + 2 else 1
+    kh, kw = (w.shape[-2], w.shape[-1]) if nd == 2 else (1, w.shape[-1])
+    return groups > 1 or (kh > 3 and kw > 3) or n > 1 or x.size > 20480
+
+
 class Conv(Kernel):
     name = "convolution"
     suggest_format = (0, 1)  # torch: input.suggest_memory_format()
@@ -385,7 +410,7 @@ class Conv(Kernel):
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)
         y = f(x, w, stride, padding, dilation, groups,
-              skip_padding=half is not None and half != np.float16)  # bfloat16: oneDNN
+              skip_padding=_uses_onednn(ctx.x, w, groups, nd))
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
         if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
