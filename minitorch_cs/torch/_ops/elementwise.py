@@ -260,13 +260,14 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         if out is not None:
             _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
             if half:
-                np.copyto(out, np.asarray(fwd(xw)).astype(x.dtype), casting="unsafe")
+                r = np.asarray(fwd(xw))
+                np.copyto(out, r.astype(x.dtype) if r.dtype.kind == "f" else r, casting="unsafe")
                 r = out
             else:
                 r = fwd(x, out=out)
         else:
             r = fwd(xw)
-            if half:
+            if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
                 r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
             ctx.x = xw if saved else None
