@@ -788,7 +788,9 @@ def _final_checks(run: Run, ts: Side, ms: Side, record, torch_mod):
         return
     lines.append("grads = " + ", ".join(f"v{j}.grad" for j, leaf in enumerate(program.leaves)
                                         if leaf.requires_grad))
-    rtol = 4 * max(RTOL.get(d, 0.0) for d in run.dtypes | {"float64"})
+    # the least precise dtype the gradient passed through, the leaves' own included
+    rtol = 4 * max(RTOL.get(d, 0.0) for d in run.dtypes | {"float64"} |
+                   {lf.dtype for lf in program.leaves if lf.requires_grad})
     for j, (lt, lm) in enumerate(zip(ts.leaves, ms.leaves)):
         m = _grad_mismatch(lt.grad, lm.grad, f"grad of v{j}", rtol, run.noisy)
         if m is not None:

@@ -589,22 +589,39 @@ class BinaryCrossEntropyWithLogits(Kernel):
 
     @staticmethod
     def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
-        # the result has ``1 - target``'s dtype (torch's in-place composition); the arithmetic
-        # runs in the operands' common dtype (float32 for half ones)
+        # torch's composition, each step rounded to the dtype torch's op gives it (the in-place
+        # ones keep their target's): (1 - t).mul_(x).sub_(log_sigmoid(x).mul_((pw - 1).mul(t)
+        # .add_(1))), .mul_(w); the result has ``1 - t``'s dtype (t's)
         from .. import _dtype as D
-        out_dt = t.dtype
-        ct = D.result_type(*[a for a in (x, t, w, pw) if a is not None]).np
-        if ct in _HALF:
-            ct = np.dtype(np.float32)
-        x, t, w, pw = (None if a is None else a.astype(ct, copy=False) for a in (x, t, w, pw))
-        ctx.x, ctx.t, ctx.w, ctx.pw, ctx.reduction = x, t, w, pw, reduction
-        ls = _log_sigmoid(x)
-        if pw is not None:
-            ls = ls * ((pw - 1) * t + 1)
-        loss = (1 - t) * x - ls
-        if w is not None:
-            loss = loss * w
-        return _reduce(loss, loss.size, reduction).astype(out_dt, copy=False)
+
+        def dt(*arrs):
+            out = D._BY_NP[arrs[0].dtype]
+            for a in arrs[1:]:
+                out = D.promote_types(out, D._BY_NP[a.dtype])
+            return out.np
+
+        f = np.float64
+        x64, t64 = x.astype(f), t.astype(f)
+        with np.errstate(over="ignore", invalid="ignore"):
+            loss = (1 - t64).astype(t.dtype).astype(f)
+            loss = (loss * x64).astype(t.dtype).astype(f)
+            ls = _log_sigmoid(x64).astype(x.dtype).astype(f)
+            if pw is not None:
+                lw = (pw.astype(f) - 1).astype(pw.dtype).astype(f)
+                lw_dt = dt(pw, t)
+                lw = ((lw * t64).astype(lw_dt).astype(f) + 1).astype(lw_dt).astype(f)
+                ls = (ls * lw).astype(x.dtype).astype(f)
+            loss = (loss - ls).astype(t.dtype).astype(f)
+            if w is not None:
+                loss = (loss * w.astype(f)).astype(t.dtype).astype(f)
+        ct = dt(x, t, *[a for a in (w, pw) if a is not None])
+        ct = np.dtype(np.float32) if ct in _HALF else ct
+        ctx.x, ctx.t = x.astype(ct), t.astype(ct)
+        ctx.w = None if w is None else w.astype(ct)
+        ctx.pw = None if pw is None else pw.astype(ct)
+        ctx.reduction = reduction
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _reduce(loss, loss.size, reduction).astype(t.dtype)
 
     @staticmethod
     def backward(ctx, g):

@@ -93,9 +93,19 @@ def _floating(t, kernel):
         raise _not_implemented(kernel, t)
 
 
+def _no_internal_overlap(t):
+    """torch's first check of an in-place write (TensorIterator, before any dtype check): a
+    target whose elements share memory (an expanded tensor) is refused."""
+    if any(s == 0 and n > 1 for s, n in zip(t._data.strides, t._data.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
 def _activation(op, input, inplace, **attrs):
     """One elementwise kernel, out of place or written into ``input`` (``inplace=True``)."""
     if inplace:
+        _no_internal_overlap(input)
         return apply_inplace(op, input, **attrs)
     return apply(op, input, **attrs)
 
@@ -105,6 +115,7 @@ def _composite_inplace(input, inplace, compute):
     copy (the ops' saved values stay intact) and written into ``input``."""
     if not inplace:
         return compute(input)
+    _no_internal_overlap(input)
     return input.copy_(compute(input.clone() if input.requires_grad else input))
 
 
