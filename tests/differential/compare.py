@@ -77,7 +77,7 @@ def snap(x) -> Snap:
             arr = np.array(d.numpy(), dtype=np.int64)
         shape = tuple(x.shape)
         return Snap("tensor", arr, dt, shape, tuple(x.stride()), builtins.bool(x.requires_grad),
-                    builtins.bool(x.is_leaf), builtins.bool(x.is_contiguous()))
+                    _is_leaf(x), builtins.bool(x.is_contiguous()))
     if isinstance(x, (bool, np.bool_)):
         return Snap("scalar", np.asarray(builtins.bool(x)), "py:bool")
     if isinstance(x, (int, np.integer)):
@@ -87,6 +87,23 @@ def snap(x) -> Snap:
     if isinstance(x, (tuple, list)) and all(isinstance(v, int) for v in x):  # a Size
         return Snap("scalar", np.asarray(list(x), dtype=np.int64), "py:ints", (len(x),))
     return Snap("scalar", np.asarray(0), f"py:{type(x).__name__}")
+
+
+def _is_leaf(x) -> bool:
+    """``x.is_leaf``; torch refuses to say for an output of split/unbind whose base was changed
+    in place (any use of it raises), which counts as not a leaf here."""
+    try:
+        return builtins.bool(x.is_leaf)
+    except RuntimeError:
+        return False
+
+
+def has_graph(x) -> bool:
+    """``x.requires_grad and x.grad_fn is not None``, False where torch refuses the question."""
+    try:
+        return builtins.bool(x.requires_grad and x.grad_fn is not None)
+    except RuntimeError:
+        return False
 
 
 def _float64_of(x):

@@ -133,6 +133,20 @@ def test_sibling_views_follow_an_inplace_change():
 
 
 @NEEDS_PATCH
+@NEEDS_PATCH
+def test_split_outputs_go_stale_after_their_base_changes():
+    x = torch.ones(3, 2, requires_grad=True)
+    a = x * 1
+    u = a.unbind()
+    a.mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view and its base or another "
+                                           "view of its base has been modified inplace"):
+        u[0] * 1
+    with torch.no_grad():
+        u[0] * 1  # no autograd, no refusal (as torch)
+
+
+@NEEDS_PATCH
 def test_number_over_tensor_is_reciprocal_times_number():
     x = torch.tensor([3.0, 7.0, 11.0])
     assert torch.equal(1.7 / x, torch.reciprocal(x) * 1.7)

@@ -118,7 +118,10 @@ def _exact_message(fname, got, want):
     if fname in ("all", "any"):
         return f"{fname} only supports bool tensor for result, got: {G}"
     if fname == "median":
-        return "Expected tensor for 'values' to have the same dtype as input"
+        from .._tensor import _TYPE_NAMES
+        return (f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
+                f"'self'; but type torch.{_TYPE_NAMES[got.name]} does not equal "
+                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for median)")
     if fname == "addbmm":  # out takes self's place in the addmm it runs
         return f"self and mat2 must have the same dtype, but got {G} and {W}"
     if fname in ("searchsorted", "bucketize"):
@@ -163,6 +166,15 @@ def _with_out(fname, f):
                 out.dtype is not (_D.int32 if kwargs.get("out_int32") else _D.int64):
             raise RuntimeError(_exact_message(fname, out.dtype, _D.int32 if kwargs.get(
                 "out_int32") else _D.int64))  # checked before the inputs' dtypes, as torch
+        if policy == "same" and isinstance(out, Tensor):  # TensorIterator checks out's dtype
+            operands = [a for a in list(args) + list(kwargs.values())  # before the kernel runs
+                        if isinstance(a, (Tensor, int, float)) and not isinstance(a, builtins.bool)
+                        or isinstance(a, Tensor)]
+            if operands:
+                want = _D.result_type(*operands)
+                if out.dtype is not want:
+                    raise RuntimeError(f"Found dtype {_D.scalar_name(out.dtype)} but expected "
+                                       f"{_D.scalar_name(want)}")
         check = getattr(f, "out_check", None)  # a function's own out= checks, in torch's order
         if check is not None and isinstance(out, Tensor):
             check(out, *args, **kwargs)
@@ -209,6 +221,8 @@ def _with_out(fname, f):
             if not _D.can_cast(r.dtype, o.dtype):
                 raise RuntimeError(f"result type {_D.scalar_name(r.dtype)} can't be cast to the "
                                    f"desired output type {_D.scalar_name(o.dtype)}")
+        if fname == "kron":  # kron_out resizes out (contiguous), then multiplies into a view
+            results = tuple(r.contiguous() for r in results)
         for r, o in zip(results, outs):
             write(r if r.dtype is o.dtype else r.to(o.dtype), o)
         if isinstance(result, tuple):

@@ -339,14 +339,8 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if (isinstance(min, Tensor) and min.requires_grad) or \
             (isinstance(max, Tensor) and max.requires_grad):
-        lo, hi = min, max
-        rt = D.result_type(input, min, max)  # the three promote together, as in torch's kernel
-        r = input if input._dtype is rt else input.to(rt)
-        if lo is not None:
-            r = maximum(r, lo if isinstance(lo, Tensor) else tensor_like(lo, input))
-        if hi is not None:
-            r = minimum(r, hi if isinstance(hi, Tensor) else tensor_like(hi, input))
-        return r
+        # bounds that take gradients: torch's ClampBackward1 (the three promote together)
+        return apply(E.ClampTensors, input, min, max)
     return apply(E.Clamp, input, lo=min, hi=max)
 
 
@@ -487,3 +481,14 @@ sgn.inplace = sign.inplace
 for _fn in (isnan, isinf, isfinite):  # torch has no isnan_/isinf_/isfinite_
     del _fn.inplace
 del _fn, _ip
+
+
+def _lerp_out_check(out, input, end=None, weight=None, **_):
+    """``lerp(..., weight=tensor, out=)``: torch's kernel takes no other output dtype ("Found
+    dtype Half but expected Float"); a number weight casts as usual."""
+    if isinstance(weight, Tensor) and isinstance(input, Tensor) and out.dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_name(out.dtype)} but expected "
+                           f"{D.scalar_name(input._dtype)}")
+
+
+lerp.out_check = _lerp_out_check

@@ -205,31 +205,44 @@ def count_nonzero(input, dim=None):
     return sum(ne(input, 0), dim)
 
 
+def _cumulative_0d(input, dtype):
+    """A 0-d input's cumsum/cumprod: the value itself in the result dtype (integers and bool
+    widen to int64 unless ``dtype`` says otherwise), as torch's kernel copies it."""
+    dt = D.to_dtype(dtype) if dtype is not None else (
+        input._dtype if input._dtype.is_floating_point else D.int64)
+    return input.to(dt) if dt is not input._dtype else input.clone()
+
+
 def _cumulative_dtype(name, dtype):
     if dtype is not None and D.to_dtype(dtype) is D.bool:
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
 
 
 def cumsum(input, dim, *, dtype=None):
+    if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
+        _wrap_dim(dim, 0)
+        return _cumulative_0d(input, dtype)
     _cumulative_dtype("cumsum", dtype)
-    if input.ndim == 0:
-        return _on_0d(cumsum, input, dim, dtype=dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def cumprod(input, dim, *, dtype=None):
+    if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
+        _wrap_dim(dim, 0)
+        return _cumulative_0d(input, dtype)
     _cumulative_dtype("cumprod", dtype)
-    if input.ndim == 0:
-        return _on_0d(cumprod, input, dim, dtype=dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def _cumulative_inplace(op, name):
     def inplace(self, dim, *, dtype=None):
-        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim),
-                             dtype=D.to_dtype(dtype).np if dtype is not None else None)
+        # torch: cumsum_ is cumsum_out(self, dim, dtype or self's dtype, self)
+        dt = D.to_dtype(dtype) if dtype is not None else self._dtype
+        if self.ndim:
+            _cumulative_dtype(name[:-1], dt)
+        return apply_inplace(op, self, dim=_wrap_dim(dim, self.ndim), dtype=dt.np)
     inplace.__name__ = name
     return inplace
 
@@ -287,6 +300,12 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2``; torch's checks:
     floating inputs of one dtype, float32/float64 only on CPU."""
     for k, x in ((1, x1), (2, x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, X{k} got: {x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for k, x in ((1, x1), (2, x2)):
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, X{k} got: "
                                f"{D.scalar_name(x._dtype)}")
@@ -295,7 +314,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x2._dtype is not x1._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
                            f"{D.scalar_name(x2._dtype)}")
-    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values")
+    return apply(R.Cdist, x1, x2, p=float(p))
 
 
 # ----- binary search ------------------------------------------------------------------------------
@@ -356,3 +377,21 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def _std_var_out_check(out, input, dim=None, *args, keepdim=False, **kwargs):
+    """torch's CPU std/var takes its all-reduce kernel (``std_var_all``, float32/float64 inputs
+    only) when ``out`` is float32/float64 and the result has at most one element: a
+    float16/bfloat16 input is refused there."""
+    if not isinstance(input, Tensor):
+        return
+    if isinstance(dim, builtins.bool):
+        dim = None
+    axes = _dims(dim, input.ndim)
+    kept = [n for i, n in enumerate(input.shape) if axes is not None and i not in axes]
+    if int(np.prod(kept)) <= 1 and out.dtype in (D.float32, D.float64) and \
+            input._dtype in (D.float16, D.bfloat16):
+        raise RuntimeError(f"std_var_all: Unsupported dtype {D.scalar_name(input._dtype)}")
+
+
+std.out_check = var.out_check = _std_var_out_check

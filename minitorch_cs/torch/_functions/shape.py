@@ -49,6 +49,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:  # torch returns the input itself (nothing to merge)
+        return input
     shp = input.shape
     n = 1
     for d in shp[s:e + 1]:

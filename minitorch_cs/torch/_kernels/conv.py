@@ -262,9 +262,9 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups)
     wmat = w.reshape(groups, cout // groups, cg * kh * kw)
     if skip_padding and any(p for pair in pads for p in pair) and not np.isfinite(w).all():
-        # torch's bfloat16 convolution (oneDNN) never multiplies the padding: a non-finite
-        # weight against a padded zero does not turn the border outputs into NaN (0 * inf);
-        # its other dtypes run im2col and do (skip_padding=False)
+        # torch's oneDNN convolution (bfloat16, and float32 by its use_mkldnn rule) never
+        # multiplies the padding: a non-finite weight against a padded zero does not turn the
+        # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False)
         valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
                               groups)
         with np.errstate(invalid="ignore"):
@@ -723,6 +723,16 @@ def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
     h, wd = shape[-2], shape[-1]
     if oh == 0 or ow == 0 or gy.size == 0:
         return np.zeros(shape, dtype=gy.dtype)
+    if not np.isfinite(gy).all():
+        # torch adds grad / area into each window: an infinite gradient stays in its window
+        # (the matrix form would multiply it by the zeros outside)
+        out = np.zeros(shape, dtype=gy.dtype)
+        for i in range(oh):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            for j in range(ow):
+                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
+                out[..., h0:h1, w0:w1] += gy[..., i:i + 1, j:j + 1] / ((h1 - h0) * (w1 - w0))
+        return out
     ph = _adaptive_matrix(h, oh, gy.dtype)
     pw = _adaptive_matrix(wd, ow, gy.dtype)
     return np.ascontiguousarray(np.matmul(np.matmul(ph.T, gy), pw))

@@ -38,6 +38,15 @@ class Kernel(Op):
     # the inputs TensorIterator promotes to the common dtype (None: all; ``where``: not its
     # condition): an input converted there lays out as its converted copy (see ``finish``)
     promoted = None
+    # torch's kernels that allocate their result in ``input.suggest_memory_format()`` (pooling,
+    # conv2d, batch/group norm, upsampling, constant padding): the inputs whose layout decides
+    # (any of them channels-last-like: 4-D results are channels-last; else contiguous)
+    suggest_format: tuple = ()
+
+    @staticmethod
+    def suggests(attrs) -> bool:
+        """Whether this call allocates in the suggested format (a kernel may depend on attrs)."""
+        return True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -71,7 +80,11 @@ def _normalising(forward, cls):
             del attrs["out"]
             return write_out(forward(ctx, *args, **attrs), out)
         res = forward(ctx, *args, **attrs)
-        if cls.own_layout:
+        if cls.suggest_format and any(i < len(args) and is_channels_last(args[i])
+                                      for i in cls.suggest_format) and cls.suggests(attrs):
+            return tuple(channels_last_copy(r, args) for r in res) if isinstance(res, tuple) \
+                else channels_last_copy(res, args)
+        if cls.own_layout or attrs.get("channels_last"):
             return tuple(_fresh(r, args) for r in res) if isinstance(res, tuple) else \
                 _fresh(res, args)
         keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
@@ -125,6 +138,56 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
     return want
 
 
+def is_channels_last(a) -> bool:
+    """torch's ``is_channels_last_strides_2d`` (what ``suggest_memory_format`` reads) for a 4-D
+    array: C fastest, then W, H, N -- with torch's tie rules for size-1 dims."""
+    if not isinstance(a, np.ndarray) or a.ndim != 4 or a.size == 0:
+        return False
+    st = [s // a.itemsize for s in a.strides]
+    if st[1] == 0:
+        return False
+    low = 0
+    for d in (1, 3, 2, 0):
+        if st[d] < low:
+            return False
+        if d == 0 and low == st[1]:
+            return False
+        low = st[d] * (a.shape[d] if a.shape[d] > 1 else 1)
+    return True
+
+
+def preserve_format(x, r):
+    """``r`` (``x``'s shape) laid out as torch's ``preserve_format`` copy of ``x`` (``clone()``,
+    ``to(dtype)``): ``x``'s own strides when ``x`` is non-overlapping and dense, otherwise
+    ``x``'s dim order packed densely (torch's ``infer_dense_strides``)."""
+    r = np.asarray(r)
+    if x.ndim == 0 or x.size == 0 or r.shape != x.shape:
+        return finish(r, (x,))
+    if not _dense(x):  # torch's infer_dense_strides: x's dim order, packed
+        want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, [x]))
+        np.copyto(want, r)
+        return want
+    st = tuple(s // x.itemsize * r.itemsize for s in x.strides)
+    if r.strides == st and r.flags.writeable and not np.may_share_memory(r, x):
+        return r
+    want = np.lib.stride_tricks.as_strided(np.empty(x.size, r.dtype), x.shape, st)
+    np.copyto(want, r)
+    return want
+
+
+def channels_last_copy(r, inputs=()):
+    """A 4-D result in channels-last layout (other results: fresh and contiguous)."""
+    r = np.asarray(r)
+    if r.ndim != 4 or r.size == 0:
+        return finish(r, inputs)
+    if is_channels_last(r) and r.flags.writeable and not any(
+            isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in inputs):
+        return r
+    want = _strided_like(r.shape, r.dtype, [1, 3, 2, 0])
+    np.copyto(want, r)
+    return want
+
+
 class _Layout:
     """An operand's shape and strides as TensorIterator sees them."""
 
@@ -159,11 +222,13 @@ def _as_converted(inputs, promoted):
         if not (isinstance(a, np.ndarray) and a.ndim):
             continue
         if (promoted is None or i in promoted) and a.dtype != common and not _dense(a):
-            st, acc = [], a.itemsize  # C-contiguous strides of a's shape
-            for n in reversed(a.shape):
-                st.append(acc)
-                acc *= max(n, 1)
-            a = _Layout(a.shape, tuple(reversed(st)))
+            # the converted copy (``.to``): a's dim order, packed (infer_dense_strides)
+            perm = torch_layout(a.shape, [a])
+            st, acc = [0] * a.ndim, a.itemsize
+            for d in perm:
+                st[d] = acc
+                acc *= max(a.shape[d], 1)
+            a = _Layout(a.shape, tuple(st))
         out.append(a)
     return out
 

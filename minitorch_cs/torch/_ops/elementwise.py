@@ -171,10 +171,12 @@ def _dt(ctx_arr, g):
 # ----- casts and copies --------------------------------------------------------------------------
 class Cast(Pointwise):
     name = "to_copy"
+    own_layout = True  # torch's _to_copy: preserve_format (x's strides when x is dense)
 
     @staticmethod
     def forward(ctx, x, dtype):
-        return x.astype(dtype)
+        from ._kernel import preserve_format
+        return preserve_format(x, x.astype(dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -183,11 +185,18 @@ class Cast(Pointwise):
 
 class Clone(Pointwise):
     name = "clone"
+    own_layout = True  # preserve_format (x's strides when dense), C order, or channels-last
 
     @staticmethod
-    def forward(ctx, x, contiguous=False, out=None):
-        # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order
-        return np.array(x, copy=True, order="C" if contiguous else "K")
+    def forward(ctx, x, contiguous=False, channels_last=False, out=None):
+        # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order;
+        # channels_last: a 4-D copy in torch's channels-last layout
+        from ._kernel import channels_last_copy, preserve_format
+        if channels_last:
+            return channels_last_copy(np.array(x, copy=True))
+        if contiguous:
+            return np.array(x, copy=True, order="C")
+        return preserve_format(x, np.array(x, copy=True, order="K"))
 
     @staticmethod
     def backward(ctx, g):
@@ -245,15 +254,23 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             raise _not_implemented(no_bool, x.dtype)
         if float_only:
             x = _float_out(x)
+        half = x.dtype in _HALF_DT
+        # torch's CPU kernels compute float16/bfloat16 in float32 and round once (opmath)
+        xw = x.astype(np.float32) if half else x
         if out is not None:
             _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
-            r = fwd(x, out=out)
+            if half:
+                r = np.asarray(fwd(xw))
+                np.copyto(out, r.astype(x.dtype) if r.dtype.kind == "f" else r, casting="unsafe")
+                r = out
+            else:
+                r = fwd(x, out=out)
         else:
-            r = fwd(x)
-            if r.dtype != x.dtype and x.dtype in _HALF_DT and r.dtype.kind == "f":
-                r = r.astype(x.dtype)  # scipy computes half precision in float64
+            r = fwd(xw)
+            if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
+                r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
-            ctx.x = x if saved else None
+            ctx.x = xw if saved else None
             ctx.y = r if saves_output else None
         return r
 
@@ -487,7 +504,9 @@ class NanToNum(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.where(np.isfinite(ctx.x), g, np.zeros((), g.dtype)),)
+        # torch: grad * isfinite(self) -- a product, so an infinite gradient gives NaN there
+        with np.errstate(invalid="ignore"):
+            return (g * np.isfinite(ctx.x).astype(g.dtype),)
 
 
 class GeluTanh(Pointwise):
@@ -737,6 +756,44 @@ class Clamp(Pointwise):
         return (gx, glo, ghi)
 
 
+class ClampTensors(Pointwise):
+    """``clamp`` with tensor bounds that take gradients (torch's ClampBackward1): the forward of
+    :class:`Clamp`; backward by torch's ``clamp_backward_min_max`` masks -- the input where
+    ``lo <= x <= hi``, ``lo`` where ``x < lo`` (and ``lo < hi``), ``hi`` where ``x > hi`` (or
+    ``hi < lo``); comparisons with NaN are false, so a NaN input passes no gradient to the
+    bounds."""
+
+    name = "clamp_tensors"
+    node_name = "ClampBackward1"
+    saved = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, x, lo, hi, out=None):
+        ctx.x, ctx.lo, ctx.hi = x, lo, hi
+        return Clamp.forward.__wrapped__(Ctx_(), x, lo, hi, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, lo, hi = ctx.x, ctx.lo, ctx.hi
+        zero = np.zeros((), g.dtype)
+        with np.errstate(invalid="ignore"):
+            if lo is not None and hi is not None:
+                gx = np.where((x >= lo) & (x <= hi), g, zero)
+                glo = np.where((x < lo) & (lo < hi), g, zero)
+                ghi = np.where((x > hi) | (hi < lo), g, zero)
+            elif lo is not None:
+                gx, glo, ghi = np.where(x >= lo, g, zero), np.where(x < lo, g, zero), None
+            else:
+                gx, glo, ghi = np.where(x <= hi, g, zero), None, np.where(x > hi, g, zero)
+        n = ctx.needs_input_grad
+        return (gx, glo if isinstance(lo, np.ndarray) and n[1] else None,
+                ghi if isinstance(hi, np.ndarray) and n[2] else None)
+
+
+class Ctx_:
+    """A throwaway context for calling another kernel's forward."""
+
+
 # ----- binary math ------------------------------------------------------------------------------
 def _scaled(a, b, alpha):
     """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is
@@ -926,9 +983,37 @@ def _pow_forward(ctx, a, b, out=None):
     else:
         if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        r = _binary(np.power, a, b, out)
+        r = _pow_special(a, b, rt)
+        if r is None:
+            r = _binary(np.power, a, b, out)
+        elif out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
     ctx.y = r
     return r
+
+
+def _pow_special(a, b, rt):
+    """torch's scalar-exponent kernel where numpy's differs: ``x ** -0.5`` is ``rsqrt`` for
+    float32/float64/bfloat16 (NaN at -inf, -inf at -0); float16 has no special cases, so its
+    ``x ** ±0.5`` follows C's ``pow`` (``(-inf) ** 0.5 = inf``, ``(-inf) ** -0.5 = 0``) where
+    numpy's float32 path would take ``sqrt``. None: numpy's ``power`` is torch's."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
+            not isinstance(b, bool) and b in (0.5, -0.5) and D._BY_NP[rt].is_floating_point):
+        return None
+    x = a.astype(np.float32 if rt in _HALF_DT else rt, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rt == np.float16:
+            r = np.sqrt(np.abs(x)) if b > 0 else 1 / np.sqrt(np.abs(x))  # pow on |x| ...
+            r = np.where(x < 0, np.where(np.isinf(x), r, np.nan), r)  # ... NaN below 0, not -inf
+            if b < 0:
+                r = np.where(x == 0, np.inf, r)  # pow(±0, -0.5) = +inf
+        elif b > 0:
+            return None  # numpy's power takes sqrt as torch does
+        else:
+            r = 1 / np.sqrt(x)
+    return np.asarray(r).astype(rt)
 
 
 class PowScalar(Pow):
@@ -1008,15 +1093,25 @@ class Atan2(Pointwise):
         rt = np.dtype(_rtype(a, b))
         if rt.kind in "biu":  # integer and bool operands give the default float
             rt = D.get_default_dtype().np
+        ctx.a_bool = isinstance(a, np.ndarray) and a.dtype == np.bool_
         a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
         ctx.a, ctx.b = a, b
         return _binary(np.arctan2, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
+        # torch: grad * other * recip, grad * -self * recip, with recip 0 where the squared
+        # norm is 0 (underflow included): (0, 0) has zero gradients, not NaN
+        if getattr(ctx, "a_bool", False) and len(ctx.needs_input_grad) > 1 and \
+                ctx.needs_input_grad[1]:  # torch's formula negates self: refused for bool
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
         a, b = ctx.a, ctx.b
         d = a * a + b * b
-        return (g * b / d, -g * a / d)
+        with np.errstate(divide="ignore"):
+            recip = np.where(d == 0, np.zeros((), d.dtype), 1 / d)
+        return (g * b * recip, g * -a * recip)
 
 
 class Remainder(Pointwise):
@@ -1123,6 +1218,7 @@ class Lerp(Pointwise):
 
     name = "lerp"
     saved = (0, 1, 2)
+    reads = {0: (2,), 1: (2,), 2: (0, 1)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, b, w, out=None):
@@ -1176,9 +1272,12 @@ class Addcmul(Pointwise):
 
     name = "addcmul"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
+        if np.dtype(_rtype(a, t1, t2)) == np.bool_:
+            raise _not_implemented("addcmul_cpu_out", np.bool_)
         ctx.t1, ctx.t2, ctx.value = t1, t2, value
         return _addc(a, t1, t2, value, np.multiply, out)
 
@@ -1191,6 +1290,7 @@ class Addcmul(Pointwise):
 class Addcdiv(Pointwise):
     name = "addcdiv"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1, 2)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):

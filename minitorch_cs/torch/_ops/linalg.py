@@ -52,12 +52,12 @@ def check_matmul_dtypes(a, b, bmm=False):
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                                f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
         _no_bool("dot", a)
-    elif b.ndim == 1 and a.ndim == 2:
+    elif b.ndim == 1 and a.ndim >= 2 and not bmm:  # matrix-vector (a batch folds into rows)
         if a.dtype != b.dtype:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
+                               f"{_scalar(b.dtype)}, {_scalar(a.dtype)}, and {_scalar(b.dtype)}")
         _no_bool("addmv_impl_cpu", a)
-    elif bmm:
+    elif bmm or b.ndim >= 3:  # torch's batched path (a batched right operand): bmm
         _no_bool("bmm", a)
         if a.dtype != b.dtype:
             raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
@@ -72,6 +72,7 @@ def check_matmul_dtypes(a, b, bmm=False):
 class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, a, b, bmm=False):
@@ -129,6 +130,7 @@ class Linear(Kernel):
 
     name = "linear"
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, x, w, b=None):
@@ -204,6 +206,7 @@ class Baddbmm(Kernel):
 
     name = "baddbmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -232,6 +235,7 @@ class Addbmm(Kernel):
 
     name = "addbmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -258,6 +262,7 @@ class Addbmm(Kernel):
 class Addmm(Kernel):
     name = "addmm"
     saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):

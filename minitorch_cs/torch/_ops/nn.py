@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import opmath
 from .linalg import _HALF
@@ -273,10 +274,16 @@ class BatchNormTrain(Kernel):
 
     name = "batch_norm"
     saved = (3, 4)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
-        return _batch_norm_train(ctx, x, w, b, eps)[0]
+        # a half input with half (or no) parameters: torch's kernel keeps the batch statistics
+        # in the input's dtype (rounded), then normalizes in float32; with float32 parameters
+        # (mixed precision) they stay float32
+        given = [a for a in (w, b, rm, rv) if a is not None]
+        rnd = x.dtype if x.dtype in _HALF and all(a.dtype == x.dtype for a in given) else None
+        return _batch_norm_train(ctx, x, w, b, eps, round_stats=rnd)[0]
 
     @staticmethod
     def backward(ctx, g):
@@ -294,7 +301,7 @@ class BatchNormTrain(Kernel):
 
 
 @opmath
-def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
+def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
     """The normalization of :class:`BatchNormTrain` (float32 for half inputs): (y, batch mean,
     biased batch variance, the statistics in float64 for the running update)."""
     axes = (0,) + tuple(range(2, x.ndim))
@@ -304,6 +311,10 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5):
     xc = x - mu
     var = (xc * xc).mean(axis=axes, keepdims=True)
     rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
+    if round_stats is not None:
+        mu_r = mu.astype(round_stats).astype(x.dtype)
+        rstd = rstd.astype(round_stats).astype(x.dtype)
+        xc = x - mu_r
     xhat = xc * rstd
     ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
     y = xhat * w.reshape(shape) if w is not None else xhat.copy()
@@ -369,9 +380,26 @@ def _conv():
     return conv
 
 
+def _uses_onednn(x, w, groups, nd):
+    """Whether torch's CPU convolution takes oneDNN (which leaves the zero padding out of the
+    products, so an infinite weight next to the border gives inf, not NaN) -- its
+    ``use_mkldnn`` rule for a multi-threaded process: bfloat16 always; float32 when grouped, or
+    the kernel is larger than 3x3, or the batch has more than one sample, or the input has more
+    than 20480 elements."""
+    if x.dtype == D.bfloat16.np:
+        return True
+    if x.dtype != np.float32:
+        return False
+    n = x.shape[0] if x.ndim == nd + 2 else 1
+    kh, kw = (w.shape[-2], w.shape[-1]) if nd == 2 else (1, w.shape[-1])
+    return groups > 1 or (kh > 3 and kw > 3) or n > 1 or x.size > 20480
+
+
 class Conv(Kernel):
     name = "convolution"
+    suggest_format = (0, 1)  # torch: input.suggest_memory_format()
     saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
 
     @staticmethod
     def forward(ctx, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, nd=2):
@@ -382,7 +410,7 @@ class Conv(Kernel):
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)
         y = f(x, w, stride, padding, dilation, groups,
-              skip_padding=half is not None and half != np.float16)  # bfloat16: oneDNN
+              skip_padding=_uses_onednn(ctx.x, w, groups, nd))
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
         if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
@@ -408,6 +436,8 @@ class Conv(Kernel):
 
 class MaxPool2d(Kernel):
     name = "max_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -423,6 +453,8 @@ class MaxPool2d(Kernel):
 
 class MaxPool2dWithIndices(Kernel):
     name = "max_pool2d_with_indices"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
     n_outputs = 2
     nondiff_outputs = (1,)
 
@@ -441,6 +473,8 @@ class MaxPool2dWithIndices(Kernel):
 
 class AvgPool2d(Kernel):
     name = "avg_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -459,6 +493,8 @@ class AvgPool2d(Kernel):
 
 class AdaptiveAvgPool2d(Kernel):
     name = "adaptive_avg_pool2d"
+    saved = (0,)  # torch's backward reads the input (its version is checked)
+    suggest_format = (0,)  # torch: input.suggest_memory_format()
 
     @staticmethod
     def forward(ctx, x, output_size):
@@ -530,6 +566,86 @@ class LogSigmoid(Kernel):
         # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
         s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
         return ((g * s).astype(g.dtype, copy=False),)
+
+
+def _log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class BinaryCrossEntropyWithLogits(Kernel):
+    """torch's fused ``binary_cross_entropy_with_logits`` (same-dtype operands):
+    ``(1 - t) * x - log_sigmoid(x) * ((pw - 1) * t + 1)``, times ``weight``, reduced. Backward
+    by torch's formulas: ``((pw * t + 1 - t) * sigmoid(x) - pw * t) * w * g`` for the input,
+    ``(log_sigmoid(-x) - log_sigmoid(x) * pw) * w * g`` (no pos_weight: ``-x * w * g``) for the
+    target -- products, so an infinite upstream gradient stays infinite."""
+
+    name = "binary_cross_entropy_with_logits"
+    saved = (0, 1)
+
+    @staticmethod
+    def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
+        # torch's composition, each step rounded to the dtype torch's op gives it (the in-place
+        # ones keep their target's): (1 - t).mul_(x).sub_(log_sigmoid(x).mul_((pw - 1).mul(t)
+        # .add_(1))), .mul_(w); the result has ``1 - t``'s dtype (t's)
+        from .. import _dtype as D
+
+        def dt(*arrs):
+            out = D._BY_NP[arrs[0].dtype]
+            for a in arrs[1:]:
+                out = D.promote_types(out, D._BY_NP[a.dtype])
+            return out.np
+
+        f = np.float64
+        x64, t64 = x.astype(f), t.astype(f)
+        with np.errstate(over="ignore", invalid="ignore"):
+            loss = (1 - t64).astype(t.dtype).astype(f)
+            loss = (loss * x64).astype(t.dtype).astype(f)
+            ls = _log_sigmoid(x64).astype(x.dtype).astype(f)
+            if pw is not None:
+                lw = (pw.astype(f) - 1).astype(pw.dtype).astype(f)
+                lw_dt = dt(pw, t)
+                lw = ((lw * t64).astype(lw_dt).astype(f) + 1).astype(lw_dt).astype(f)
+                ls = (ls * lw).astype(x.dtype).astype(f)
+            loss = (loss - ls).astype(t.dtype).astype(f)
+            if w is not None:
+                loss = (loss * w.astype(f)).astype(t.dtype).astype(f)
+        ct = dt(x, t, *[a for a in (w, pw) if a is not None])
+        ct = np.dtype(np.float32) if ct in _HALF else ct
+        ctx.x, ctx.t = x.astype(ct), t.astype(ct)
+        ctx.w = None if w is None else w.astype(ct)
+        ctx.pw = None if pw is None else pw.astype(ct)
+        ctx.reduction = reduction
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _reduce(loss, loss.size, reduction).astype(t.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
+        if ctx.reduction == "mean" and x.size:
+            g = g / x.size
+        n = ctx.needs_input_grad
+        gx = gt = None
+        with np.errstate(invalid="ignore", over="ignore"):
+            if n[0]:
+                if pw is not None:
+                    pt = pw * t
+                    gx = (pt + 1 - t) * _sigmoid(x) - pt
+                else:
+                    gx = _sigmoid(x) - t
+                if w is not None:
+                    gx = gx * w
+                gx = gx * g
+            if len(n) > 1 and n[1]:
+                gt = _log_sigmoid(-x) - _log_sigmoid(x) * pw if pw is not None else -x
+                if w is not None:
+                    gt = gt * w
+                gt = gt * g
+        return (gx, gt, None, None)
 
 
 class _PointwiseLoss(Kernel):

@@ -103,9 +103,12 @@ class Prod(Kernel):
         x, axis = ctx.x, ctx.axis
         shape = x.shape
         gb = _expand_back(g, shape, axis, ctx.keepdim)
-        if x.ndim and not (x == 0).any():  # torch: grad * result / input when nothing is 0
+        zeros = int((x == 0).sum()) if x.ndim else 0
+        if x.ndim and not zeros:  # torch: grad * result / input when nothing is 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 return (gb * (_expand_back(ctx.y, shape, axis, ctx.keepdim) / x),)
+        if axis is None and zeros > 1:  # torch's prod() of all elements: two zeros, no gradient
+            return (np.zeros(shape, gb.dtype),)
         # product of all other elements, robust to zeros: exclusive cumprods from both sides
         ax = tuple(range(x.ndim)) if axis is None else axis
         flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
@@ -387,16 +390,18 @@ class Norm(Kernel):
         x, p = ctx.x, ctx.p
         y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
         gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
-        if p == 2:
+        if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0)
             with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(y == 0, 0, gb * x / y)
+                gx = gb * np.where(y == 0, np.zeros((), x.dtype), x / y)
         elif p == 1:
-            gx = gb * np.where(np.isnan(x), 0, np.sign(x))  # torch's sgn: NaN gets 0
+            gx = gb * _sgn(x)  # torch's sgn: NaN gets 0
         elif p in (float("inf"), float("-inf")):
-            mask = np.abs(x) == y  # a NaN norm matches nothing: a zero gradient, as in torch
+            # torch: sgn(x) * ((grad / count) * mask), the mask also marking NaNs
+            a = np.abs(x)
+            mask = (a == y) | np.isnan(a)
             cnt = mask.sum(axis=ctx.axis, keepdims=True)
             with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(mask, gb * np.sign(x) / cnt, np.zeros((), gb.dtype))
+                gx = _sgn(x) * ((gb / cnt) * mask)
         elif p == 0:
             gx = np.zeros_like(x)
         else:  # torch's linalg_vector_norm_backward, case by case
@@ -538,3 +543,57 @@ class TopK(Kernel):
         z = np.zeros(ctx.shape, grads[0].dtype)
         np.put_along_axis(z, ctx.idx, grads[0], axis=ctx.dim)
         return (z,)
+
+
+class Cdist(Kernel):
+    """Pairwise ``p``-norm distances between the rows of ``x1`` (..., P, M) and ``x2``
+    (..., R, M). Backward by torch's ``_cdist_backward``: each pair's term is formed, then
+    masked where the distance is 0 -- after the product, so an infinite upstream gradient on a
+    zero distance gives 0, not NaN."""
+
+    name = "cdist"
+    node_name = "CdistBackward0"
+    saved = (0, 1)
+    saves_output = True
+
+    @staticmethod
+    def forward(ctx, x1, x2, p=2.0):
+        diff = x1[..., :, None, :] - x2[..., None, :, :]
+        a = np.abs(diff)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == 0:
+                r = (a != 0).sum(-1).astype(x1.dtype)
+            elif p == float("inf"):
+                r = a.max(-1) if a.shape[-1] else np.zeros(a.shape[:-1], x1.dtype)
+            elif p == 1:
+                r = a.sum(-1)
+            elif p == 2:
+                r = np.sqrt((diff * diff).sum(-1))
+            else:
+                r = (a ** p).sum(-1) ** (1.0 / p)
+        r = np.asarray(r, x1.dtype)
+        ctx.diff, ctx.p, ctx.y = diff, p, r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        diff, p, y = ctx.diff, ctx.p, ctx.y
+        gg, yy = g[..., None], y[..., None]
+        zero = np.zeros((), diff.dtype)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == 0:
+                res = np.zeros_like(diff)
+            elif p == 1:
+                res = gg * np.sign(diff)
+            elif p == float("inf"):
+                res = gg * np.sign(diff) * (np.abs(diff) == yy)
+            elif p == 2:
+                res = np.where(yy == 0, zero, gg * diff / yy)
+            elif p < 2:
+                res = np.where(yy == 0, zero, np.sign(diff) * np.abs(diff) ** (p - 1) * gg
+                               / yy ** (p - 1))
+            else:
+                res = np.where(yy == 0, zero, diff * np.abs(diff) ** (p - 2) * gg
+                               / yy ** (p - 1))
+        n = ctx.needs_input_grad
+        return (res.sum(-2) if n[0] else None, -res.sum(-3) if n[1] else None)

@@ -57,10 +57,15 @@ def _reduce(loss, reduction):
 
 # ----- linear and activations ---------------------------------------------------------------------
 def linear(input, weight, bias=None):
-    """y = input @ weight^T + bias."""
+    """y = input @ weight^T + bias. torch fuses the bias (one addmm, which checks dtypes) for a
+    2-D input, or a contiguous input that is 3-D or has a 1-D bias; otherwise it runs matmul
+    then ``output.add_(bias)`` (so a bias of another, castable dtype is accepted)."""
     if bias is None:
         return apply(LA.Linear, input, weight)
-    return apply(LA.Linear, input, weight, bias)
+    fused = input.ndim == 2 or (input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1))
+    if fused or bias._dtype is input._dtype:
+        return apply(LA.Linear, input, weight, bias)
+    return apply(LA.Linear, input, weight).add_(bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -88,9 +93,19 @@ def _floating(t, kernel):
         raise _not_implemented(kernel, t)
 
 
+def _no_internal_overlap(t):
+    """torch's first check of an in-place write (TensorIterator, before any dtype check): a
+    target whose elements share memory (an expanded tensor) is refused."""
+    if any(s == 0 and n > 1 for s, n in zip(t._data.strides, t._data.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
 def _activation(op, input, inplace, **attrs):
     """One elementwise kernel, out of place or written into ``input`` (``inplace=True``)."""
     if inplace:
+        _no_internal_overlap(input)
         return apply_inplace(op, input, **attrs)
     return apply(op, input, **attrs)
 
@@ -100,6 +115,7 @@ def _composite_inplace(input, inplace, compute):
     copy (the ops' saved values stay intact) and written into ``input``."""
     if not inplace:
         return compute(input)
+    _no_internal_overlap(input)
     return input.copy_(compute(input.clone() if input.requires_grad else input))
 
 
@@ -329,7 +345,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                    (0, _pair(padding, 1)[0]), (1, _pair(dilation, 1)[0]), ceil_mode, return_indices)
     if return_indices:
         return y[0].squeeze(-2), y[1].squeeze(-2)
-    return y.squeeze(-2)
+    return y.squeeze(-2).contiguous()  # torch's max_pool1d_impl writes a contiguous result
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -391,12 +407,19 @@ def _norm_dtypes(kernel, input, *params, floating_first=False):
     if floating_first:  # batch_norm checks the input's dtype before its parameters
         _floating(input, kernel)
     given = [p for p in params if p is not None]
-    if not all(p._dtype is input._dtype for p in given) and not (
-            input._dtype in (D.float16, D.bfloat16) and all(p._dtype is D.float32 for p in given)):
-        if input._dtype is D.float64:
+    # torch's is_mixed_type: the first given parameter's dtype differs from the input's; then
+    # the input must be float16/bfloat16 and every parameter float32
+    if given and given[0]._dtype is not input._dtype:
+        if input._dtype not in (D.float16, D.bfloat16, D.float32):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if not all(p._dtype is D.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     _floating(input, kernel)
+    if given and given[0]._dtype is input._dtype:  # not mixed: every parameter in input's dtype
+        for p in given:
+            if p._dtype is not input._dtype:
+                raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but "
+                                   f"found {D.scalar_name(p._dtype)}")
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -417,8 +440,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
-    if training and not input._dtype.is_floating_point and running_mean is None and \
-            not input.is_contiguous():  # torch's CPU path for this case starts with a mean
+    params = [p for p in (running_mean, running_var, weight, bias) if p is not None]
+    if training and not input._dtype.is_floating_point and not input.is_contiguous() and \
+            (not params or params[0]._dtype is input._dtype):
+        # torch's CPU path for a non-contiguous input, when no mixed-dtype check intervenes,
+        # starts with a mean
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
@@ -454,11 +480,22 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     beta = -(running_mean.to(wide).reshape(shape) * alpha)
     if bias is not None:
         beta = bias.to(wide).reshape(shape) + beta
-    return (input.to(wide) * alpha + beta).to(input._dtype).contiguous()
+    return _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
+
+
+def _in_suggested_format(y, input):
+    """``y`` laid out as torch's kernels lay out a result they allocate with
+    ``input.suggest_memory_format()``: channels-last for a channels-last-like 4-D input,
+    contiguous otherwise."""
+    from .._ops._kernel import is_channels_last
+    if is_channels_last(input._data):
+        return apply(E.Clone, y, channels_last=True)
+    return y.contiguous()
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _norm_dtypes("GroupNormKernelImpl", input, weight, bias)
+    like = input
     input = input.contiguous()  # torch's kernel writes a contiguous result
     N_, C = input.shape[0], input.shape[1]
     if C % num_groups:
@@ -469,21 +506,22 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     # torch's group-norm kernel computes them), then the per-channel affine
     x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps)
     x = x.reshape(tuple(input.shape))
-    if weight is None and bias is None:
-        return x.clone()  # a tensor of its own (torch's kernel output is not a view)
+    if weight is None and bias is None:  # a tensor of its own (torch's output is not a view)
+        return _in_suggested_format(x, like) if like is not input else x.clone()
     shape = (1, C) + (1,) * (input.ndim - 2)
     if weight is not None:
         x = x * weight.reshape(shape)
     if bias is not None:
         x = x + bias.reshape(shape)
-    return x
+    return _in_suggested_format(x, like) if like is not input else x
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
                  floating_first=True)
-    return group_norm(input, input.shape[1], weight, bias, eps)
+    # torch normalizes a contiguous (1, N*C, *) view of the input: a contiguous result
+    return group_norm(input.contiguous(), input.shape[1], weight, bias, eps)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -512,9 +550,17 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input "
-                           "dimension")
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and input.ndim not in {2: (2, 3), 4: (3, 4), 6: (4, 5)}.get(len(pad), ()):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if input._dtype is D.bool and mode in ("reflect", "replicate"):
         raise _not_implemented(f"{'reflection' if mode == 'reflect' else 'replication'}_pad"
                                f"{len(pad) // 2}d", input)
@@ -707,6 +753,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad and GradState.enabled:
+            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not "
+                               f"differentiable with respect to argument '{name}'. This input "
+                               "cannot have requires_grad True.")
+    if all(t is None or t._dtype.is_floating_point for t in (input, target, weight, pos_weight)):
+        # floating operands: torch's fused kernel (its backward keeps infinite gradients
+        # infinite); other dtypes take the composition below, which raises torch's errors
+        if weight is not None:
+            weight = weight.expand(input.shape)
+        if pos_weight is not None:
+            pos_weight = pos_weight.expand(input.shape)
+        return apply(N.BinaryCrossEntropyWithLogits, input, target, weight, pos_weight,
+                     reduction=reduction)
     log_sigmoid_input = logsigmoid(input)
     if pos_weight is not None:
         log_weight = (pos_weight - 1).mul(target).add_(1)
@@ -1075,6 +1135,23 @@ def _interp_linear_weights(in_size, out_size, scale, align_corners, dt):
     return i0, i1, (dt.type(1) - lam1).astype(dt), lam1
 
 
+def _interp_dtype(input, mode):
+    """torch's upsampling kernels: floating dtypes, and uint8 for nearest and bilinear; the
+    error names the kernel (4-D: the channels-last upsample kernel, else the index helper)."""
+    dt = input._dtype
+    if dt.is_floating_point or mode == "area":  # area: adaptive pooling checks its own
+        return
+    if dt is D.uint8 and (mode in ("nearest", "nearest-exact") or
+                          (mode == "bilinear" and input.ndim == 4)):
+        return
+    kind = "nearest" if mode in ("nearest", "nearest-exact") else "linear"
+    if input.ndim == 4:
+        name = f"upsample_{'nearest' if kind == 'nearest' else 'bilinear'}2d_channels_last"
+    else:
+        name = f"compute_indices_weights_{kind}"
+    raise NotImplementedError(f'"{name}" not implemented for \'{D.scalar_name(dt)}\'')
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resample the spatial dims of (N, C, *spatial): modes nearest, nearest-exact, linear (3-D
@@ -1147,6 +1224,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   "area are)")
     if antialias:
         raise NotImplementedError("interpolate(antialias=True) is not supported")
+    _interp_dtype(input, mode)
     in_size = [int(s) for s in input.shape[2:]]
     if out_size is None:
         out_size = [int(math.floor(s * f)) for s, f in zip(in_size, scales)]
@@ -1162,7 +1240,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         for i in range(dim):
             idx = _interp_nearest_index(in_size[i], out_size[i], sc[i], mode == "nearest-exact")
             out = T.index_select(out, 2 + i, Tensor._wrap(idx))
-        return out
+        return _in_suggested_format(out, input) if input.ndim == 4 else out
     half = input._dtype in (D.float16, D.bfloat16)
     if half:  # torch's CPU kernel interpolates half inputs in float32
         out = out.float()
@@ -1175,7 +1253,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         a = T.index_select(out, 2 + i, Tensor._wrap(i0))
         b = T.index_select(out, 2 + i, Tensor._wrap(i1))
         out = a * Tensor._wrap(l0.reshape(shape)) + b * Tensor._wrap(l1.reshape(shape))
-    return out.to(input._dtype) if half else out
+    out = out.to(input._dtype) if half else out
+    return _in_suggested_format(out, input) if input.ndim == 4 else out
 
 
 # ----- attention ----------------------------------------------------------------------------------
