@@ -73,6 +73,7 @@ class NllLoss(Kernel):
     """nll_loss over log-probabilities (N, C, d1, ...) with class-index targets (N, d1, ...)."""
 
     name = "nll_loss"
+    tensor_attrs = ("weight",)
 
     @staticmethod
     @opmath
@@ -136,6 +137,7 @@ class CrossEntropy(Kernel):
     """cross_entropy with class-index targets: log_softmax + nll fused (with label smoothing)."""
 
     name = "cross_entropy"
+    tensor_attrs = ("weight",)
 
     @staticmethod
     @opmath
@@ -519,6 +521,11 @@ class BinaryCrossEntropy(Kernel):
     @staticmethod
     @opmath
     def forward(ctx, x, t, w=None, reduction="mean"):
+        # torch's kernel checks the values first (NaN fails both checks)
+        if not np.all((x >= 0) & (x <= 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        if not np.all((t >= 0) & (t <= 1)):
+            raise RuntimeError("all elements of target should be between 0 and 1")
         ctx.x, ctx.t, ctx.w, ctx.reduction = x, t, w, reduction
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)

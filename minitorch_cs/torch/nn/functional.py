@@ -537,8 +537,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise NotImplementedError("embedding scale_grad_by_freq is not supported")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return apply(N.Embedding, weight, input._data if isinstance(input, Tensor) else np.asarray(input),
-                 padding_idx=padding_idx)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return apply(N.Embedding, weight, input, padding_idx=padding_idx)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -578,14 +580,14 @@ def pad(input, pad, mode="constant", value=None):
 
 # ----- losses -------------------------------------------------------------------------------------
 def _class_target(target):
-    """The class-index target's array; torch's NLL kernels take Long (int64) or Byte (uint8)
-    only: anything else raises its "expected target dtype to be Long or Byte" error."""
+    """The class-index target; torch's NLL kernels take Long (int64) or Byte (uint8) only:
+    anything else raises its "expected target dtype to be Long or Byte" error."""
     if target._dtype not in (D.int64, D.uint8):
         if wafer_dtypes() and not target._dtype.is_floating_point and target._dtype is not D.bool:
-            return target.to(D.int64)._data  # the wafer takes int32/int16 labels as they are
+            return target.to(D.int64)  # the wafer takes int32/int16 labels as they are
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{D.scalar_name(target._dtype)}")
-    return target._data
+    return target
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -598,10 +600,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     _floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
               "log_softmax_kernel_impl")
-    w = weight._data if weight is not None else None
     t = _class_target(target)
     _check_weight_dtype(input, weight)
-    return apply(N.CrossEntropy, input, t, weight=w, ignore_index=ignore_index,
+    return apply(N.CrossEntropy, input, t, weight=weight, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
 
 
@@ -648,8 +649,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     t = _class_target(target)
     _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
     _check_weight_dtype(input, weight)
-    return apply(N.NllLoss, input, t, weight=weight._data if weight is not None else None,
-                 ignore_index=ignore_index, reduction=reduction)
+    return apply(N.NllLoss, input, t, weight=weight, ignore_index=ignore_index,
+                 reduction=reduction)
 
 
 def _check_same_size(input, target, name):
@@ -731,12 +732,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {D.scalar_name(target._dtype)} but expected "
                            f"{D.scalar_name(input._dtype)}")
     _floating(input, "binary_cross_entropy")
-    data = input._data
-    if np.any((data < 0) | (data > 1)) or np.isnan(data).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    tdata = target._data
-    if not np.all((tdata >= 0) & (tdata <= 1)):  # NaN fails too
-        raise RuntimeError("all elements of target should be between 0 and 1")
     w = None
     if weight is not None:
         w = weight if weight._dtype is input._dtype else weight.to(input._dtype)
