@@ -79,7 +79,9 @@ class BaseBackendImpl:
         return self.backend_type.is_csx
 
     def to_cpu(self, tree):
-        return tree
+        """``tree`` with every tensor on the wafer's lazy device replaced by a host copy."""
+        from ..core.nest import map_lazy_tensors
+        return map_lazy_tensors(lambda _, t: t.to("cpu"), tree)
 
     def shutdown(self):
         self.step_closures.clear()

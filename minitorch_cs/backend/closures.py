@@ -23,7 +23,10 @@ class RepeatStepClosure:
 
 
 def snapshot(args, kwargs):
-    """Copies of every tensor in ``args``/``kwargs`` (values as of the enqueue)."""
+    """Host copies of every tensor in ``args``/``kwargs`` (values as of the enqueue): step
+    closures receive CPU tensors, as cstorch moves closure arguments off the device."""
     def snap(t):
-        return t.detach().clone()
+        c = t.detach().clone()
+        c._lazydev = False
+        return c
     return map_tensors(snap, args), map_tensors(snap, kwargs)

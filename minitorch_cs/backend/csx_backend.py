@@ -80,6 +80,8 @@ class LazyDevice(Device):
 
     def _enter(self):
         super()._enter()
+        from ..torch import _creation
+        _creation._default_device.append(self.torch_device)  # tensors made here are on lazy:0
         if _flags.csx.debug.lazy_initialization:
             from ..core import lazy_init
             self._lazy = lazy_init.enter_context(_flags.csx.debug.optimize_initialization)
@@ -112,6 +114,8 @@ class LazyDevice(Device):
             self.store.move(t)
             self.store.release(t)
         self._registered, self._moved = [], []
+        from ..torch import _creation
+        _creation._default_device.pop()
         super()._exit()
 
     def __str__(self) -> str:
@@ -162,7 +166,15 @@ class CsxBackendImpl(BaseBackendImpl):
         """Weights are needed now: run the recorded (lazy) initialization, grouped per weight."""
         from ..core import lazy_init
         lazy_init.materialize_all()
+        _to_lazy_device(model)
         return model
+
+    def on_batch_start(self, batch):
+        """The batch is copied to the wafer: its tensors report ``lazy:0`` in the step."""
+        batch = super().on_batch_start(batch)
+        for _, t in visit_torch_tensors(batch):
+            t._lazydev = True
+        return batch
 
     def on_run_start(self):
         from ..core import lazy_init
@@ -343,6 +355,15 @@ class CsxBackendImpl(BaseBackendImpl):
                     f"{type(opt).__name__} created optimizer state inside the traced step. On the "
                     "wafer all optimizer state must exist before the first step: create every "
                     "state tensor in preinitialize() with cstorch.zeros_like/full_like.")
+
+
+def _to_lazy_device(model):
+    """``compile`` moves the model to the wafer: its parameters, their gradients and its buffers
+    report ``lazy:0`` from now on (the same objects: optimizers built earlier keep working)."""
+    for t in list(model.parameters()) + list(model.buffers()):
+        t._lazydev = True
+        if t._grad is not None:
+            t._grad._lazydev = True
 
 
 def _mixed_precision():

@@ -238,6 +238,7 @@ def make_lazy(cls, storage, dtype, requires_grad=False):
     t._dtype = dtype
     t._init_state()
     t.__dict__["_lazy"] = storage
+    t._lazydev = True  # recorded under the CSX device: on the wafer's lazy device
     storage.tensors.add(t)
     if requires_grad:
         t.requires_grad = True

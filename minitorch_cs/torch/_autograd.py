@@ -455,6 +455,8 @@ def accumulate_grad(var, g, stored=None):
         if stored is not None:
             stored.add(id(g))
         var._grad = Tensor._wrap(g)
+        if var._lazydev:  # a gradient lives on its variable's device
+            var._grad._lazydev = True
         return g, True
     gd = var._grad._data
     if gd.shape != g.shape:

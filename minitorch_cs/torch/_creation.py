@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import numbers
 
@@ -417,3 +418,45 @@ def _install_out():
 
 
 _install_out()
+
+
+def _on_lazy_device(device) -> bool:
+    if device is None:
+        device = _default_device[-1] if _default_device else None
+    return device is not None and _device_cls(device).type == "lazy"
+
+
+def place(t, device):
+    """Put a new tensor on ``device``'s kind: the wafer's lazy device (``device("lazy")``, or no
+    device inside ``backend.device`` of a CSX backend) or the host."""
+    if isinstance(t, Tensor) and not t._meta:
+        t._lazydev = _on_lazy_device(device)
+    return t
+
+
+def _placed(fn, like):
+    """A creation function that puts its result on the requested device: ``device=`` when given,
+    else the input's device (``*_like``) or the default device."""
+    @functools.wraps(fn)
+    def create(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if kwargs.get("out") is not None or not isinstance(out, Tensor):
+            return out
+        dev = kwargs.get("device")
+        if dev is None and like:
+            src = args[0] if args else kwargs.get("input")
+            if isinstance(src, Tensor):
+                out._lazydev = src._lazydev and not out._meta
+                return out
+        return place(out, dev)
+    return create
+
+
+def _install_placement():
+    g = globals()
+    for fname in __all__:
+        if "device" in inspect.signature(g[fname]).parameters:
+            g[fname] = _placed(g[fname], like=fname.endswith("_like"))
+
+
+_install_placement()

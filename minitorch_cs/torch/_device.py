@@ -62,3 +62,4 @@ class device:
 
 CPU = device("cpu")
 META = device("meta")
+LAZY = device("lazy", 0)  # the emulated wafer's device (cstorch's CSX backend reports lazy:0)

@@ -251,6 +251,7 @@ def set_data(t, source) -> None:
     t._data = source._data
     t._dtype = source._dtype
     t._meta = source._meta
+    t._lazydev = source._lazydev
     t._vc = source._vc
 
 
@@ -379,13 +380,25 @@ def _saved_versions(op, args, needs, first):
 def eager(op, args, attrs):
     res = _eager(op, args, attrs)
     for a in args:
-        if isinstance(a, Tensor) and a._meta:  # any meta input: the outputs are meta tensors
-            for t in (res if isinstance(res, tuple) else (res,)):
-                t._meta = True
-                if not (op.is_view or op.alias):  # keep shape and dtype only
-                    t._data = _meta_array(t._data.shape, t._data.dtype)
+        if isinstance(a, Tensor) and (a._meta or a._lazydev):
+            _place(op, args, res)
             break
     return res
+
+
+def _place(op, args, res):
+    """Device propagation: any meta input makes the outputs meta tensors; otherwise any input
+    on the wafer's lazy device puts the outputs there."""
+    meta = any(isinstance(a, Tensor) and a._meta for a in args)
+    for t in (res if isinstance(res, tuple) else (res,)):
+        if not isinstance(t, Tensor):
+            continue
+        if meta:
+            t._meta = True
+            if not (op.is_view or op.alias):  # keep shape and dtype only
+                t._data = _meta_array(t._data.shape, t._data.dtype)
+        else:
+            t._lazydev = True
 
 
 def _eager(op, args, attrs):

@@ -187,6 +187,8 @@ def tensor_repr(t) -> str:
     indent = len(prefix)
     suffix = []
     default_float = D.get_default_dtype()
+    if t._lazydev:  # torch names any device but the default one first
+        suffix.append(f"device='{t.device}'")
     if t._meta:
         body = "..."
         suffix.append("device='meta'")

@@ -108,16 +108,18 @@ def _reversed_dims(self):
 
 
 
-def _new(self, kind, size, value=0, dtype=None, requires_grad=False):
+def _new(self, kind, size, value=0, dtype=None, device=None, requires_grad=False):
+    """``new_zeros`` and friends: ``self``'s dtype and device unless given."""
     from . import _creation as C
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
-    return C._full(size, value, dtype or self._dtype, "meta" if self._meta else None, requires_grad)
-
+    device = self.device if device is None else device
+    return C.place(C._full(size, value, dtype or self._dtype, device, requires_grad), device)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from ._creation import tensor
-    return tensor(data, dtype=dtype or self._dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self._dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 
@@ -497,9 +499,12 @@ def _to(self, *args, **kwargs):
             _no_cuda()
         if dev.type == "meta" and not self._meta:
             out = _to_meta(self)
-        elif dev.type == "cpu" and self._meta:
+        elif dev.type in ("cpu", "lazy") and self._meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data! Use "
                                       "torch.empty_like(t, device='cpu') to allocate instead.")
+        elif (dev.type == "lazy") != self._lazydev:  # host <-> wafer: a copy (differentiable)
+            out = apply(E.Clone, self)
+            out._lazydev = dev.type == "lazy"
     if dt is not None and D.to_dtype(dt) is not out._dtype:
         out = _cast(out, D.to_dtype(dt))
     elif copy and out is self:
@@ -567,13 +572,13 @@ METHODS.update({
     'mT': property(lambda self: F.transpose(self, -2, -1)),
     'absolute_': lambda self: self.abs_(),
     'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "zeros", size, 0, dtype, requires_grad),
+        _new(self, "zeros", size, 0, dtype, device, requires_grad),
     'new_ones': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "ones", size, 1, dtype, requires_grad),
+        _new(self, "ones", size, 1, dtype, device, requires_grad),
     'new_empty': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "empty", size, 0, dtype, requires_grad),
+        _new(self, "empty", size, 0, dtype, device, requires_grad),
     'new_full': lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: \
-        _new(self, "full", (tuple(size),), fill_value, dtype, requires_grad),
+        _new(self, "full", (tuple(size),), fill_value, dtype, device, requires_grad),
     'new_tensor': _new_tensor,
     '__add__': F.add,
     '__radd__': F.add,

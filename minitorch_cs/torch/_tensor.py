@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd import AccumulateGrad, GradState, run_backward
-from ._device import CPU, META, device
+from ._device import CPU, LAZY, META, device
 
 __all__ = ["Tensor"]
 
@@ -20,6 +20,7 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_rg", "grad_fn", "_output_nr", "_grad", "_acc", "_hooks",
                  "_retains", "_vc", "_base", "_view_fn", "_meta", "__dict__", "__weakref__")
+    _lazydev = False  # on the wafer's lazy device (set per instance; ``device``)
 
     # -- construction ---------------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -82,7 +83,10 @@ class Tensor:
 
     @property
     def device(self):
-        return META if self._meta else CPU
+        """``cpu``; ``meta`` for shape-only tensors; ``lazy:0`` for tensors on the emulated wafer
+        (parameters of a model compiled for CSX, batches of a CSX run, tensors made under
+        ``backend.device`` and everything computed from them)."""
+        return META if self._meta else LAZY if self._lazydev else CPU
 
     @property
     def is_meta(self) -> bool:
@@ -349,6 +353,7 @@ class Tensor:
             copy_ = _dispatch.apply(_dispatch.OPS["clone"], self) if not self._meta else self
         Tensor._init(new, copy_._data if not self._meta else self._data, False)
         new._meta = self._meta
+        new._lazydev = self._lazydev
         new._rg = self._rg
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -375,7 +380,8 @@ class Tensor:
 
 
     def cpu(self):
-        return self
+        """A host copy of a tensor on the wafer's (lazy) device; any other tensor itself."""
+        return self.to("cpu") if self._lazydev else self
 
 
     def cuda(self, *a, **k):

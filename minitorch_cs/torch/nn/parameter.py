@@ -35,6 +35,8 @@ class Parameter(Tensor):
         Tensor._init(self, data._data)
         self._vc = data._vc
         self._meta = data._meta
+        if data._lazydev:
+            self._lazydev = True
         if requires_grad:
             self.requires_grad = True
         return self

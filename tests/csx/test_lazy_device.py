@@ -1,0 +1,130 @@
+"""Where tensors live on the emulated CSX backend: the wafer's ``lazy:0`` device, as cstorch 2.10
+reports it (``backend("CSX").torch_device``), and the host copies ``.cpu()``/``.to("cpu")``/
+``backend.to_cpu`` make."""
+import numpy as np
+import pytest
+
+import minitorch_cs as cstorch
+from minitorch_cs import torch
+from minitorch_cs.torch import nn
+
+LAZY = torch.device("lazy", 0)
+
+
+def _model():
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+
+
+def test_csx_torch_device_is_lazy():
+    b = cstorch.backend("CSX")
+    assert b.torch_device == LAZY and str(b.torch_device) == "lazy:0"
+    assert repr(b.torch_device) == "device(type='lazy', index=0)"
+
+
+def test_compile_moves_parameters_and_buffers_keeping_the_objects():
+    b = cstorch.backend("CSX")
+    m = _model()
+    w = m[0].weight
+    assert w.device == torch.device("cpu")
+    cstorch.compile(m, b)
+    assert m[0].weight is w
+    assert all(p.device == LAZY for p in m.parameters())
+    assert all(t.device == LAZY for t in m.buffers())
+    assert all(v.device == LAZY for v in m.state_dict().values())
+
+
+@pytest.mark.parametrize("lazy_init", [True, False])
+def test_tensors_made_under_the_device_are_lazy(lazy_init):
+    cstorch.backends.csx.debug.lazy_initialization = lazy_init
+    try:
+        b = cstorch.backend("CSX")
+        with b.device:
+            m = _model()
+            made = [torch.zeros(2), torch.randn(2, 3), torch.tensor([1, 2]), torch.arange(3),
+                    torch.full((2,), 3.0)]
+        assert all(p.device == LAZY for p in m.parameters())
+        assert all(t.device == LAZY for t in made)
+        # outside the device context: the host again, unless derived from a lazy tensor
+        assert torch.zeros(2).device == torch.device("cpu")
+        assert torch.zeros_like(made[0]).device == LAZY
+        assert made[0].new_zeros(3).device == LAZY
+        assert torch.zeros(2, device=b.torch_device).device == LAZY
+    finally:
+        cstorch.backends.csx.debug.lazy_initialization = True
+
+
+def test_ops_propagate_and_host_copies_leave_the_device():
+    b = cstorch.backend("CSX")
+    m = _model()
+    cstorch.compile(m, b)
+    x = torch.randn(5, 3)
+    y = m(x)
+    assert y.device == LAZY
+    assert "device='lazy:0'" in repr(y)
+    for host in (y.cpu(), y.to("cpu"), b.to_cpu({"y": [y]})["y"][0]):
+        assert host.device == torch.device("cpu") and host is not y
+        assert "device=" not in repr(host.detach())
+        np.testing.assert_array_equal(host.detach().numpy(), y.detach().numpy())
+    back = x.to(b.torch_device)
+    assert back.device == LAZY and x.device == torch.device("cpu")
+    assert x.cpu() is x  # a host tensor's .cpu() is itself, as in torch
+    # the device copy is differentiable, as torch's
+    y.cpu().sum().backward()
+    assert m[0].weight.grad is not None and m[0].weight.grad.device == LAZY
+
+
+def test_a_training_run_sees_lazy_batches_and_gradients_and_closures_get_host_tensors():
+    b = cstorch.backend("CSX")
+    m = _model()
+    cm = cstorch.compile(m, b)
+    opt = cstorch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    seen = []
+
+    @cstorch.trace
+    def step(x, y):
+        loss = nn.functional.cross_entropy(cm(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        seen.append((x.device, y.device, loss.device, m[0].weight.grad.device))
+        return loss
+
+    got = []
+
+    @cstorch.step_closure
+    def log(loss):
+        got.append(loss.device)
+
+    g = torch.Generator().manual_seed(0)
+    data = [(torch.randn(8, 3, generator=g), torch.randint(0, 2, (8,), generator=g))
+            for _ in range(3)]
+    losses = []
+    for x, y in cstorch.utils.data.DataExecutor(cstorch.utils.data.DataLoader(lambda: data),
+                                                num_steps=3):
+        loss = step(x, y)
+        log(loss)
+        losses.append(loss.device)
+    assert seen == [(LAZY, LAZY, LAZY, LAZY)]  # the body ran once (traced), then replayed
+    assert losses == [LAZY] * 3
+    assert got == [torch.device("cpu")] * 3
+    assert opt.state[m[0].weight]["momentum_buffer"].device == LAZY
+
+
+def test_the_cpu_backend_keeps_everything_on_the_host():
+    b = cstorch.backend("CPU")
+    with b.device:
+        m = _model()
+    cstorch.compile(m, b)
+    assert b.torch_device == torch.device("cpu", 0)
+    assert all(p.device == torch.device("cpu") for p in m.parameters())
+
+
+def test_checkpoints_of_lazy_tensors_load_on_the_host(tmp_path):
+    b = cstorch.backend("CSX")
+    m = _model()
+    cstorch.compile(m, b)
+    cstorch.save({"model": m.state_dict()}, tmp_path / "c.mdl")
+    sd = cstorch.load(tmp_path / "c.mdl")["model"]
+    assert all(v.device == torch.device("cpu") for v in sd.values())
+    m.load_state_dict(sd)  # loading into the compiled model keeps it on the device
+    assert all(p.device == LAZY for p in m.parameters())
