@@ -274,6 +274,11 @@ class Tensor:
                                 "to copy the tensor to host memory first.")
             raise NotImplementedError(f"Cannot copy out of meta tensor; no data! ({what})")
 
+    def _host_only(self):
+        """numpy views need host memory: a tensor on the wafer's device is copied first (torch)."""
+        raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
+                        "Tensor.cpu() to copy the tensor to host memory first.")
+
     def item(self):
         self._check_readable("item")
         if self._data.size != 1:
@@ -290,6 +295,8 @@ class Tensor:
 
     def numpy(self, *, force=False) -> np.ndarray:
         self._check_readable("numpy")
+        if self._lazydev and not force:
+            self._host_only()
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -300,6 +307,8 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         self._check_readable("__array__")
+        if self._lazydev:
+            self._host_only()
         if self._rg:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")

@@ -92,7 +92,7 @@ def _train(kind, tmp_path, model_cls=MLP, opt="sgd", steps=30, sched=False, imag
                                                 checkpoint_steps=ckpt_every):
         loss = step(x, y)
         record(loss, optimizer.param_groups[0]["lr"])
-    weights = [p.detach().numpy().copy() for p in model.parameters()]
+    weights = [p.detach().cpu().numpy().copy() for p in model.parameters()]
     return losses, weights, body_runs[0], lrs
 
 
@@ -250,7 +250,7 @@ def test_compile_only_captures_without_running(tmp_path, flag):
     b = _fresh("CSX", tmp_path, **{flag: True})
     assert not b.is_e2e_execution and cstorch.backends.csx.debug.drop_data
     model = MLP()
-    before = [p.detach().numpy().copy() for p in model.parameters()]
+    before = [p.detach().cpu().numpy().copy() for p in model.parameters()]
     compiled = cstorch.compile(model, b)
     optimizer = cstorch.optim.SGD(model.parameters(), lr=0.1)
     loader = cstorch.utils.data.DataLoader(lambda: _data())
@@ -271,7 +271,7 @@ def test_compile_only_captures_without_running(tmp_path, flag):
     for x, y in executor:
         cstorch.step_closure(lambda v: seen.append(v))(step(x, y))
     assert runs[0] == 1
-    after = [p.detach().numpy() for p in model.parameters()]
+    after = [p.detach().cpu().numpy() for p in model.parameters()]
     assert all(np.array_equal(a, c) for a, c in zip(before, after))
 
 
@@ -406,7 +406,7 @@ def test_checkpoint_resume_on_csx_matches_uninterrupted(tmp_path):
                 loader, num_steps=steps, checkpoint_steps=save_at or 0), start=1):
             step(x, y)
             save(i)
-        return [p.detach().numpy().copy() for p in model.parameters()]
+        return [p.detach().cpu().numpy().copy() for p in model.parameters()]
 
     full = run(20)
     run(10, save_at=10)

@@ -64,7 +64,7 @@ def test_ops_propagate_and_host_copies_leave_the_device():
     for host in (y.cpu(), y.to("cpu"), b.to_cpu({"y": [y]})["y"][0]):
         assert host.device == torch.device("cpu") and host is not y
         assert "device=" not in repr(host.detach())
-        np.testing.assert_array_equal(host.detach().numpy(), y.detach().numpy())
+        np.testing.assert_array_equal(host.detach().numpy(), y.detach().cpu().numpy())
     back = x.to(b.torch_device)
     assert back.device == LAZY and x.device == torch.device("cpu")
     assert x.cpu() is x  # a host tensor's .cpu() is itself, as in torch
@@ -108,6 +108,22 @@ def test_a_training_run_sees_lazy_batches_and_gradients_and_closures_get_host_te
     assert losses == [LAZY] * 3
     assert got == [torch.device("cpu")] * 3
     assert opt.state[m[0].weight]["momentum_buffer"].device == LAZY
+
+
+def test_numpy_of_a_lazy_tensor_asks_for_a_host_copy():
+    b = cstorch.backend("CSX")
+    m = _model()
+    cstorch.compile(m, b)
+    w = m[0].weight.detach()
+    msg = ("can't convert lazy:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+           "to host memory first.")
+    with pytest.raises(TypeError) as e:
+        w.numpy()
+    assert str(e.value) == msg
+    with pytest.raises(TypeError):
+        np.asarray(w)
+    np.testing.assert_array_equal(w.numpy(force=True), w.cpu().numpy())
+    assert w.tolist() == w.cpu().tolist()
 
 
 def test_the_cpu_backend_keeps_everything_on_the_host():

@@ -67,7 +67,7 @@ def test_seed001_grouped_order_without_optimization(csx):
         model = Model()
     model.apply(init_weights)
     cstorch.compile(model, csx)  # weights are needed: the grouped recipes run
-    lazy_w1, lazy_w2 = model.w1.detach().numpy(), model.w2.detach().numpy()
+    lazy_w1, lazy_w2 = model.w1.detach().cpu().numpy(), model.w2.detach().cpu().numpy()
 
     # what effectively runs (cstorch 2.10 docs, "Efficient Weight Initialization"): each weight's ops together, on the global generator
     torch.manual_seed(2024)
@@ -130,7 +130,7 @@ def _lazy_values(seed, prune=True):
         cstorch.compile(model, b)
     finally:
         lazy_init._PRUNE = old
-    return [p.detach().numpy().copy() for p in model.parameters()]
+    return [p.detach().cpu().numpy().copy() for p in model.parameters()]
 
 
 def test_determinism_across_runs_and_pruning():
@@ -149,24 +149,24 @@ def test_distributions_match_eager(csx):
         lazy = torch.nn.Linear(n, n)
     eager = torch.nn.Linear(n, n)
     bound = 1 / np.sqrt(n)  # kaiming_uniform(a=√5) on Linear gives U(±1/√fan_in)
-    for w in (lazy.weight.detach().numpy(), eager.weight.detach().numpy()):
+    for w in (lazy.weight.detach().cpu().numpy(), eager.weight.detach().cpu().numpy()):
         assert np.abs(w).max() <= bound
         # the mean of n² uniforms has std bound/√(3n²); allow 5 standard errors
         assert abs(w.mean()) < 5 * bound / np.sqrt(3 * n * n)
         var = bound ** 2 / 3  # variance of U(±b); the sample variance's std is ~√(4/5)·var/n
         assert abs(w.var() - var) < 5 * np.sqrt(0.8) * var / n
-    assert not np.allclose(lazy.weight.detach().numpy(), eager.weight.detach().numpy())
+    assert not np.allclose(lazy.weight.detach().cpu().numpy(), eager.weight.detach().cpu().numpy())
 
 
 def test_read_materializes_only_that_weight(csx):
     with csx.device:
         model = Model()
-    v = model.w2.detach().numpy()
+    v = model.w2.detach().cpu().numpy()
     assert v.shape == (2, 2) and np.isfinite(v).all()
     assert not lazy_init.is_lazy(model.w2) and lazy_init.is_lazy(model.w1)
     sd = model.state_dict()
     assert set(sd) == {"w1", "w2"} and sd["w1"].shape == (2, 2)
-    assert np.isfinite(sd["w1"].numpy()).all()
+    assert np.isfinite(sd["w1"].cpu().numpy()).all()
 
 
 @pytest.mark.parametrize("flag", ["skip_weight_init", "drop_data"])
@@ -174,7 +174,7 @@ def test_skip_weight_init_and_drop_data_give_zeros(csx, flag):
     setattr(cstorch.backends.csx.debug, flag, True)
     with csx.device:
         model = Model()
-    assert np.array_equal(model.w1.detach().numpy(), np.zeros((2, 2), np.float32))
+    assert np.array_equal(model.w1.detach().cpu().numpy(), np.zeros((2, 2), np.float32))
 
 
 class Explicit(torch.nn.Module):
@@ -246,7 +246,7 @@ def test_efficient_init_moves_weights_to_the_file_store(tmp_path):
     with cpu.device:
         ref = torch.nn.Sequential(torch.nn.Linear(8, 6), torch.nn.Linear(6, 2))
     for p, q in zip(model.parameters(), ref.parameters()):
-        assert np.array_equal(np.asarray(p.detach().numpy()), q.detach().numpy())
+        assert np.array_equal(np.asarray(p.detach().cpu().numpy()), q.detach().cpu().numpy())
 
 
 _RSS_SCRIPT = r"""

@@ -61,7 +61,7 @@ def _run(kind, tmp_path):
     with backend.device:
         model = Mix()
     compiled = cstorch.compile(model, backend)
-    init = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    init = {k: v.cpu().numpy().copy() for k, v in model.state_dict().items()}
     opt = cstorch.optim.AdamW(model.parameters(), lr=1e-2)
     losses = []
 
@@ -103,4 +103,4 @@ def test_transformer_encoder_under_lazy_initialization(tmp_path):
     assert tuple(enc.layers[1].linear1.weight.shape) == (16, 8)
     # the stack deep-copies one layer (as torch's does): every copy starts from its values
     for a, b in zip(enc.layers[0].parameters(), enc.layers[1].parameters()):
-        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+        assert np.array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())

@@ -81,7 +81,7 @@ def test_max_steps_reached_then_rerun_with_more(tmp_path, device):
     _assert_same_checkpoint(tmp_path / "full" / "model_dir" / "checkpoint_8.mdl",
                             model_dir / "checkpoint_8.mdl")
     sa, sb = full.model.state_dict(), second.model.state_dict()
-    assert all(np.array_equal(sa[k].numpy(), sb[k].numpy()) for k in sa)
+    assert all(np.array_equal(sa[k].cpu().numpy(), sb[k].cpu().numpy()) for k in sa)
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])

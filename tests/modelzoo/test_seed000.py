@@ -46,7 +46,7 @@ def test_callable_form_equals_object_form(tmp_path, device):
     sa, sb = a.model.state_dict(), b.model.state_dict()
     assert sorted(sa) == sorted(sb)
     for k in sa:
-        assert np.array_equal(sa[k].numpy(), sb[k].numpy()), k
+        assert np.array_equal(sa[k].cpu().numpy(), sb[k].cpu().numpy()), k
 
 
 def test_callable_model_is_built_inside_the_device_context(tmp_path):

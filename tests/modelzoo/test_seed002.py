@@ -128,7 +128,7 @@ def _compare(tmp_path, device, total_iters):
     assert yaml_trainer.schedulers[0]._milestones == [total_iters]
     assert yaml_trainer.metrics_history.series("loss") == py_trainer.metrics_history.series("loss")
     a, b = yaml_trainer.model.state_dict(), py_trainer.model.state_dict()
-    assert all((a[k].numpy() == b[k].numpy()).all() for k in a)
+    assert all((a[k].cpu().numpy() == b[k].cpu().numpy()).all() for k in a)
 
 
 @pytest.mark.parametrize("device", ["CPU", "CSX"])

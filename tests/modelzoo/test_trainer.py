@@ -364,12 +364,12 @@ def test_compile_only_fit_runs_one_step_and_saves_nothing(tmp_path):
     t = Trainer(backend=backend, model_dir=tmp_path, model=lambda: TinyModel(),
                 optimizer=lambda m: cstorch.optim.SGD(m.parameters(), lr=0.1),
                 loop=TrainingLoop(num_steps=5), checkpoint=Checkpoint(steps=1))
-    before = {k: v.numpy().copy() for k, v in t.model.state_dict().items()}
+    before = {k: v.cpu().numpy().copy() for k, v in t.model.state_dict().items()}
     t.fit(tiny_loader(), tiny_loader(2))
     assert t.loop.total_steps == 1 and t.global_step == 1
     assert not list(tmp_path.glob("checkpoint_*.mdl"))
     after = t.model.state_dict()
-    assert all(np.array_equal(before[k], after[k].numpy()) for k in before)
+    assert all(np.array_equal(before[k], after[k].cpu().numpy()) for k in before)
 
 
 # ----- early exit, metrics ------------------------------------------------------------------------

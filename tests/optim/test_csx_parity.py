@@ -52,7 +52,7 @@ def _run(kind, tmp_path, make_opt):
     with np.errstate(all="ignore"):
         for batch in DataExecutor(DataLoader(lambda: batches), num_steps=8):
             step(batch)
-    return seen, [p.detach().numpy().copy() for p in model.parameters()]
+    return seen, [p.detach().cpu().numpy().copy() for p in model.parameters()]
 
 
 @pytest.mark.parametrize("make_opt", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),

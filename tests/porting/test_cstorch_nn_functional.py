@@ -224,7 +224,7 @@ def _train(kind, tmp_path):
     batches = [(torch.tensor(xs * (k + 1)), torch.tensor([k % 3, 1])) for k in range(3)]
     for x, y in DataExecutor(DataLoader(lambda: batches), num_steps=3):
         step(x, y)
-    return seen, [p.detach().numpy().copy() for p in model.parameters()]
+    return seen, [p.detach().cpu().numpy().copy() for p in model.parameters()]
 
 
 def test_csx_replay_equals_cpu(tmp_path):
@@ -272,7 +272,7 @@ def test_bias_add_is_a_broadcast_add_along_dim(case):
     view[dim] = b.size
     xt, bt = torch.tensor(x, requires_grad=True), torch.tensor(b, requires_grad=True)
     out = F.bias_add(xt, bt, dim)
-    np.testing.assert_array_equal(out.detach().numpy(), x + b.reshape(view))
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), x + b.reshape(view))
     out.sum().backward()
     np.testing.assert_array_equal(xt.grad.numpy(), np.ones_like(x))
     np.testing.assert_array_equal(bt.grad.numpy(),

@@ -176,7 +176,7 @@ def reset_runtime():
 # ----- flattening values -------------------------------------------------------------------------
 def _array(t):
     a = t.detach()
-    return np.array(a.numpy(), copy=True)
+    return np.array(a.numpy(force=True), copy=True)  # host copy of a lazy tensor
 
 
 def flatten(obj, prefix, out):
