@@ -121,7 +121,7 @@ class GPT(nn.Module):
 
     def forward(self, idx):
         b, t = idx.size()
-        pos = torch.arange(0, t, dtype=torch.long)
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
             x = block(x)

@@ -75,7 +75,7 @@ def one_hot(array, num_classes):
         # the real stack fails building ``array.shape + (num_classes,)`` as a torch.Size
         raise TypeError(f"torch.Size() takes an iterable of 'int' (item {len(shape)} is "
                         f"'{type(num_classes).__name__}')") from None
-    out = torch.zeros(tuple(shape) + (n,), dtype=torch.int)
+    out = torch.zeros(tuple(shape) + (n,), dtype=torch.int, device=array.device)
     index = array.unsqueeze(-1)
     _check_scatter_index(index)
     return out.scatter_(-1, index, 1)
@@ -248,7 +248,7 @@ def sparse_matmul(input_values: torch.Tensor, input_indices: torch.Tensor,
     dense_shape = (*input_values.shape[:sparse_dim], full_sparse,
                    *input_values.shape[sparse_dim + 1:])
     indices = input_indices.unsqueeze(-1)
-    dense = torch.zeros(dense_shape, dtype=input_values.dtype)
+    dense = torch.zeros(dense_shape, dtype=input_values.dtype, device=input_values.device)
     scatter_index = indices.broadcast_to(input_values.shape)
     _check_scatter_index(scatter_index)
     dense = torch.scatter(dense, sparse_dim, scatter_index, input_values)

@@ -193,10 +193,11 @@ class DiceLoss:
         self.smooth_dr = 1e-6
         self.bg_mask = None
 
-    def _background_mask(self, dtype, input_shape, axis):
+    def _background_mask(self, dtype, input_shape, axis, device=None):
         shape = list(input_shape)
-        zeros = torch.zeros(shape[:axis] + [1] + shape[axis + 1:], dtype=dtype)
-        ones = torch.ones(shape[:axis] + [shape[axis] - 1] + shape[axis + 1:], dtype=dtype)
+        zeros = torch.zeros(shape[:axis] + [1] + shape[axis + 1:], dtype=dtype, device=device)
+        ones = torch.ones(shape[:axis] + [shape[axis] - 1] + shape[axis + 1:], dtype=dtype,
+                          device=device)
         return torch.cat((zeros, ones), axis)
 
     def __call__(self, prediction, target, input_shape):
@@ -214,7 +215,8 @@ class DiceLoss:
             prediction = _to_one_hot(prediction, self.num_classes)
         if not self.include_background:
             if self.bg_mask is None:
-                self.bg_mask = self._background_mask(prediction.dtype, input_shape, axis)
+                self.bg_mask = self._background_mask(prediction.dtype, input_shape, axis,
+                                                    prediction.device)
             assert channels > 1, ("To exclude background the prediction needs more than one "
                                   f"channel. Got {channels}.")
             target = target * self.bg_mask

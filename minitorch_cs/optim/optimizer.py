@@ -399,11 +399,14 @@ def _normalize_tags(group) -> None:
 
 
 def _cast_state(param, value, key=None):
-    """Loaded state follows its parameter's dtype (torch's rule; ``step`` is left alone)."""
+    """Loaded state follows its parameter's device and, when floating, its dtype (torch's rule;
+    ``step`` is left alone)."""
     if isinstance(value, torch.Tensor):
-        if key == "step" or not param.is_floating_point():
+        if key == "step":
             return value
-        return value.to(dtype=param.dtype)
+        if not param.is_floating_point():
+            return value.to(device=param.device)
+        return value.to(dtype=param.dtype, device=param.device)
     if isinstance(value, dict):
         return {k: _cast_state(param, v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

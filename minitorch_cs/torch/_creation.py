@@ -436,17 +436,18 @@ def place(t, device):
 
 def _placed(fn, like):
     """A creation function that puts its result on the requested device: ``device=`` when given,
-    else the input's device (``*_like``) or the default device."""
+    else the input's device (``*_like``; ``tensor``/``as_tensor``/``asarray`` of a tensor) or the
+    default device."""
     @functools.wraps(fn)
     def create(*args, **kwargs):
         out = fn(*args, **kwargs)
-        if kwargs.get("out") is not None or not isinstance(out, Tensor):
+        if kwargs.get("out") is not None or not isinstance(out, Tensor) or out._meta:
             return out
         dev = kwargs.get("device")
         if dev is None and like:
-            src = args[0] if args else kwargs.get("input")
+            src = args[0] if args else kwargs.get("input", kwargs.get("data"))
             if isinstance(src, Tensor):
-                out._lazydev = src._lazydev and not out._meta
+                out._lazydev = src._lazydev is True
                 return out
         return place(out, dev)
     return create
@@ -456,7 +457,11 @@ def _install_placement():
     g = globals()
     for fname in __all__:
         if "device" in inspect.signature(g[fname]).parameters:
-            g[fname] = _placed(g[fname], like=fname.endswith("_like"))
+            g[fname] = _placed(g[fname], like=fname.endswith("_like") or
+                               fname in ("tensor", "as_tensor", "asarray"))
+        elif fname == "from_numpy":  # shares a numpy array's memory: always on the host
+            g[fname] = functools.wraps(g[fname])(
+                lambda *a, _f=g[fname], **k: place(_f(*a, **k), "cpu"))
 
 
 _install_placement()

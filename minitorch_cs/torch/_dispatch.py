@@ -379,17 +379,40 @@ def _saved_versions(op, args, needs, first):
 
 def eager(op, args, attrs):
     res = _eager(op, args, attrs)
+    neutral = True
     for a in args:
-        if isinstance(a, Tensor) and (a._meta or a._lazydev):
-            _place(op, args, res)
-            break
+        if isinstance(a, Tensor):
+            if a._meta or a._lazydev:
+                _place(op, args, res)
+                return res
+            if a._lazydev is False:
+                neutral = False
+    if neutral:  # made from attributes (a constant, a random draw) or internal constants only:
+        for t in (res if isinstance(res, tuple) else (res,)):  # no device of its own; the
+            if isinstance(t, Tensor):  # public creation functions place theirs (_creation.place)
+                t._lazydev = None
     return res
+
+
+def check_same_device(op, args):
+    """The lazy device takes host tensors only as 0-d values (torch's wrapped numbers): any
+    other host operand is refused, as cstorch's lazy tensor backend refuses it."""
+    for a in args:
+        if isinstance(a, Tensor) and a._lazydev is False and not a._meta and a._data.ndim:
+            raise RuntimeError(
+                f"Detected tensor arguments with incompatible devices in a call of {op.name}: a "
+                f"{a.type()} of shape {list(a.shape)} on the host (cpu) with tensors on the "
+                "wafer (lazy:0). Create it on the device (device=x.device, or inside `with "
+                "backend.device:`), move it with .to(backend.torch_device), or compile its "
+                "model with cstorch.compile.")
 
 
 def _place(op, args, res):
     """Device propagation: any meta input makes the outputs meta tensors; otherwise any input
     on the wafer's lazy device puts the outputs there."""
     meta = any(isinstance(a, Tensor) and a._meta for a in args)
+    if not meta:
+        check_same_device(op, args)
     for t in (res if isinstance(res, tuple) else (res,)):
         if not isinstance(t, Tensor):
             continue
@@ -482,6 +505,8 @@ def _wrap_out(op, arr, args, node, nr):
 
 def eager_inplace(op, target, args, attrs):
     full = (target,) + args
+    if target._lazydev and op.name != "copy_":  # copy_ moves values across devices (torch)
+        check_same_device(op, args)
     if GradState.enabled and op.differentiable and any(
             isinstance(a, Tensor) and a._rg for a in full):
         return _inplace_with_grad(op, target, full, attrs)

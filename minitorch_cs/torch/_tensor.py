@@ -20,7 +20,9 @@ class Tensor:
 
     __slots__ = ("_data", "_dtype", "_rg", "grad_fn", "_output_nr", "_grad", "_acc", "_hooks",
                  "_retains", "_vc", "_base", "_view_fn", "_meta", "__dict__", "__weakref__")
-    _lazydev = False  # on the wafer's lazy device (set per instance; ``device``)
+    # on the wafer's lazy device (True), the host (False), or an internal constant made by
+    # ``_wrap`` that mixes with either (None); set per instance, read by ``device``
+    _lazydev = False
 
     # -- construction ---------------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -70,6 +72,7 @@ class Tensor:
     def _wrap(cls, arr: np.ndarray, requires_grad=False) -> "Tensor":
         t = object.__new__(Tensor)
         t._init(arr, requires_grad)
+        t._lazydev = None  # an internal constant: on no device in particular (mixes with any)
         return t
 
     # -- basic properties -----------------------------------------------------------------------

@@ -152,7 +152,7 @@ def test_closures_inside_trace_repeat_with_real_values(tmp_path):
         out = step(x, y)
         assert len(inside) == i  # closures run at the end of the step, not during it
         cstorch.step_closure(lambda v: outside.append(v.item()))(out)
-    expected = [compiled(x).sum().item() for x, _ in (_data() * 2)[:8]]
+    expected = [compiled(x.to(b.torch_device)).sum().item() for x, _ in (_data() * 2)[:8]]
     assert [v for v, _ in inside] == pytest.approx(expected, rel=1e-6)
     assert outside == [v for v, _ in inside]
 
@@ -241,7 +241,7 @@ def test_frozen_control_flow_without_retrace(tmp_path):
 
     for x, y in cstorch.utils.data.DataExecutor(loader, num_steps=3):
         cstorch.step_closure(lambda v: vals.append(v.item()))(step(x, y))
-    expected = [2 * compiled(x).sum().item() for x, _ in _data()[:3]]
+    expected = [2 * compiled(x.to(b.torch_device)).sum().item() for x, _ in _data()[:3]]
     assert vals == pytest.approx(expected, rel=1e-6)
 
 

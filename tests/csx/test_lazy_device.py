@@ -58,7 +58,7 @@ def test_ops_propagate_and_host_copies_leave_the_device():
     m = _model()
     cstorch.compile(m, b)
     x = torch.randn(5, 3)
-    y = m(x)
+    y = m(x.to(b.torch_device))
     assert y.device == LAZY
     assert "device='lazy:0'" in repr(y)
     for host in (y.cpu(), y.to("cpu"), b.to_cpu({"y": [y]})["y"][0]):
@@ -108,6 +108,39 @@ def test_a_training_run_sees_lazy_batches_and_gradients_and_closures_get_host_te
     assert losses == [LAZY] * 3
     assert got == [torch.device("cpu")] * 3
     assert opt.state[m[0].weight]["momentum_buffer"].device == LAZY
+
+
+def test_host_tensors_do_not_mix_with_lazy_ones():
+    """As cstorch's lazy backend: a host tensor with dimensions next to lazy ones is refused
+    (compiled model fed a host batch, a mask made in the step without device=); 0-d host tensors
+    mix; copy_ moves values across devices; internal constants follow their operands."""
+    b = cstorch.backend("CSX")
+    m = _model()
+    cstorch.compile(m, b)
+    with pytest.raises(RuntimeError, match=r"incompatible devices .*cpu.*lazy:0.*device=x.device"):
+        m(torch.randn(5, 3))
+    w = m[0].weight.detach()
+    with pytest.raises(RuntimeError, match="incompatible devices in a call of add"):
+        w + torch.ones(4, 3)
+    assert (w + torch.tensor(2.0)).device == LAZY
+    with torch.no_grad():
+        m[0].weight.copy_(torch.ones(4, 3))
+    assert m[0].weight.device == LAZY and m[0].weight.detach().cpu().sum().item() == 12.0
+    assert nn.functional.dropout(w, 0.5).device == LAZY
+    assert nn.functional.scaled_dot_product_attention(
+        w[None], w[None], w[None], is_causal=True).device == LAZY
+
+
+def test_optimizer_state_loads_onto_its_parameters_device(tmp_path):
+    b = cstorch.backend("CSX")
+    m = _model()
+    cstorch.compile(m, b)
+    opt = cstorch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    sd = {"state": {i: {"momentum_buffer": torch.zeros(p.shape)}
+                    for i, p in enumerate(m.parameters())},
+          "param_groups": opt.state_dict()["param_groups"]}
+    opt.load_state_dict(sd)
+    assert all(s["momentum_buffer"].device == LAZY for s in opt.state.values())
 
 
 def test_numpy_of_a_lazy_tensor_asks_for_a_host_copy():

@@ -131,7 +131,8 @@ class GPTModel(nn.Module):
         x = self.wte(input_ids)
         x = x + self.wpe(torch.arange(t, device=input_ids.device).expand((b, -1)))
         x = self.drop_embd(x)
-        mask = torch.triu(torch.full((t, t), float("-inf"), dtype=x.dtype), diagonal=1)
+        mask = torch.triu(torch.full((t, t), float("-inf"), dtype=x.dtype, device=x.device),
+                          diagonal=1)
         for block in self.decoder:
             x = block(x, mask)
         logits = self.lm_head(self.ln_f(x))

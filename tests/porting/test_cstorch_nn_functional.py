@@ -208,10 +208,10 @@ def _train(kind, tmp_path):
     @cstorch.trace
     def step(x, y):
         out = F.exit_scope(F.enter_scope(compiled(x), "head"), "head")
-        out = F.bias_add(out, torch.tensor([0.5, -0.5, 0.0]), 1)
+        out = F.bias_add(out, torch.tensor([0.5, -0.5, 0.0], device=x.device), 1)
         mask = F.nth_order_statistic(out, 1, 1)
         arange = F.conditional_arange(mask, torch.tensor(0), torch.tensor(1))
-        rows = F.sparse_act_matmul(out, mask[:, 0], torch.ones(2, 3))
+        rows = F.sparse_act_matmul(out, mask[:, 0], torch.ones(2, 3, device=x.device))
         loss = (out - F.one_hot(y, 3).float()).square().sum() + 0.1 * rows.sum()
         loss = loss + 0.01 * F.matmul(out.t(), torch.stack(F.unbind(out))).sum()
         loss.backward()

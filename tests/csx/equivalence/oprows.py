@@ -66,6 +66,7 @@ class _Namespace:
     def tensor(data, dtype=None, **kwargs):
         if isinstance(data, torch.Tensor):
             return data if dtype is None or data.dtype == dtype else data.to(dtype)
+        kwargs.setdefault("device", cstorch.current_torch_device())  # as a wafer script must
         return torch.tensor(data, dtype=dtype, **kwargs)
 
 

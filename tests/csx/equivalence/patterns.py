@@ -1171,6 +1171,24 @@ for _name, _doc, _read in [
     _value_read(_name, _doc, _read)
 
 
+# ===== host tensors mixed with the wafer's: refused as cstorch's lazy backend refuses them =======
+_DEVICE_WORDS = (r"incompatible devices", r"host|cpu", r"lazy", r"device=")
+
+for _name, _doc, _read in [
+    ("host_arange_in_step", "out * torch.arange(3) made in the step without device= (a host "
+     "tensor next to the wafer's).",
+     lambda loss, out, y: loss + (out * torch.arange(3)).mean()),
+    ("host_mask_in_step", "out.masked_fill(torch.ones(4, 3, dtype=torch.bool).triu(1), 0) with a "
+     "host mask.",
+     lambda loss, out, y: loss + out.masked_fill(torch.ones(4, 3, dtype=torch.bool).triu(1),
+                                                 0.0).mean()),
+    ("host_from_numpy_in_step", "out * torch.from_numpy(weights) (from_numpy is always on the "
+     "host).",
+     lambda loss, out, y: loss + (out * torch.from_numpy(np.ones(3, np.float32))).mean()),
+]:
+    _value_read(_name, _doc, _read, _DEVICE_WORDS)
+
+
 # ===== data-dependent output shapes: refused at trace time ======================================
 def _shape_words(op):
     return (op, r"shape|size", r"data|value|depend", r"\buse\b|instead|fixed|static")
@@ -1430,7 +1448,7 @@ def manual_seed_in_step(env):
     """torch.manual_seed(1234) at the start of the step, then dropout and rand: same every step."""
     def body(c, x, y):
         torch.manual_seed(1234)
-        return noisy(lambda x: torch.rand(4, 6))(c, x, y)
+        return noisy(lambda x: torch.rand(4, 6, device=x.device))(c, x, y)
     return standard(env, body, factory=DropNet)
 
 
@@ -1439,7 +1457,7 @@ def generator_created_in_step(env):
     """g = torch.Generator().manual_seed(7) in the step; torch.randn(..., generator=g)."""
     def make(x):
         g = torch.Generator().manual_seed(7)
-        return torch.randn(x.shape, generator=g) * 0.1
+        return torch.randn(x.shape, generator=g, device=x.device) * 0.1
     return standard(env, noisy(make))
 
 
@@ -1449,8 +1467,8 @@ def generator_created_before_run(env):
     g = torch.Generator().manual_seed(11)
 
     def make(x):
-        return torch.randn(x.shape, generator=g) * torch.empty(x.shape).bernoulli_(
-            0.5, generator=g)
+        return torch.randn(x.shape, generator=g, device=x.device) * torch.empty(
+            x.shape, device=x.device).bernoulli_(0.5, generator=g)
     return standard(env, noisy(make))
 
 
@@ -1460,8 +1478,8 @@ def fork_rng_in_step(env):
     def make(x):
         with torch.fork_rng():
             torch.manual_seed(3)
-            a = torch.rand(x.shape)
-        return a + torch.rand(x.shape)
+            a = torch.rand(x.shape, device=x.device)
+        return a + torch.rand(x.shape, device=x.device)
     return standard(env, noisy(make), factory=DropNet)
 
 
@@ -1470,9 +1488,9 @@ def rng_state_get_set_in_step(env):
     """s = torch.get_rng_state(); a = rand(); torch.set_rng_state(s); b = rand() (a == b)."""
     def make(x):
         s = torch.get_rng_state()
-        a = torch.rand(x.shape)
+        a = torch.rand(x.shape, device=x.device)
         torch.set_rng_state(s)
-        return a - torch.rand(x.shape) + torch.rand(x.shape)
+        return a - torch.rand(x.shape, device=x.device) + torch.rand(x.shape, device=x.device)
     return standard(env, noisy(make))
 
 
@@ -1600,7 +1618,7 @@ class AttnNet(nn.Module):
     def forward(self, x):  # x: (B, T, d)
         q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
         s = q @ k.transpose(-2, -1) / 6 ** 0.5
-        mask = torch.triu(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool), 1)
+        mask = torch.triu(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool, device=x.device), 1)
         a = F.softmax(s.masked_fill(mask, float("-inf")), dim=-1)
         return self.head((a @ v).mean(1))
 
@@ -1637,7 +1655,7 @@ def _conversions(out, x, y):
 
 
 def _index_add(out, x, y):
-    acc = torch.zeros(3, 3).index_add(0, y, out)  # repeated labels accumulate
+    acc = torch.zeros(3, 3, device=out.device).index_add(0, y, out)  # repeated labels accumulate
     return acc.pow(2).sum() * 0.01
 
 
@@ -1649,7 +1667,8 @@ for _name, _doc, _extra in [
     ("tensor_of_step_tensor", "t = torch.tensor(out.detach()) used as a (constant) target.",
      lambda out, x, y: (out - torch.tensor(out.detach()) * 0.5).pow(2).mean()),
     ("from_numpy_in_step", "torch.from_numpy(np.linspace(...)) made in the step weights the loss.",
-     lambda out, x, y: (out * torch.from_numpy(np.linspace(0.5, 1.5, 3, dtype=np.float32))).mean()),
+     lambda out, x, y: (out * torch.from_numpy(np.linspace(0.5, 1.5, 3, dtype=np.float32))
+                        .to(out.device)).mean()),
     ("isclose_in_step", "torch.isclose(out, out.round(), atol=0.3) as a float mask.",
      lambda out, x, y: (out * torch.isclose(out, out.round(), atol=0.3).float()).sum() * 0.1),
     ("shift_ops_in_step", "(y << 2) >> 1 and y >> 1 on int64 labels feed one_hot.",
@@ -1661,12 +1680,13 @@ for _name, _doc, _extra in [
      _index_add),
     ("index_copy_in_step", "zeros(4, 3).index_copy(0, x[:, 0].argsort(), out): a step-made "
      "permutation.",
-     lambda out, x, y: torch.zeros(4, 3).index_copy(0, x[:, 0].argsort(), out).pow(2).mean()),
+     lambda out, x, y: torch.zeros(4, 3, device=out.device).index_copy(
+         0, x[:, 0].argsort(), out).pow(2).mean()),
     ("index_fill_in_step", "out.index_fill(1, y[:2], 0.0) (labels as column indices).",
      lambda out, x, y: out.index_fill(1, y[:2], 0.0).pow(2).mean()),
     ("gather_scatter_in_step", "out.gather(1, y[:, None]) and zeros.scatter(1, y[:, None], out).",
      lambda out, x, y: out.gather(1, y[:, None]).sum() * 0.1
-     + torch.zeros(4, 3).scatter(1, y[:, None], out).pow(2).mean()),
+     + torch.zeros(4, 3, device=out.device).scatter(1, y[:, None], out).pow(2).mean()),
     ("one_hot_mse_in_step", "F.one_hot(y, 3).float() as an MSE target.",
      lambda out, x, y: F.mse_loss(out.softmax(1), F.one_hot(y, 3).float())),
     ("mask_dtype_conversions", "x > 0 converted with .float(), .to, .type(dtype), .type(str), "
@@ -1691,8 +1711,8 @@ for _name, _doc, _extra in [
     ("clamp_with_tensor_bounds", "out.clamp(min=lo_tensor, max=hi_tensor) with step tensors.",
      lambda out, x, y: out.clamp(min=x[:, :3] - 1, max=x[:, 3:] + 1).pow(2).mean()),
     ("arange_and_full_in_step", "torch.arange / full / ones_like made in the step.",
-     lambda out, x, y: (out * torch.arange(3).float()).mean()
-     + (torch.full((4, 3), 0.5) * torch.ones_like(out) * out).mean()),
+     lambda out, x, y: (out * torch.arange(3, device=out.device).float()).mean()
+     + (torch.full((4, 3), 0.5, device=out.device) * torch.ones_like(out) * out).mean()),
     ("nan_to_num_log_in_step", "torch.log(out) has NaNs for negative logits; nan_to_num them.",
      lambda out, x, y: torch.nan_to_num(torch.log(out), nan=0.0, neginf=-1.0).mean() * 0.1),
 ]:

@@ -323,7 +323,7 @@ def _forward_single_state(self, input, hx, name):
         max_batch_size = batch_sizes[0]
         if hx is None:
             hx = C.zeros(self.num_layers * num_directions, max_batch_size, self.hidden_size,
-                         dtype=input.dtype)
+                         dtype=input.dtype, device=input.device)
         else:
             hx = self.permute_hidden(hx, sorted_indices)
     else:
@@ -347,7 +347,7 @@ def _forward_single_state(self, input, hx, name):
         sorted_indices = unsorted_indices = None
         if hx is None:
             hx = C.zeros(self.num_layers * num_directions, max_batch_size, self.hidden_size,
-                         dtype=input.dtype)
+                         dtype=input.dtype, device=input.device)
     self.check_forward_args(input, hx, batch_sizes)
     x = input.transpose(0, 1) if (batch_sizes is None and self.batch_first) else input
     output, (hidden,) = self._run(x, (hx,), batch_sizes)
@@ -401,9 +401,9 @@ class LSTM(RNNBase):
             max_batch_size = batch_sizes[0]
             if hx is None:
                 hx = (C.zeros(self.num_layers * num_directions, max_batch_size, real_hidden,
-                              dtype=input.dtype),
+                              dtype=input.dtype, device=input.device),
                       C.zeros(self.num_layers * num_directions, max_batch_size,
-                              self.hidden_size, dtype=input.dtype))
+                              self.hidden_size, dtype=input.dtype, device=input.device))
             else:
                 hx = self.permute_hidden(hx, sorted_indices)
         else:
@@ -418,9 +418,9 @@ class LSTM(RNNBase):
             sorted_indices = unsorted_indices = None
             if hx is None:
                 hx = (C.zeros(self.num_layers * num_directions, max_batch_size, real_hidden,
-                              dtype=input.dtype),
+                              dtype=input.dtype, device=input.device),
                       C.zeros(self.num_layers * num_directions, max_batch_size,
-                              self.hidden_size, dtype=input.dtype))
+                              self.hidden_size, dtype=input.dtype, device=input.device))
             else:
                 if is_batched:
                     if hx[0].dim() != 3 or hx[1].dim() != 3:
@@ -518,7 +518,7 @@ class RNNCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not is_batched:
             hx = hx.unsqueeze(0)
         if self.nonlinearity not in ("tanh", "relu"):
@@ -553,7 +553,7 @@ class LSTMCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            zeros = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            zeros = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
             hx = (zeros, zeros)
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
@@ -582,7 +582,7 @@ class GRUCell(RNNCellBase):
         if not is_batched:
             input = input.unsqueeze(0)
         if hx is None:
-            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not is_batched:
             hx = hx.unsqueeze(0)
         self._check(input, hx)

@@ -159,7 +159,8 @@ class _Embeddings(nn.Module):
         self.offset = offset
 
     def forward(self, input_ids):
-        positions = torch.arange(self.offset, self.offset + input_ids.shape[1])
+        positions = torch.arange(self.offset, self.offset + input_ids.shape[1],
+                                 device=input_ids.device)
         return self.word_embeddings(input_ids) + self.position_embeddings(positions)
 
 
