@@ -173,8 +173,21 @@ class Tape:
         self.grads_read = []  # (leaf, shape): .grad read before the step defines it
         self.grad_presence = []  # (leaf, was None): .grad seen by Python before the step set it
         self.signature = []  # op names and shapes, for retrace comparison
+        self.slot_meta = {}  # slot -> (shape, numpy dtype) of the value it held at capture
+        self.plan = None  # the replay plan (core.plan), made on the first replay
 
     def replay(self, input_arrays):
+        """Run the step on ``input_arrays``: through its plan (``core.plan``: buffers allocated
+        once, planned kernels, dead entries dropped), made on the first replay, when the tape is
+        complete."""
+        plan = self.plan
+        if plan is None:
+            from .plan import make_plan
+            plan = self.plan = make_plan(self)
+        return plan.run(input_arrays)
+
+    def replay_entries(self, input_arrays):
+        """Run every recorded entry as captured (the unplanned replay; the planner's reference)."""
         env = [None] * self.n_slots
         for s, a in zip(self.input_slots, input_arrays):
             env[s] = a
@@ -210,6 +223,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.tape.n_slots += 1
         self.array_slot[id(arr)] = s
         self.keep.append(arr)
+        self.tape.slot_meta[s] = (getattr(arr, "shape", None), getattr(arr, "dtype", None))
         return s
 
     def add_input(self, t):
@@ -267,6 +281,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         arr = t._data
         s = self.tape.n_slots  # every output gets its own slot (a view may reuse an array object)
         self.tape.n_slots += 1
+        self.tape.slot_meta[s] = (arr.shape, arr.dtype)
         self.array_slot[id(arr)] = s
         self.tensor_slot[id(t)] = s
         self.keep.append(arr)
@@ -450,6 +465,30 @@ def _promote_floating(args):
 
 
 # ----- entries ------------------------------------------------------------------------------------
+class Entry:
+    """What one tape entry does, for the replay planner (``core.plan``): its ``kind`` ("op",
+    "inplace", "inplace_grad", "copy_slices", "static_ctx", "fn", "bwd", "accumulate",
+    "set_grad", "zero_grad", "rebind"), the references it reads (``refs``), the slots it writes
+    (``slots``) and the fields of its kind. ``run(env, ctxs)`` is the recorded closure."""
+
+    __slots__ = ("kind", "run", "fields", "refs", "slots")
+
+    def __init__(self, kind, refs=(), slots=(), **fields):
+        self.kind, self.refs, self.slots, self.fields = kind, list(refs), list(slots), fields
+        self.run = None
+
+    def __getattr__(self, name):
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def bind(self, run):
+        self.run = run
+        run.entry = self
+        return run
+
+
 def _args_resolver(refs):
     """A function env -> list of argument values, specialised for the refs' kinds."""
     if all(r[0] in ("s", "x", "c") for r in refs):
@@ -504,6 +543,8 @@ def _fast_binary(op, args, attrs):
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
     fwd = op.forward
+    desc = Entry("op", op=op, refs=refs, arefs=arefs, slots=slots, info=info, key=key,
+                 multi=multi, fast=fast)
     if fast is not None and len(refs) == 2 and not multi:
         uf, alpha = fast
         s0 = slots[0]
@@ -513,7 +554,7 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
             a = env[ra[1]] if ra[0] == "s" else _resolve(env, ra)
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             env[s0] = uf(a, b if alpha == 1 else b * alpha)
-        return run_fast
+        return desc.bind(run_fast)
 
     def store(env, outs):
         if multi:
@@ -525,17 +566,18 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     if info is None:
         def run(env, ctxs):
             store(env, fwd(Ctx(), *get_args(env), **get_attrs(env)))
-        return run
+        return desc.bind(run)
 
     def run_grad(env, ctxs):
         ctx = _ReplayCtx(info)
         store(env, fwd(ctx, *get_args(env), **get_attrs(env)))
         ctxs[key] = ctx
-    return run_grad
+    return desc.bind(run_grad)
 
 
 def _inplace_entry(op, refs, arefs, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
+    desc = Entry("inplace", op=op, refs=refs, arefs=arefs, fast=fast)
     if fast is not None and len(refs) == 2 and refs[0][0] in ("s", "x", "g"):
         uf, alpha = fast
         ra, rb = refs
@@ -544,12 +586,12 @@ def _inplace_entry(op, refs, arefs, fast=None):
             dst = _resolve(env, ra)
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             uf(dst, b if alpha == 1 else b * alpha, out=dst)
-        return run_fast
+        return desc.bind(run_fast)
 
     def run(env, ctxs):
         args = get_args(env)
         inplace_forward(op, Ctx(), args[0], args[1:], get_attrs(env))
-    return run
+    return desc.bind(run)
 
 
 def _inplace_grad_entry(op, refs, arefs, info, key):
@@ -560,7 +602,7 @@ def _inplace_grad_entry(op, refs, arefs, info, key):
         args = get_args(env)
         inplace_forward_grad(op, ctx, args[0], args[1:], get_attrs(env))
         ctxs[key] = ctx
-    return run
+    return Entry("inplace_grad", op=op, refs=refs, arefs=arefs, key=key).bind(run)
 
 
 def _copy_slices_entry(op, refs, arefs, inner_info, info, view_fn, key):
@@ -574,7 +616,7 @@ def _copy_slices_entry(op, refs, arefs, inner_info, info, view_fn, key):
         ctx = _ReplayCtx(info)
         ctx.inner, ctx.view_fn = inner, view_fn
         ctxs[key] = ctx
-    return run
+    return Entry("copy_slices", op=op, refs=refs, arefs=arefs, key=key).bind(run)
 
 
 def _static_ctx_entry(key, info, view_fn):
@@ -582,7 +624,7 @@ def _static_ctx_entry(key, info, view_fn):
         ctx = _ReplayCtx(info)
         ctx.view_fn = view_fn
         ctxs[key] = ctx
-    return run
+    return Entry("static_ctx", refs=[], key=key).bind(run)
 
 
 def _fn_entry(func, refs, kwargs, slot):
@@ -590,7 +632,7 @@ def _fn_entry(func, refs, kwargs, slot):
 
     def run(env, ctxs):
         env[slot] = func(*get_args(env), **kwargs)
-    return run
+    return Entry("fn", func=func, refs=refs, kwargs=kwargs, slots=[slot]).bind(run)
 
 
 def _bwd_entry(op, key, grefs, out_slots, n_outputs):
@@ -602,7 +644,9 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
         for s, g in zip(out_slots, res):
             if s is not None:
                 env[s] = _autograd.grad_array(g)
-    return run
+    return Entry("bwd", op=op, key=key, refs=[r for r in grefs if r is not None], grefs=grefs,
+                 slots=[s for s in out_slots if s is not None], out_slots=out_slots,
+                 n_outputs=n_outputs).bind(run)
 
 
 def _accumulate_entry(var, ref, slot):
@@ -611,7 +655,7 @@ def _accumulate_entry(var, ref, slot):
         if v is not None:
             _autograd.accumulate_grad(v, _resolve(env, ref), ctxs["stored"])
             env[slot] = v._grad._data
-    return run
+    return Entry("accumulate", var=var, refs=[ref], slots=[slot]).bind(run)
 
 
 def _set_grad_entry(var, ref):
@@ -620,7 +664,7 @@ def _set_grad_entry(var, ref):
             v = var()
             if v is not None:
                 v._grad = None
-        return unset
+        return Entry("set_grad", var=var, refs=[], value=None).bind(unset)
 
     def run(env, ctxs):
         v = var()
@@ -631,7 +675,7 @@ def _set_grad_entry(var, ref):
         if g is not None and g._data is arr:
             return
         v._grad = Tensor._wrap(arr)
-    return run
+    return Entry("set_grad", var=var, refs=[ref], value=ref).bind(run)
 
 
 def _zero_grad_entry(var, set_to_none):
@@ -639,10 +683,10 @@ def _zero_grad_entry(var, set_to_none):
         v = var()
         if v is not None:
             _dispatch.zero_grad_now(v, set_to_none)
-    return run
+    return Entry("zero_grad", var=var, refs=[], set_to_none=set_to_none).bind(run)
 
 
 def _rebind_entry(tensor, ref):
     def run(env, ctxs):
         tensor._data = _resolve(env, ref)
-    return run
+    return Entry("rebind", tensor=tensor, refs=[ref]).bind(run)
