@@ -270,7 +270,7 @@ class CsxBackendImpl(BaseBackendImpl):
             for x, y in carry:  # the next replay reads x: it must hold the step's value now
                 if x is not None:
                     x._data = y._data
-        traced = _Traced(tape, out, {id(m): m.training for m in _modules(self)})
+        traced = _Traced(tape, out, [(m, m.training) for m in _modules(self)])
         traced.hyper = [(type(opt).__name__, i, g, k, v)
                         for opt in self.optimizer_registry
                         for i, g in enumerate(opt.param_groups) for k, v in g.items()
@@ -302,7 +302,8 @@ class CsxBackendImpl(BaseBackendImpl):
         """What the compiled graph assumed about state made outside the step still holds."""
         tape = traced.tape
         for t, shape, dtype in tape.externals:
-            if t._data.shape != shape or t._data.dtype != dtype:
+            d = t._data
+            if d.shape != shape or d.dtype != dtype:
                 raise WaferRuleError(
                     f"A tensor the traced step reads (shape {list(shape)}, {dtype}) has shape "
                     f"{list(t._data.shape)} and dtype {t._data.dtype} on step "
@@ -337,9 +338,8 @@ class CsxBackendImpl(BaseBackendImpl):
                     "as a constant. Change hyper-parameters between runs, or drive them with a "
                     "cstorch scheduler (cstorch.optim.lr_scheduler), whose values the graph "
                     "computes every step.")
-        for m in _modules(self):
-            was = traced.training.get(id(m))
-            if was is not None and m.training != was:
+        for m, was in traced.training:  # the compiled models' modules when the step was traced
+            if m.training != was:
                 raise WaferRuleError(
                     f"{type(m).__name__}.{'train' if m.training else 'eval'}() was called between "
                     f"steps of one executor run (step {self.run_context.user_iteration}). The "

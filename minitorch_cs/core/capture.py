@@ -428,7 +428,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         # code that reads it as an array (a custom Function's backward) then reads this step's
         ref = self.ref(g)
         s = self._new_slot(var._grad._data)
-        self.tape.entries.append(_accumulate_entry(self._var(var), ref, s))
+        self.tape.entries.append(_accumulate_entry(self._var(var), ref, s, created))
         self.grad_defined.add(var)
         self.grad_owner[id(var._grad)] = var
         self.keep.append(var._grad)
@@ -649,13 +649,13 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
                  n_outputs=n_outputs).bind(run)
 
 
-def _accumulate_entry(var, ref, slot):
+def _accumulate_entry(var, ref, slot, created=None):
     def run(env, ctxs):
         v = var()
         if v is not None:
             _autograd.accumulate_grad(v, _resolve(env, ref), ctxs["stored"])
             env[slot] = v._grad._data
-    return Entry("accumulate", var=var, refs=[ref], slots=[slot]).bind(run)
+    return Entry("accumulate", var=var, refs=[ref], slots=[slot], created=created).bind(run)
 
 
 def _set_grad_entry(var, ref):

@@ -162,7 +162,7 @@ def _linear(tape, fe, be):
     if len(xs) != 2 or len(ws) != 2 or xd != wd or xs[1] != ws[1] or \
             (len(refs) == 3 and (len(metas[2][0]) != 1 or metas[2][1] != xd)):
         return None
-    if be is not None and (len(be.grefs) != 1 or not _slot_ref(be.grefs[0])):
+    if be is not None and (len(be.grefs) != 1 or be.grefs[0] is None):
         return None
     y = fe.slots[0]
     grads = list(be.out_slots) + [None] * (len(refs) - len(be.out_slots)) if be else []
@@ -188,7 +188,7 @@ def _linear(tape, fe, be):
 
         if be is None:
             return fwd, None
-        sg = be.grefs[0][1]
+        rg = _reader(be.grefs[0])
         gx_s = grads[0]
         gw_s = grads[1] if len(grads) > 1 else None
         gb_s = grads[2] if len(grads) > 2 else None
@@ -198,7 +198,7 @@ def _linear(tape, fe, be):
         add_reduce = np.add.reduce
 
         def bwd(env, ctxs):
-            g = env[sg]
+            g = rg(env)
             x, w = saved
             if ox is not None:
                 env[gx_s] = matmul(g, w, out=ox())
@@ -218,7 +218,7 @@ def _relu(tape, fe, be):
     m = _ref_meta(tape, refs[0])
     if m is None or m[1] not in _FLOATS:
         return None
-    if be is not None and (len(be.grefs) != 1 or not _slot_ref(be.grefs[0])):
+    if be is not None and (len(be.grefs) != 1 or be.grefs[0] is None):
         return None
     y = fe.slots[0]
     grads = list(be.out_slots) if be else []
@@ -238,12 +238,12 @@ def _relu(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
-        sg, gs = be.grefs[0][1], grads[0]
+        rg, gs = _reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         mask = np.empty(shape, np.bool_)
 
         def bwd(env, ctxs):
-            yv, g = env[y], env[sg]
+            yv, g = env[y], rg(env)
             if yv.flags.c_contiguous and g.flags.c_contiguous:
                 greater(yv, 0, out=mask)
                 env[gs] = multiply(g, mask, out=og())
@@ -273,7 +273,7 @@ def _cross_entropy(tape, fe, be):
     if mx is None or mt is None or mx[1] not in _FLOATS or len(mx[0]) != 2 or 0 in mx[0] or \
             mt[1].kind not in "iu" or mt[0] != mx[0][:1]:
         return None
-    if be is not None and (len(be.grefs) != 1 or not _slot_ref(be.grefs[0])):
+    if be is not None and (len(be.grefs) != 1 or be.grefs[0] is None):
         return None
     ignore = attrs.get("ignore_index", -100)
     mean = attrs.get("reduction", "mean") == "mean"
@@ -323,7 +323,7 @@ def _cross_entropy(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
-        sg, gs = be.grefs[0][1], grads[0]
+        rg, gs = _reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         zb = np.empty((N, C), dt)
         p = np.empty((N, C), dt)
@@ -332,7 +332,7 @@ def _cross_entropy(tape, fe, be):
         def bwd(env, ctxs):
             if mode[0]:
                 return run_bwd(env, ctxs)
-            g = env[sg]
+            g = rg(env)
             t, w, wsum = state
             coef = w * (g / wsum) if mean else w * g
             zb.fill(0)
@@ -434,6 +434,7 @@ class Plan:
 
         # reads of each entry, with the values an unplanned backward reads through its node
         reads = [_reads(e) for e in entries]
+        self._grad_reads(entries, reads)
         for i, e in enumerate(entries):
             if e.kind == "bwd" and i not in spec_at:
                 f = fwd_of.get(e.key)
@@ -488,7 +489,7 @@ class Plan:
             if not alive[i]:
                 continue
             for s in reads[i]:
-                last[s] = i
+                last[s] = max(last.get(s, i), i)
             if i in spec_at and spec_at[i][1] == "fwd" and spec_at[i][0].bwd_i is not None:
                 for s in spec_at[i][0].keeps:
                     last[s] = max(last.get(s, i), spec_at[i][0].bwd_i)
@@ -503,7 +504,7 @@ class Plan:
                     end = max([end] + bwds_of[k])
                 for s in reads[i] + list(e.slots):
                     last[s] = max(last.get(s, i), end)
-            elif e.kind in ("accumulate", "set_grad"):
+            elif e.kind == "set_grad" or (e.kind == "accumulate" and e.created is None):
                 for s in reads[i]:
                     last[s] = n
 
@@ -513,7 +514,15 @@ class Plan:
         releases = {}  # entry index -> slots whose last use it is
         for s, i in last.items():
             releases.setdefault(i, []).append(s)
+        self.scratch = {}  # entry index -> buffer for an in-place update's alpha-scaled operand
         for i in range(n):
+            if alive[i] and self._groupable(entries[i]) and entries[i].fast[1] != 1:
+                m = _ref_meta(tape, entries[i].refs[1]) if entries[i].refs[1][0] in "sxg" \
+                    else None
+                if m is not None:  # from the free buffers (none of them is read here)
+                    free = pool.get(m)
+                    b = self.scratch[i] = free.pop() if free else np.empty(m[0], m[1])
+                    pool.setdefault(m, []).append(b)
             if not alive[i] or i not in spec_at:
                 if alive[i]:
                     self._release(releases.get(i, ()), pool)
@@ -556,9 +565,8 @@ class Plan:
                     self._flush(fast_group, steps)
                     steps.append(f)
                 continue
-            if e.kind == "inplace" and e.fast is not None and len(e.refs) == 2 and \
-                    e.refs[0][0] in "sxg" and not e.arefs:
-                fast_group.append(e)
+            if self._groupable(e):
+                fast_group.append((e, self.scratch.get(i)))
                 continue
             self._flush(fast_group, steps)
             if e.kind == "accumulate":
@@ -583,6 +591,49 @@ class Plan:
                 pool.setdefault((b.shape, b.dtype), []).append(b)
 
     @staticmethod
+    def _groupable(e):
+        return e.kind == "inplace" and e.fast is not None and len(e.refs) == 2 and \
+            e.refs[0][0] in "sxg" and set(e.arefs) <= {"alpha"}
+
+    @staticmethod
+    def _grad_reads(entries, reads):
+        """Reads of a ``.grad`` (("g", leaf) references) are reads of the slot whose array the
+        step made that ``.grad`` (an accumulation that created it), until the step unsets it."""
+        holder = {}  # id(leaf) -> slot its .grad wraps
+
+        def grad_refs(ref, out):
+            if ref is None:
+                return out
+            if ref[0] == "g":
+                out.append(ref[1])
+            elif ref[0] == "t":
+                for r in ref[1]:
+                    grad_refs(r, out)
+            return out
+
+        for i, e in enumerate(entries):
+            leaves = []
+            for r in e.refs:
+                grad_refs(r, leaves)
+            for r in (e.fields.get("arefs") or {}).values():
+                grad_refs(r, leaves)
+            for p in leaves:
+                s = holder.get(id(p))
+                if s is not None:
+                    reads[i].append(s)
+            if e.kind in ("accumulate", "set_grad", "zero_grad"):
+                v = e.var()
+                if v is None:
+                    continue
+                s = holder.get(id(v))
+                if s is not None:
+                    reads[i].append(s)  # added into, zeroed, or replaced here
+                if e.kind == "accumulate" and e.created and e.refs[0][0] == "s":
+                    holder[id(v)] = e.refs[0][1]
+                elif e.kind == "zero_grad" and e.set_to_none or e.kind == "set_grad":
+                    holder.pop(id(v), None)
+
+    @staticmethod
     def _grads_unset_after(entries):
         """id(leaf) -> entry indices of accumulations whose .grad the step unsets afterwards."""
         out = {}
@@ -605,7 +656,7 @@ class Plan:
 
     def _flush(self, group, steps):
         if group:
-            steps.append(_inplace_group(list(group), self.tape))
+            steps.append(_inplace_group(list(group)))
             group.clear()
 
     def _finish_live(self):
@@ -640,21 +691,11 @@ def _accumulate(e, stored_at):
     return run
 
 
-def _inplace_group(group, tape):
-    """Consecutive in-place updates by a plain ufunc (``dst op= b * alpha``) as one kernel, with
-    one scratch buffer per shape and dtype for the scaled operand."""
-    scratch = {}
-    ops = []
-    for e in group:
-        uf, alpha = e.fast
-        tmp = None
-        if alpha != 1:
-            m = _ref_meta(tape, e.refs[1]) if e.refs[1][0] in "sxg" else None
-            if m is not None:
-                tmp = scratch.get(m)
-                if tmp is None:
-                    tmp = scratch[m] = np.empty(m[0], m[1])
-        ops.append((uf, _reader(e.refs[0]), _reader(e.refs[1]), alpha, tmp))
+def _inplace_group(group):
+    """Consecutive in-place updates by a plain ufunc (``dst op= b * alpha``, the optimizers'
+    chains) as one kernel; the alpha-scaled operand goes to a planned scratch buffer."""
+    ops = [(e.fast[0], _reader(e.refs[0]), _reader(e.refs[1]), e.fast[1], tmp)
+           for e, tmp in group]
     multiply, ndarray = np.multiply, np.ndarray
 
     def run(env, ctxs):
