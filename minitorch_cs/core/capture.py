@@ -517,27 +517,10 @@ def _attrs_resolver(arefs):
     return resolve
 
 
-_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
-
-
 def _fast_binary(op, args, attrs):
     """A plain ufunc for an elementwise op whose operands need no promotion (checked now, at
     capture; shapes and dtypes are the same at every replay), else None."""
-    uf = _UFUNCS.get(op.name)
-    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None:
-        return None
-    a, b = (x._data if isinstance(x, Tensor) else x for x in args)
-    if not isinstance(a, np.ndarray) or a.dtype.kind != "f" or a.ndim == 0:
-        return None
-    if isinstance(b, np.ndarray):
-        if b.dtype != a.dtype or b.ndim == 0:
-            return None
-    elif type(b) not in (int, float):
-        return None
-    alpha = attrs.get("alpha", 1)
-    if type(alpha) not in (int, float):
-        return None
-    return uf, alpha
+    return _dispatch.fast_binary(op, args, attrs)
 
 
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):

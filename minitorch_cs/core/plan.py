@@ -290,11 +290,14 @@ def _cross_entropy(tape, fe, be):
         s = np.empty((N, 1), dt)
         logp = np.empty((N, C), dt)
         ones = np.ones((N,), dt)
-        state = [None, None, None]  # t, w, wsum of the current step
-        check, take, put = nn_ops._check_target, np.take_along_axis, np.put_along_axis
-
+        rows = np.arange(N)
+        state = [None, None, None]  # t, w (None: every target counts, weight 1), wsum
+        nsum = np.float32(N) if dt == np.float32 else np.float64(N)  # == ones.sum(), exactly
+        check = nn_ops._check_target
         run_fwd, run_bwd = fe.run, (be.run if be is not None else None)
         mode = [False]  # this step ran the op's own kernels (a non-C-ordered input)
+        subtract, exp, log, add_reduce, max_reduce = np.subtract, np.exp, np.log, \
+            np.add.reduce, np.maximum.reduce
 
         def fwd(env, ctxs):
             x, target = rx(env), rt(env)
@@ -302,22 +305,26 @@ def _cross_entropy(tape, fe, be):
                 mode[0] = True
                 return run_fwd(env, ctxs)
             mode[0] = False
-            np.max(x, axis=1, keepdims=True, out=m)
-            np.subtract(x, m, out=z)
-            np.exp(z, out=e)
-            np.sum(e, axis=1, keepdims=True, out=s)
-            np.log(s, out=s)
-            np.subtract(z, s, out=logp)
+            # log_softmax: x - max, minus the log of the sum of exponentials (the op's order)
+            max_reduce(x, axis=1, keepdims=True, out=m)
+            subtract(x, m, out=z)
+            exp(z, out=e)
+            add_reduce(e, axis=1, keepdims=True, out=s)
+            log(s, out=s)
+            subtract(z, s, out=logp)
             check(logp, target)
             valid = target != ignore
-            t = np.where(valid, target, 0)
-            if np.any((t < 0) | (t >= C)):
+            if valid.all():
+                t, w, wsum = target, None, nsum
+            else:
+                t = np.where(valid, target, 0)
+                w = (ones * valid).astype(dt)
+                wsum = w.sum()
+            if t.min() < 0 or t.max() >= C:
                 bad = int(t[(t < 0) | (t >= C)].flat[0])
                 raise IndexError(f"Target {bad} is out of bounds.")
-            picked = np.squeeze(take(logp, np.expand_dims(t, 1), axis=1), 1)
-            w = (ones * valid).astype(dt)
-            loss = -picked * w
-            wsum = w.sum()
+            # -picked * w (w of ones multiplies exactly), summed, over the weight sum
+            loss = -logp[rows, t] if w is None else -logp[rows, t] * w
             state[0], state[1], state[2] = t, w, wsum
             env[y] = np.asarray(loss.sum() / wsum, dt) if mean else np.asarray(loss.sum(), dt)
 
@@ -328,19 +335,23 @@ def _cross_entropy(tape, fe, be):
         zb = np.empty((N, C), dt)
         p = np.empty((N, C), dt)
         sm = np.empty((N, 1), dt)
+        multiply = np.multiply
 
         def bwd(env, ctxs):
             if mode[0]:
                 return run_bwd(env, ctxs)
             g = rg(env)
             t, w, wsum = state
-            coef = w * (g / wsum) if mean else w * g
+            coef = g / wsum if mean else g
+            if w is not None:
+                coef = w * coef
+            # the one-hot of -coef, minus softmax times its row sum
             zb.fill(0)
-            put(zb, np.expand_dims(t, 1), -np.expand_dims(coef, 1), axis=1)
-            np.exp(logp, out=p)
-            np.sum(zb, axis=1, keepdims=True, out=sm)
-            np.multiply(p, sm, out=p)
-            env[gs] = np.subtract(zb, p, out=og())
+            zb[rows, t] = -coef
+            exp(logp, out=p)
+            add_reduce(zb, axis=1, keepdims=True, out=sm)
+            multiply(p, sm, out=p)
+            env[gs] = subtract(zb, p, out=og())
         return fwd, bwd
     spec.build = build
     return spec

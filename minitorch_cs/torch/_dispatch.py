@@ -480,7 +480,57 @@ def _wrap_out(op, arr, args, node, nr):
     return t
 
 
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+_PLAIN_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def fast_binary(op, args, attrs):
+    """``(ufunc, alpha)`` when an elementwise ``add``/``sub``/``mul``/``div`` is exactly
+    ``ufunc(a, b * alpha)`` on its arrays -- a float32/float64 array and a same-dtype array or a
+    Python number, no rounding mode -- else None. Eager in-place ops and graph replay use it to
+    skip the general promotion path; the result is the op kernel's, bit for bit."""
+    uf = _UFUNCS.get(op.name)
+    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None or \
+            len(attrs) > 1 or (attrs and "alpha" not in attrs and "rounding_mode" not in attrs):
+        return None
+    a, b = args
+    if type(a) is not np.ndarray:
+        if not isinstance(a, Tensor) or a._meta:
+            return None
+        a = a._data
+    if a.dtype not in _PLAIN_FLOATS or a.ndim == 0:
+        return None
+    if isinstance(b, Tensor):
+        if b._meta:
+            return None
+        b = b._data
+    if type(b) is np.ndarray:
+        if b.dtype != a.dtype or b.ndim == 0:
+            return None
+    elif type(b) not in (int, float):
+        return None
+    alpha = attrs.get("alpha", 1)
+    if type(alpha) not in (int, float):
+        return None
+    return uf, alpha
+
+
 def eager_inplace(op, target, args, attrs):
+    if len(args) == 1 and op.name in _UFUNCS and not target._meta and not (
+            GradState.enabled and op.differentiable and (target._rg or (
+                isinstance(args[0], Tensor) and args[0]._rg))):
+        fast = fast_binary(op, (target, args[0]), attrs)
+        dst = target._data
+        if fast is not None and dst.flags.writeable:
+            uf, alpha = fast
+            b = args[0]._data if isinstance(args[0], Tensor) else args[0]
+            try:
+                uf(dst, b if alpha == 1 else b * alpha, out=dst)
+            except ValueError:
+                pass  # a broadcast error: the general path raises torch's
+            else:
+                target._vc[0] += 1
+                return target
     full = (target,) + args
     if GradState.enabled and op.differentiable and any(
             isinstance(a, Tensor) and a._rg for a in full):
