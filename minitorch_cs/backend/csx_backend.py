@@ -18,6 +18,7 @@ from .. import backends as _flags
 from ..core.capture import TapeRef, WaferRuleError
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
+from ..torch import _dispatch
 from ..torch._tensor import Tensor
 from ..core.nest import visit_torch_tensors
 from .closures import RepeatStepClosure, snapshot
@@ -214,6 +215,18 @@ class CsxBackendImpl(BaseBackendImpl):
             for _, t in visit_torch_tensors([args, kwargs]):
                 cap.tape.live.append((t, cap.ref_tensor(t)))
         self.step_closures.append((closure, args, kwargs, repeat))
+
+    def on_batch_start(self, batch):
+        """The batch copied to the device, as on every backend (in-place changes never reach the
+        loader). A tuple or list of plain tensors, outside any dispatch mode, is copied directly:
+        the same fresh tensors ``t.detach().clone()`` makes, without two dispatches per tensor."""
+        if type(batch) in (tuple, list) and not _dispatch.modes() and \
+                all(type(t) is Tensor and not t._meta for t in batch):
+            self._is_tracing = True
+            self._step_model = None
+            return type(batch)([Tensor._wrap(np.array(t._data, copy=True, order="K"))
+                                for t in batch])
+        return super().on_batch_start(batch)
 
     # -- traced steps ----------------------------------------------------------------------------
     def run_traced(self, step_fn, args, kwargs):

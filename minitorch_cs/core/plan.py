@@ -293,6 +293,7 @@ def _cross_entropy(tape, fe, be):
         rows = np.arange(N)
         state = [None, None, None]  # t, w (None: every target counts, weight 1), wsum
         nsum = np.float32(N) if dt == np.float32 else np.float64(N)  # == ones.sum(), exactly
+        ignore_outside = not 0 <= ignore < C  # no target in range is ignored
         check = nn_ops._check_target
         run_fwd, run_bwd = fe.run, (be.run if be is not None else None)
         mode = [False]  # this step ran the op's own kernels (a non-C-ordered input)
@@ -312,17 +313,19 @@ def _cross_entropy(tape, fe, be):
             add_reduce(e, axis=1, keepdims=True, out=s)
             log(s, out=s)
             subtract(z, s, out=logp)
-            check(logp, target)
-            valid = target != ignore
-            if valid.all():
-                t, w, wsum = target, None, nsum
+            # (the op's dtype and shape checks of the target hold: the replay checked the step's
+            # input shapes and dtypes against the traced ones)
+            if ignore_outside and 0 <= target.min() and target.max() < C:
+                t, w, wsum = target, None, nsum  # every target counts, with weight 1
             else:
+                check(logp, target)
+                valid = target != ignore
                 t = np.where(valid, target, 0)
+                if np.any((t < 0) | (t >= C)):
+                    bad = int(t[(t < 0) | (t >= C)].flat[0])
+                    raise IndexError(f"Target {bad} is out of bounds.")
                 w = (ones * valid).astype(dt)
                 wsum = w.sum()
-            if t.min() < 0 or t.max() >= C:
-                bad = int(t[(t < 0) | (t >= C)].flat[0])
-                raise IndexError(f"Target {bad} is out of bounds.")
             # -picked * w (w of ones multiplies exactly), summed, over the weight sum
             loss = -logp[rows, t] if w is None else -logp[rows, t] * w
             state[0], state[1], state[2] = t, w, wsum

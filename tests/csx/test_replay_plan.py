@@ -4,6 +4,7 @@ shares buffers by lifetime."""
 import importlib
 
 import numpy as np
+import pytest
 
 import minitorch_cs as cstorch
 import minitorch_cs.torch as torch
@@ -38,7 +39,7 @@ def _batches(n=6, seed=0):
              torch.from_numpy(rng.integers(0, 4, 8))) for _ in range(n)]
 
 
-def _run(tmp_path, planned, zero_first=False, keep=None):
+def _run(tmp_path, planned, zero_first=False, keep=None, loss_fn=F.cross_entropy, targets=None):
     from minitorch_cs.backend import current_backend_impl
     from minitorch_cs.core import capture
     b = _fresh(tmp_path)
@@ -48,6 +49,8 @@ def _run(tmp_path, planned, zero_first=False, keep=None):
     compiled = cstorch.compile(model, b)
     opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     data = _batches()
+    if targets is not None:
+        data = [(x, torch.from_numpy(t)) for (x, _), t in zip(data, targets)]
     losses, seen = [], []
 
     @cstorch.step_closure
@@ -58,7 +61,7 @@ def _run(tmp_path, planned, zero_first=False, keep=None):
     def step(x, y):
         if zero_first:
             opt.zero_grad()
-        loss = F.cross_entropy(compiled(x), y)
+        loss = loss_fn(compiled(x), y)
         loss.backward()
         opt.step()
         if not zero_first:
@@ -92,6 +95,8 @@ def test_planned_replay_equals_recorded_replay(tmp_path):
     for a, b in zip(p1, p0):
         np.testing.assert_array_equal(a, b)
     assert plan is not None and plan.env is not None
+    kernels = {f.__qualname__.split(".")[0] for f in plan.steps}
+    assert {"_linear", "_relu", "_cross_entropy", "_inplace_group"} <= kernels
     assert plan.dropped >= 2  # tanh and the multiplication nobody reads
     # the relu writes over the linear output it reads, the linear backward into shared buffers
     assert len({id(b) for b in plan.buffers.values()}) < len(plan.buffers)
@@ -141,3 +146,33 @@ def test_plan_falls_back_for_unknown_ops(tmp_path):
         plan = next(iter(current_backend_impl()._tapes.values())).tape.plan
     assert plan is not None and any(hasattr(f, "entry") for f in plan.steps)
     assert all(np.isfinite(float(v)) for v in losses)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(reduction="sum"), dict(ignore_index=1),
+                                dict(ignore_index=-100, reduction="sum")])
+def test_planned_cross_entropy_equals_the_op(tmp_path, kw):
+    """Ignored targets (some steps all of them but one, some none), sum and mean."""
+    rng = np.random.default_rng(3)
+    targets = [rng.integers(0, 4, 8) for _ in range(6)]
+    targets[2][:] = 1
+    targets[2][0] = 2
+    targets[4][:3] = -100
+
+    def loss_fn(out, y):
+        return F.cross_entropy(out, y, **kw)
+    if kw.get("ignore_index", -100) != -100:
+        targets[4][:3] = 0
+    l1, p1, _, plan = _run(tmp_path, planned=True, loss_fn=loss_fn, targets=targets)
+    l0, p0, _, _ = _run(tmp_path, planned=False, loss_fn=loss_fn, targets=targets)
+    assert any(f.__qualname__.startswith("_cross_entropy") for f in plan.steps)
+    assert [np.float32(v).tobytes() for v in l1] == [np.float32(v).tobytes() for v in l0]
+    for a, b in zip(p1, p0):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_planned_cross_entropy_rejects_bad_targets(tmp_path):
+    rng = np.random.default_rng(4)
+    targets = [rng.integers(0, 4, 8) for _ in range(6)]
+    targets[3][5] = 7
+    with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+        _run(tmp_path, planned=True, targets=targets)
