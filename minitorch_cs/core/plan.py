@@ -171,8 +171,8 @@ def _linear(tape, fe, be):
 
     def build(plan):
         meta = plan.meta
-        rx, rw = _reader(refs[0]), _reader(refs[1])
-        rb = _reader(refs[2]) if has_b else None
+        rx, rw = plan.reader(refs[0]), plan.reader(refs[1])
+        rb = plan.reader(refs[2]) if has_b else None
         out = _out(plan.buf, y, meta)
         saved = [None, None]
         matmul, add = np.matmul, np.add
@@ -188,7 +188,7 @@ def _linear(tape, fe, be):
 
         if be is None:
             return fwd, None
-        rg = _reader(be.grefs[0])
+        rg = plan.reader(be.grefs[0])
         gx_s = grads[0]
         gw_s = grads[1] if len(grads) > 1 else None
         gb_s = grads[2] if len(grads) > 2 else None
@@ -226,7 +226,7 @@ def _relu(tape, fe, be):
     shape = m[0]
 
     def build(plan):
-        rx = _reader(refs[0])
+        rx = plan.reader(refs[0])
         out = _out(plan.buf, y, plan.meta)
         maximum, greater, multiply = np.maximum, np.greater, np.multiply
 
@@ -238,7 +238,7 @@ def _relu(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
-        rg, gs = _reader(be.grefs[0]), grads[0]
+        rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         mask = np.empty(shape, np.bool_)
 
@@ -283,7 +283,7 @@ def _cross_entropy(tape, fe, be):
     (N, C), dt = mx
 
     def build(plan):
-        rx, rt = _reader(refs[0]), _reader(refs[1])
+        rx, rt = plan.reader(refs[0]), plan.reader(refs[1])
         m = np.empty((N, 1), dt)
         z = np.empty((N, C), dt)
         e = np.empty((N, C), dt)
@@ -333,7 +333,7 @@ def _cross_entropy(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
-        rg, gs = _reader(be.grefs[0]), grads[0]
+        rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         zb = np.empty((N, C), dt)
         p = np.empty((N, C), dt)
@@ -376,7 +376,7 @@ def _binary(tape, fe, be):
     spec = Spec([y], [], inplace=inplace)
 
     def build(plan):
-        ra, rb = _reader(refs[0]), _reader(refs[1])
+        ra, rb = plan.reader(refs[0]), plan.reader(refs[1])
         out = _out(plan.buf, y, plan.meta)
         ndarray = np.ndarray
 
@@ -561,6 +561,41 @@ class Plan:
                 self.buffers[s] = got
             self._release(dying, pool)
 
+        # .grad tensors made and unset inside the step, read only by planned kernels: elided
+        self.elided = {}  # id(leaf) -> (slot, active flag)
+        elide_at = {}  # entry index -> ("acc" | "unset", active flag)
+        readers = {}  # slot -> alive entries reading it directly
+        for k, e in enumerate(entries):
+            if alive[k]:
+                for r in _reads(e):
+                    readers.setdefault(r, set()).add(k)
+        for i, e in enumerate(entries):
+            if not alive[i] or e.kind != "accumulate" or not e.created or e.refs[0][0] != "s":
+                continue
+            v, s = e.var(), e.refs[0][1]
+            if v is None or s in escape or id(v) in self.elided or readers.get(s) != {i}:
+                continue
+            ok, end = True, None
+            for k in range(i + 1, n):
+                f = entries[k]
+                if f.kind in ("accumulate", "set_grad", "zero_grad") and f.var() is v:
+                    if (f.kind == "zero_grad" and f.set_to_none) or \
+                            (f.kind == "set_grad" and f.value is None):
+                        end = k
+                    break
+                if any(self._refers_grad(r, v) for r in list(f.refs) +
+                       list((f.fields.get("arefs") or {}).values())):
+                    planned = k in spec_at or (self._groupable(f) and not
+                                               self._refers_grad_nested(f, v))
+                    if not alive[k] or not planned:
+                        ok = False
+                        break
+            if ok and end is not None:
+                active = [False]
+                self.elided[id(v)] = (s, active)
+                elide_at[i] = ("acc", active)
+                elide_at[end] = ("unset", active)
+
         # the steps
         self.env = [None] * tape.n_slots
         for s, b in self.buffers.items():
@@ -583,7 +618,11 @@ class Plan:
                 fast_group.append((e, self.scratch.get(i)))
                 continue
             self._flush(fast_group, steps)
-            if e.kind == "accumulate":
+            el = elide_at.get(i)
+            if el is not None:
+                steps.append(_accumulate_elided(e, self.n_keys, el[1]) if el[0] == "acc" else
+                             _unset_elided(e, el[1]))
+            elif e.kind == "accumulate":
                 steps.append(_accumulate(e, self.n_keys))
             else:
                 steps.append(e.run)
@@ -592,6 +631,16 @@ class Plan:
         self._finish_live()
 
     # -- helpers -----------------------------------------------------------------------------------
+    def reader(self, ref):
+        """``_reader``, where the ``.grad`` of a leaf whose gradient tensor is elided reads the
+        slot that holds it."""
+        if ref[0] == "g":
+            el = self.elided.get(id(ref[1]))
+            if el is not None:
+                s, active, p = el[0], el[1], ref[1]
+                return lambda env: env[s] if active[0] else p._grad._data
+        return _reader(ref)
+
     def buf(self, slot):
         return self.buffers.get(slot)
 
@@ -603,6 +652,22 @@ class Plan:
             b = self.buffers.get(s)
             if b is not None:
                 pool.setdefault((b.shape, b.dtype), []).append(b)
+
+    @staticmethod
+    def _refers_grad(ref, leaf):
+        if ref is None:
+            return False
+        if ref[0] == "g":
+            return ref[1] is leaf
+        if ref[0] == "t":
+            return any(Plan._refers_grad(r, leaf) for r in ref[1])
+        return False
+
+    @staticmethod
+    def _refers_grad_nested(e, leaf):
+        """``leaf``'s .grad inside a tuple reference (read by ``_resolve``, not a reader)."""
+        return any(r is not None and r[0] == "t" and Plan._refers_grad(r, leaf)
+                   for r in list(e.refs) + list((e.fields.get("arefs") or {}).values()))
 
     @staticmethod
     def _groupable(e):
@@ -670,7 +735,7 @@ class Plan:
 
     def _flush(self, group, steps):
         if group:
-            steps.append(_inplace_group(list(group)))
+            steps.append(_inplace_group(list(group), self.reader))
             group.clear()
 
     def _finish_live(self):
@@ -705,10 +770,45 @@ def _accumulate(e, stored_at):
     return run
 
 
-def _inplace_group(group):
+def _accumulate_elided(e, stored_at, active):
+    """An accumulation that creates a ``.grad`` the step unsets again before Python can see it:
+    when the leaf has no ``.grad`` (as when the step was traced) and the array is one the rule
+    would take as it is, the step's readers of that ``.grad`` read the array directly and no
+    gradient tensor is made (``active``); otherwise the rule runs as recorded."""
+    var, s = e.var, e.refs[0][1]
+    acc = _autograd.accumulate_grad
+
+    def run(env, ctxs):
+        v = var()
+        g = env[s]
+        stored = ctxs[stored_at]
+        if v is not None and v._grad is None and type(g) is np.ndarray and g.base is None and \
+                g.flags.writeable and g.dtype == v._data.dtype and id(g) not in stored:
+            active[0] = True
+            stored.add(id(g))
+        else:
+            active[0] = False
+            if v is not None:
+                acc(v, g, stored)
+    return run
+
+
+def _unset_elided(e, active):
+    """The entry that unsets an elided ``.grad`` (nothing to do when it was never made)."""
+    recorded = e.run
+
+    def run(env, ctxs):
+        if active[0]:
+            active[0] = False
+        else:
+            recorded(env, ctxs)
+    return run
+
+
+def _inplace_group(group, reader):
     """Consecutive in-place updates by a plain ufunc (``dst op= b * alpha``, the optimizers'
     chains) as one kernel; the alpha-scaled operand goes to a planned scratch buffer."""
-    ops = [(e.fast[0], _reader(e.refs[0]), _reader(e.refs[1]), e.fast[1], tmp)
+    ops = [(e.fast[0], reader(e.refs[0]), reader(e.refs[1]), e.fast[1], tmp)
            for e, tmp in group]
     multiply, ndarray = np.multiply, np.ndarray
 

@@ -176,3 +176,42 @@ def test_planned_cross_entropy_rejects_bad_targets(tmp_path):
     targets[3][5] = 7
     with pytest.raises(IndexError, match="Target 7 is out of bounds"):
         _run(tmp_path, planned=True, targets=targets)
+
+
+def test_elided_gradient_follows_a_grad_set_between_steps(tmp_path):
+    """A .grad the step creates and unsets is not materialized at replay; when Python sets it
+    between steps (so the step adds into it instead), the replay runs the recorded rule."""
+    results = []
+    for planned in (True, False):
+        from minitorch_cs.core import capture
+        b = _fresh(tmp_path)
+        torch.manual_seed(0)
+        with b.device:
+            model = Net()
+        compiled = cstorch.compile(model, b)
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        data = _batches()
+
+        @cstorch.trace
+        def step(x, y):
+            loss = F.cross_entropy(compiled(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+
+        original = capture.Tape.replay
+        if not planned:
+            capture.Tape.replay = capture.Tape.replay_entries
+        try:
+            for i, (x, y) in enumerate(cstorch.utils.data.DataExecutor(
+                    cstorch.utils.data.DataLoader(lambda: data), num_steps=8)):
+                step(x, y)
+                if i == 3:
+                    model.fc2.weight.grad = torch.full_like(model.fc2.weight, 0.5)
+        finally:
+            capture.Tape.replay = original
+        results.append([p.detach().numpy().copy() for p in model.parameters()] +
+                       [p.grad is None for p in model.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
