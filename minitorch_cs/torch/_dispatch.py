@@ -353,17 +353,23 @@ def _make_node(op, args):
     node = Node(op, op.n_outputs)
     nxt = []
     meta = []
+    needs = []
     for a in args:
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            nxt.append(a._edge() if a._rg else None)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            if a._rg:
+                nxt.append(a._edge())
+                needs.append(True)
+                continue
         else:
             meta.append(None)
-            nxt.append(None)
+        nxt.append(None)
+        needs.append(False)
     node.next = nxt
     node.in_meta = meta
-    node.needs_input_grad = [e is not None for e in nxt]
-    node.saved_versions = _saved_versions(op, args, node.needs_input_grad, 0)
+    node.needs_input_grad = needs
+    node.saved_versions = _saved_versions(op, args, needs, 0) if op.saved else []
     if Anomaly.enabled:
         record_forward_stack(node)
     return node
@@ -378,11 +384,22 @@ def _saved_versions(op, args, needs, first):
 
 
 def eager(op, args, attrs):
-    res = _eager(op, args, attrs)
+    # one pass over the arguments: their arrays, whether any is a meta tensor or on the wafer's
+    # lazy device, whether any requires grad
+    arrays = []
+    place = rg = False
     for a in args:
-        if isinstance(a, Tensor) and (a._meta or a._lazydev):
-            _place(op, args, res)
-            break
+        if isinstance(a, Tensor):
+            arrays.append(a._data)
+            if a._meta or a._lazydev:
+                place = True
+            if a._rg:
+                rg = True
+        else:
+            arrays.append(a)
+    res = _eager(op, args, attrs, arrays, rg and GradState.enabled and op.differentiable)
+    if place:
+        _place(op, args, res)
     return res
 
 
@@ -401,11 +418,14 @@ def _place(op, args, res):
             t._lazydev = True
 
 
-def _eager(op, args, attrs):
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+def _eager(op, args, attrs, arrays=None, grad=None):
+    if arrays is None:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if grad is None:
+        grad = _needs_grad(op, args)
     if op.tensor_attrs:
         attrs = unwrap_attrs(op, attrs)
-    if _needs_grad(op, args):
+    if grad:
         node = _make_node(op, args)
         out = op.forward(node, *arrays, **attrs)
         if op.n_outputs == 1:
