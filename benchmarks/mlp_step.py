@@ -225,9 +225,8 @@ def profile(loop, steps=300):
     kern = sum(tot) / steps
     print(f"  {len(plan.steps)} plan steps ({plan.dropped} tape entries dropped as dead), "
           f"{len(plan.buffers)} planned values in "
-          f"{len({id(b) for b in plan.buffers.values()})} buffers "
-          f"({sum(b.nbytes for b in {id(b): b for b in plan.buffers.values()}.values()) / 1024:.0f}"
-          " KiB)")
+          f"{len({id(b) for b in plan.buffers.values()})} buffers; the plan holds "
+          f"{plan.nbytes / 1024:.0f} KiB")
     print(f"  iteration {it_total * 1e6:.1f} us = replay {replay_plain * 1e6:.1f} us + executor, "
           f"closure and checks {(it_total - replay_plain) * 1e6:.1f} us; inside the replay the "
           f"plan steps take {kern * 1e6:.1f} us (the rest, {(replay_total - kern) * 1e6:.1f} us "
@@ -253,7 +252,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[8, 32, 128, 512])
     ap.add_argument("--steps", type=int, default=400)
-    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--memory", action="store_true")
     args = ap.parse_args(argv)
@@ -275,12 +274,13 @@ def main(argv=None):
               flush=True)
         if args.memory:
             hand = step_memory(numpy_step_factory(batches))
-            plan = loop.plan()
-            held = sum(b.nbytes for b in {id(b): b for b in plan.buffers.values()}.values())
-            rep = step_memory(loop.iteration) + held
-            print(f"      memory per step: numpy {hand / 1024:.0f} KiB, csx replay "
-                  f"{rep / 1024:.0f} KiB ({held / 1024:.0f} KiB of it plan buffers) -> "
-                  f"{rep / hand:.2f}x", flush=True)
+            held = loop.plan().nbytes
+            rep = step_memory(loop.replay) + held
+            it = step_memory(loop.iteration) + held
+            print(f"      working memory of a step: numpy {hand / 1024:.0f} KiB; replay "
+                  f"{rep / 1024:.0f} KiB ({held / 1024:.0f} KiB held by the plan) -> "
+                  f"{rep / hand:.2f}x; with the executor (its copy of the batch) "
+                  f"{it / 1024:.0f} KiB -> {it / hand:.2f}x", flush=True)
         if args.profile:
             profile(loop)
         loop.close()

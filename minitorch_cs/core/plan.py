@@ -240,7 +240,7 @@ def _relu(tape, fe, be):
             return fwd, None
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
-        mask = np.empty(shape, np.bool_)
+        mask = plan.transient(shape, np.bool_)
 
         def bwd(env, ctxs):
             yv, g = env[y], rg(env)
@@ -284,13 +284,13 @@ def _cross_entropy(tape, fe, be):
 
     def build(plan):
         rx, rt = plan.reader(refs[0]), plan.reader(refs[1])
-        m = np.empty((N, 1), dt)
-        z = np.empty((N, C), dt)
-        e = np.empty((N, C), dt)
-        s = np.empty((N, 1), dt)
-        logp = np.empty((N, C), dt)
-        ones = np.ones((N,), dt)
-        rows = np.arange(N)
+        m = plan.own(np.empty((N, 1), dt))
+        z = plan.own(np.empty((N, C), dt))
+        e = plan.own(np.empty((N, C), dt))
+        s = plan.own(np.empty((N, 1), dt))
+        logp = plan.own(np.empty((N, C), dt))
+        ones = plan.own(np.ones((N,), dt))
+        rows = plan.own(np.arange(N))
         state = [None, None, None]  # t, w (None: every target counts, weight 1), wsum
         nsum = np.float32(N) if dt == np.float32 else np.float64(N)  # == ones.sum(), exactly
         ignore_outside = not 0 <= ignore < C  # no target in range is ignored
@@ -335,9 +335,8 @@ def _cross_entropy(tape, fe, be):
             return fwd, None
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
-        zb = np.empty((N, C), dt)
-        p = np.empty((N, C), dt)
-        sm = np.empty((N, 1), dt)
+        zb, p = z, e  # dead once the forward has made logp
+        sm = s
         multiply = np.multiply
 
         def bwd(env, ctxs):
@@ -409,6 +408,7 @@ class Plan:
             self.steps = list(tape.entries)
             self.n_keys = 0
             self.env = None
+            self.buffers, self.scratch, self.owned, self.dropped = {}, {}, [], 0
             self._finish_live()
             return
         n = len(entries)
@@ -597,6 +597,8 @@ class Plan:
                 elide_at[end] = ("unset", active)
 
         # the steps
+        self.owned = []
+        self._transient = {}
         self.env = [None] * tape.n_slots
         for s, b in self.buffers.items():
             self.env[s] = b
@@ -643,6 +645,27 @@ class Plan:
 
     def buf(self, slot):
         return self.buffers.get(slot)
+
+    def transient(self, shape, dtype):
+        """A scratch array a kernel fills and consumes within one call: one per shape and dtype
+        for the whole plan."""
+        key = (tuple(shape), np.dtype(dtype))
+        arr = self._transient.get(key)
+        if arr is None:
+            arr = self._transient[key] = self.own(np.empty(key[0], key[1]))
+        return arr
+
+    def own(self, arr):
+        """Register a kernel's private scratch array (counted in :attr:`nbytes`)."""
+        self.owned.append(arr)
+        return arr
+
+    @property
+    def nbytes(self):
+        """Bytes of every array the plan holds between replays (buffers and scratch)."""
+        arrays = {id(a): a for a in list(self.buffers.values()) + list(self.scratch.values()) +
+                  self.owned}
+        return sum(a.nbytes for a in arrays.values())
 
     def used(self, slot):
         return slot in self.used_slots
@@ -705,8 +728,9 @@ class Plan:
                 if v is None:
                     continue
                 s = holder.get(id(v))
-                if s is not None:
-                    reads[i].append(s)  # added into, zeroed, or replaced here
+                if s is not None and (e.kind == "accumulate" or (
+                        e.kind == "zero_grad" and not e.set_to_none)):
+                    reads[i].append(s)  # added into or zeroed in place here (unset: not read)
                 if e.kind == "accumulate" and e.created and e.refs[0][0] == "s":
                     holder[id(v)] = e.refs[0][1]
                 elif e.kind == "zero_grad" and e.set_to_none or e.kind == "set_grad":
