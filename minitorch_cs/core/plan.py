@@ -472,7 +472,7 @@ class Plan:
             if i in spec_at:
                 continue
             e = entries[i]
-            if e.kind in ("op", "fn", "bwd") and any(s in escape for s in e.slots):
+            if e.kind in ("op", "fn", "bwd", "accumulate") and any(s in escape for s in e.slots):
                 escape.update(reads[i])
         self.escape = escape
 
@@ -511,16 +511,17 @@ class Plan:
             e = entries[i]
             if not alive[i] or i in spec_at:
                 continue
-            if e.kind in ("op", "fn", "bwd", "inplace_grad", "copy_slices"):
+            if e.kind == "set_grad" or (e.kind == "accumulate" and e.created is None):
+                for s in reads[i] + list(e.slots):
+                    last[s] = n
+            elif e.kind in ("op", "fn", "bwd", "inplace_grad", "copy_slices", "accumulate"):
+                # an output may alias an input (a view, the .grad array an accumulation took)
                 end = max([last.get(s, i) for s in e.slots] + [i])
                 k = e.fields.get("key")
                 if k is not None and k in bwds_of:
                     end = max([end] + bwds_of[k])
                 for s in reads[i] + list(e.slots):
                     last[s] = max(last.get(s, i), end)
-            elif e.kind == "set_grad" or (e.kind == "accumulate" and e.created is None):
-                for s in reads[i]:
-                    last[s] = n
 
         # buffers: planned outputs that do not escape, shared by lifetime
         self.buffers = {}
@@ -786,11 +787,14 @@ def _accumulate(e, stored_at):
     """A gradient accumulation (``_autograd.accumulate_grad``, the engine's rule)."""
     var, rd = e.var, _reader(e.refs[0])
     acc = _autograd.accumulate_grad
+    out = e.slots[0] if e.slots else None  # the slot of the .grad array afterwards
 
     def run(env, ctxs):
         v = var()
         if v is not None:
             acc(v, rd(env), ctxs[stored_at])
+            if out is not None:
+                env[out] = v._grad._data
     return run
 
 
@@ -801,6 +805,7 @@ def _accumulate_elided(e, stored_at, active):
     gradient tensor is made (``active``); otherwise the rule runs as recorded."""
     var, s = e.var, e.refs[0][1]
     acc = _autograd.accumulate_grad
+    out = e.slots[0] if e.slots else None  # the slot of the .grad array afterwards
 
     def run(env, ctxs):
         v = var()
@@ -810,10 +815,14 @@ def _accumulate_elided(e, stored_at, active):
                 g.flags.writeable and g.dtype == v._data.dtype and id(g) not in stored:
             active[0] = True
             stored.add(id(g))
+            if out is not None:
+                env[out] = g
         else:
             active[0] = False
             if v is not None:
                 acc(v, g, stored)
+                if out is not None:
+                    env[out] = v._grad._data
     return run
 
 
