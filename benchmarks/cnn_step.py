@@ -4,7 +4,7 @@ SGD momentum 0.9, float32): minitorch_cs eager, the emulated CSX loop (executor,
 step, step closure), PyTorch eager on the CPU (when torch is installed) and a hand-written numpy
 step that does the convolutions by im2col + GEMM, all in one process.
 
-    python benchmarks/cnn_step.py [--batch 64] [--steps 60] [--rounds 6]
+    python benchmarks/cnn_step.py [--batch 64] [--steps 60] [--rounds 6] [--profile] [--memory]
 
 Ratios are medians (and ranges) over rounds of per-round ratios, each round timing every
 variant back to back (``_harness.interleaved``).
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import minitorch_cs as cstorch  # noqa: E402
 from _harness import interleaved  # noqa: E402
-from mlp_step import CsxLoop, eager_step_factory  # noqa: E402
+from mlp_step import CsxLoop, eager_step_factory, profile, step_memory  # noqa: E402
 
 N_BATCHES = 4
 
@@ -152,6 +152,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--memory", action="store_true")
     args = ap.parse_args(argv)
     cstorch.backend("CSX", artifact_dir="/tmp/minitorch_cs_bench")
     batches = make_batches(args.batch)
@@ -170,6 +172,15 @@ def main(argv=None):
     if "torch" in fns:
         for k in ("eager", "csx", "numpy"):
             print(f"{k}/torch {res[k] / res['torch']:.2f} (ratio of the overall medians)")
+    if args.memory:
+        hand = step_memory(numpy_step_factory(batches), steps=3)
+        held = loop.plan().nbytes
+        rep = step_memory(loop.replay, steps=3) + held
+        print(f"working memory of a step: numpy {hand / 2**20:.1f} MiB; replay "
+              f"{rep / 2**20:.1f} MiB ({held / 2**20:.1f} MiB held by the plan) -> "
+              f"{rep / hand:.2f}x")
+    if args.profile:
+        profile(loop, steps=10)
     loop.close()
 
 

@@ -230,25 +230,41 @@ def _relu(tape, fe, be):
         out = _out(plan.buf, y, plan.meta)
         maximum, greater, multiply = np.maximum, np.greater, np.multiply
 
+        run_fwd, run_bwd = fe.run, (be.run if be is not None else None)
+        mode = [False]  # this step ran the op's own kernels (a non-C-ordered input)
+
         def fwd(env, ctxs):
             x = rx(env)
-            # numpy lays a ufunc's result out like its input: only C-ordered inputs go to the
-            # (C-ordered) buffer, so later reductions see the layout the op's kernel gives
-            env[y] = maximum(x, 0, out=out()) if x.flags.c_contiguous else maximum(x, 0)
+            # a C-ordered input goes to the (C-ordered) buffer; any other layout runs the op's
+            # own kernel, which decides the result's layout
+            if x.flags.c_contiguous:
+                mode[0] = False
+                env[y] = maximum(x, 0, out=out())
+            else:
+                mode[0] = True
+                run_fwd(env, ctxs)
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         mask = plan.transient(shape, np.bool_)
+        zero = np.zeros((), m[1])
+        less_equal, copyto = np.less_equal, np.copyto
 
         def bwd(env, ctxs):
+            # the op's rule: g where y > 0 (or NaN), an exact zero elsewhere (never NaN)
+            if mode[0]:
+                return run_bwd(env, ctxs)
             yv, g = env[y], rg(env)
-            if yv.flags.c_contiguous and g.flags.c_contiguous:
-                greater(yv, 0, out=mask)
-                env[gs] = multiply(g, mask, out=og())
-            else:
-                env[gs] = g * (yv > 0)
+            if g.dtype != zero.dtype or not (yv.flags.c_contiguous and g.flags.c_contiguous):
+                env[gs] = np.where(yv <= 0, np.zeros((), g.dtype), g)
+                return
+            less_equal(yv, 0, out=mask)
+            o = og()
+            copyto(o, g)
+            copyto(o, zero, where=mask)
+            env[gs] = o
         return fwd, bwd
     spec.build = build
     return spec
@@ -344,9 +360,14 @@ def _cross_entropy(tape, fe, be):
                 return run_bwd(env, ctxs)
             g = rg(env)
             t, w, wsum = state
-            coef = g / wsum if mean else g
-            if w is not None:
-                coef = w * coef
+            if w is None:  # weights of one (never zero), wsum = N > 0: the op's where() is a no-op
+                coef = g / wsum if mean else g
+            else:  # the op's rule: ignored targets get an exact zero
+                zero = np.zeros((), np.result_type(w, g))
+                if mean:
+                    coef = np.where(w == 0, zero, w * (g / wsum) if wsum else zero)
+                else:
+                    coef = np.where(w == 0, zero, w * g)
             # the one-hot of -coef, minus softmax times its row sum
             zb.fill(0)
             zb[rows, t] = -coef
@@ -378,15 +399,14 @@ def _binary(tape, fe, be):
         ra, rb = plan.reader(refs[0]), plan.reader(refs[1])
         out = _out(plan.buf, y, plan.meta)
         ndarray = np.ndarray
+        recorded = fe.run
 
         def fwd(env, ctxs):
             a, b = ra(env), rb(env)
-            if alpha != 1:
-                b = b * alpha
             if a.flags.c_contiguous and (type(b) is not ndarray or b.flags.c_contiguous):
-                env[y] = uf(a, b, out=out())
-            else:
-                env[y] = uf(a, b)
+                env[y] = uf(a, b if alpha == 1 else b * alpha, out=out())
+            else:  # another layout: the recorded kernel decides the result's layout
+                recorded(env, ctxs)
         return fwd, None
     spec.build = build
     return spec

@@ -215,3 +215,55 @@ def test_elided_gradient_follows_a_grad_set_between_steps(tmp_path):
                        [p.grad is None for p in model.parameters()])
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
+    """NaN, infinities and signed zeros through the planned relu, linear and cross-entropy
+    kernels: a relu gradient is an exact zero where the output is not positive, even against an
+    infinite incoming gradient; a batch whose targets are all ignored has a zero cross-entropy
+    gradient (mean over a total weight of zero). Gradients are compared bit for bit."""
+    results = []
+    for planned in (True, False):
+        from minitorch_cs.core import capture
+        b = _fresh(tmp_path)
+        torch.manual_seed(0)
+        with b.device:
+            model = Net()
+        compiled = cstorch.compile(model, b)
+        cstorch.optim.SGD(model.parameters(), lr=0.1)
+        rng = np.random.default_rng(5)
+        data = []
+        for k in range(5):
+            x = rng.standard_normal((8, 12)).astype(np.float32)
+            x[0, :3] = [np.inf, -np.inf, -0.0]
+            if k == 3:
+                x[1, 0] = np.nan
+            y = rng.integers(0, 4, 8)
+            if k == 2:
+                y[:] = 3  # every target ignored
+            data.append((torch.from_numpy(x), torch.from_numpy(y)))
+        scale = torch.from_numpy(np.array([1.0, np.inf, -0.0, 2.0], np.float32))
+
+        @cstorch.trace
+        def step(x, y):
+            model.zero_grad()
+            out = compiled(x)
+            loss = F.cross_entropy(out, y, ignore_index=3) + (F.relu(out) * scale)[1:].sum()
+            loss.backward()
+            return loss
+
+        original = capture.Tape.replay
+        if not planned:
+            capture.Tape.replay = capture.Tape.replay_entries
+        seen = []
+        try:
+            for x, y in cstorch.utils.data.DataExecutor(
+                    cstorch.utils.data.DataLoader(lambda: data), num_steps=5):
+                loss = step(x, y)
+                seen.append(loss.detach().numpy().tobytes())
+                seen += [p.grad.numpy().tobytes() for p in model.parameters()]
+        finally:
+            capture.Tape.replay = original
+        results.append(seen)
+        assert any(np.isfinite(np.frombuffer(g, np.float32)).any() for g in seen)
+    assert results[0] == results[1]
