@@ -23,7 +23,10 @@ Values are named by *references*:
 Every later step replays the tape on that step's batch without running Python: each entry calls
 the same numpy kernel, through the same helper functions, as the eager run, in the same order --
 so results are bit-identical to the CPU backend. Outputs, closure arguments and rebound state are
-updated after each replay.
+updated after each replay. Each entry carries an :class:`Entry` describing it; on the first replay
+``core.plan`` turns the finished tape into a plan (buffers allocated once, planned kernels that
+write into them with the ops' own sequence of float operations, dead entries dropped) and later
+replays run the plan; :meth:`Tape.replay_entries` runs the entries as recorded.
 
 What replay cannot reproduce is refused while capturing, with the wafer rule and the fix: value
 reads (``ValueReadError``), ops whose output shape depends on values, and (checked by the backend
