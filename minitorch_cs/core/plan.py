@@ -429,6 +429,7 @@ class Plan:
             self.n_keys = 0
             self.env = None
             self.buffers, self.scratch, self.owned, self.dropped = {}, {}, [], 0
+            self.lifetimes, self.dead = {}, []
             self._finish_live()
             return
         n = len(entries)
@@ -515,6 +516,7 @@ class Plan:
                 used.update(spec_at[i][0].keeps)
         self.used_slots = used
         self.dropped = alive.count(False)
+        self.dead = [e for e, a in zip(entries, alive) if not a]  # their descriptions
 
         # lifetimes: the last entry that reads each slot (directly, through a saved value, or
         # through what an unplanned kernel derived from it); .grad values live to the end
@@ -545,6 +547,7 @@ class Plan:
 
         # buffers: planned outputs that do not escape, shared by lifetime
         self.buffers = {}
+        self.lifetimes = {}  # slot with a buffer -> (entry that writes it, its last reader)
         pool = {}  # (shape, dtype) -> free buffers
         releases = {}  # entry index -> slots whose last use it is
         for s, i in last.items():
@@ -580,6 +583,7 @@ class Plan:
                     free = pool.get((shape, dtype))
                     got = free.pop() if free else np.empty(shape, dtype)
                 self.buffers[s] = got
+                self.lifetimes[s] = (i, last.get(s, i))
             self._release(dying, pool)
 
         # .grad tensors made and unset inside the step, read only by planned kernels: elided

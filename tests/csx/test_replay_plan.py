@@ -267,3 +267,161 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
         results.append(seen)
         assert any(np.isfinite(np.frombuffer(g, np.float32)).any() for g in seen)
     assert results[0] == results[1]
+
+
+def _replay_both(tmp_path, build, make_step, data, num_steps, observe):
+    """Run the same traced step planned and as recorded; returns (observations, plan) of each."""
+    from minitorch_cs.backend import current_backend_impl
+    from minitorch_cs.core import capture
+    out = []
+    for planned in (True, False):
+        b = _fresh(tmp_path)
+        torch.manual_seed(0)
+        with b.device:
+            model = build()
+        compiled = cstorch.compile(model, b)
+        step = make_step(model, compiled)
+        original = capture.Tape.replay
+        if not planned:
+            capture.Tape.replay = capture.Tape.replay_entries
+        seen, plan = [], None
+        try:
+            for x, y in cstorch.utils.data.DataExecutor(
+                    cstorch.utils.data.DataLoader(lambda: data), num_steps=num_steps):
+                seen.append(observe(model, step(x, y)))
+                plan = next(iter(current_backend_impl()._tapes.values())).tape.plan
+        finally:
+            capture.Tape.replay = original
+        out.append((seen, plan))
+    return out
+
+
+def test_buffers_are_shared_only_by_values_whose_lifetimes_do_not_overlap(tmp_path):
+    """Each planned buffer serves values one after another: the value that takes a buffer over
+    is written no earlier than the last read of the one before (an elementwise kernel may write
+    over the input it reads last)."""
+    _, _, _, plan = _run(tmp_path, planned=True)
+    by_buffer = {}
+    for s, b in plan.buffers.items():
+        by_buffer.setdefault(id(b), []).append(plan.lifetimes[s])
+    shared = [sorted(v) for v in by_buffer.values() if len(v) > 1]
+    assert shared, "no buffer serves two values"
+    for spans in shared:
+        for (d0, l0), (d1, _) in zip(spans, spans[1:]):
+            assert l0 <= d1, spans
+    # fewer bytes than one buffer per value
+    assert sum(b.nbytes for b in {id(b): b for b in plan.buffers.values()}.values()) < \
+        sum(b.nbytes for b in plan.buffers.values())
+
+
+def test_dead_pure_ops_are_dropped_and_random_draws_kept(tmp_path):
+    """A pure op nobody reads is dropped; a random draw nobody reads still advances the
+    generator, so the dropout mask after it is the recorded one."""
+    def make_step(model, compiled):
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1)
+
+        @cstorch.trace
+        def step(x, y):
+            h = compiled(x)
+            torch.rand(5)  # unread, but it draws
+            torch.exp(h)  # unread and pure
+            loss = F.cross_entropy(F.dropout(h, 0.5, training=True), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+        return step
+
+    (seen1, plan), (seen0, _) = _replay_both(
+        tmp_path, Net, make_step, _batches(), 8,
+        lambda model, loss: loss.detach().numpy().tobytes())
+    assert seen1 == seen0
+    dead = [e.op.name for e in plan.dead if e.kind == "op"]
+    assert "exp" in dead and "tanh" in dead
+    assert not any("rand" in name for name in dead)
+
+
+def test_intermediate_values_returned_or_passed_to_closures_escape(tmp_path):
+    """A hidden activation the step returns and hands to a step closure gets its own array each
+    replay (the closure's tensor is rebound to it): an array Python kept from a step stays as it
+    was after later replays."""
+    kept = []
+
+    def make_step(model, compiled):
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+        @cstorch.step_closure
+        def keep(h, loss):
+            kept.append((h._data, h.numpy().copy(), loss.item()))
+
+        @cstorch.trace
+        def step(x, y):
+            h = F.relu(model.fc1(x))
+            loss = F.cross_entropy(model.fc3(F.relu(model.fc2(h))), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            keep(h, loss)
+            return h
+        return step
+
+    def observe(model, h):
+        return h.detach().numpy().tobytes()
+
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, Net, make_step, _batches(), 8, observe)
+    assert seen1 == seen0
+    owned = {id(b) for b in plan.buffers.values()}
+    half = len(kept) // 2  # the planned run's closures came first
+    planned = kept[:half]
+    assert all(id(a) not in owned for a, _, _ in planned)
+    assert len({id(a) for a, _, _ in planned}) == len(planned)
+    for a, then, _ in planned:
+        np.testing.assert_array_equal(a, then)
+    assert [v for _, _, v in planned] == [v for _, _, v in kept[half:]]
+
+
+class _Strided(nn.Module):
+    """A net whose relu, linear and cross-entropy inputs are non-contiguous views."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.fc2 = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = self.fc1(x[:, ::2])  # a strided input to linear
+        h = F.relu(h.t()).t()  # relu of a transposed view
+        out = self.fc2(h[:, 1::2])
+        return torch.cat([out, out], 1)[:, :4]  # (N, 4) logits with row stride 8
+
+
+def test_layouts_the_kernels_do_not_take_run_the_recorded_kernels(tmp_path):
+    rng = np.random.default_rng(6)
+    data = []
+    for _ in range(4):
+        x = rng.standard_normal((8, 12)).astype(np.float32)
+        x[2, 4] = -0.0
+        data.append((torch.from_numpy(x), torch.from_numpy(rng.integers(0, 4, 8))))
+
+    def make_step(model, compiled):
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+        @cstorch.trace
+        def step(x, y):
+            out = compiled(x)
+            loss = F.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss, out
+        return step
+
+    def observe(model, res):
+        loss, out = res
+        return (loss.detach().numpy().tobytes(), out.detach().numpy().tobytes(), out.stride(),
+                [p.detach().numpy().tobytes() for p in model.parameters()])
+
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Strided, make_step, data, 6, observe)
+    assert seen1 == seen0
+    kernels = {f.__qualname__.split(".")[0] for f in plan.steps}
+    assert {"_linear", "_relu", "_cross_entropy"} <= kernels  # planned, falling back at run
