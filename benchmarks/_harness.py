@@ -58,6 +58,12 @@ def interleaved(fns: dict, steps: int = 400, warmup: int = 30, rounds: int = 10,
     out = {k: statistics.median(v) * 1e3 for k, v in samples.items()}
     for k in fns:
         if k != baseline:
-            ratios = [a / b for a, b in zip(medians[k], medians[baseline])]
-            out[f"{k}/{baseline}"] = (statistics.median(ratios), min(ratios), max(ratios))
+            out[f"{k}/{baseline}"] = round_ratio(medians, k, baseline)
+    out["rounds"] = medians
     return out
+
+
+def round_ratio(medians: dict, name: str, baseline: str):
+    """(median, min, max) over rounds of ``name``'s per-round median over ``baseline``'s."""
+    ratios = [a / b for a, b in zip(medians[name], medians[baseline])]
+    return statistics.median(ratios), min(ratios), max(ratios)

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
 import minitorch_cs as cstorch  # noqa: E402
-from _harness import interleaved  # noqa: E402
+from _harness import interleaved, round_ratio  # noqa: E402
 from mlp_step import CsxLoop, eager_step_factory, profile, step_memory  # noqa: E402
 
 N_BATCHES = 4
@@ -171,7 +171,8 @@ def main(argv=None):
             print(f"{k}/numpy {med:.2f} ({lo:.2f}-{hi:.2f})")
     if "torch" in fns:
         for k in ("eager", "csx", "numpy"):
-            print(f"{k}/torch {res[k] / res['torch']:.2f} (ratio of the overall medians)")
+            med, lo, hi = round_ratio(res["rounds"], k, "torch")
+            print(f"{k}/torch {med:.2f} ({lo:.2f}-{hi:.2f})")
     if args.memory:
         hand = step_memory(numpy_step_factory(batches), steps=3)
         held = loop.plan().nbytes
