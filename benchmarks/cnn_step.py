@@ -5,6 +5,7 @@ step, step closure), PyTorch eager on the CPU (when torch is installed) and a ha
 step that does the convolutions by im2col + GEMM, all in one process.
 
     python benchmarks/cnn_step.py [--batch 64] [--steps 60] [--rounds 6] [--profile] [--memory]
+                                   [--torch_threads 2]
 
 Ratios are medians (and ranges) over rounds of per-round ratios, each round timing every
 variant back to back (``_harness.interleaved``).
@@ -123,12 +124,12 @@ def numpy_step_factory(batches, lr=0.01, mom=0.9):
     return step
 
 
-def torch_step_factory(batches):
+def torch_step_factory(batches, threads=2):
     try:
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     torch.manual_seed(0)
     model = build(torch.nn)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
@@ -154,15 +155,21 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--memory", action="store_true")
+    ap.add_argument("--torch_threads", type=int, default=2, help="torch.set_num_threads")
     args = ap.parse_args(argv)
     cstorch.backend("CSX", artifact_dir="/tmp/minitorch_cs_bench")
     batches = make_batches(args.batch)
     loop = CsxLoop(batches, build=build)
     fns = {"numpy": numpy_step_factory(batches), "eager": eager_step_factory(batches, build),
            "csx": loop.iteration}
-    t = torch_step_factory(batches)
-    if t is not None:
+    t = torch_step_factory(batches, args.torch_threads)
+    if t is None:
+        print("PyTorch is not installed: the torch comparison is skipped")
+    else:
         fns["torch"] = t
+    print(f"batch {args.batch}, OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}"
+          + (f", torch threads {args.torch_threads}" if t is not None else ""))
     res = interleaved(fns, steps=args.steps, rounds=args.rounds, warmup=5, baseline="numpy")
     print(" ".join(f"{k} {res[k]:.2f} ms" for k in fns))
     for k in fns:
