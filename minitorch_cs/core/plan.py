@@ -249,8 +249,12 @@ def _relu(tape, fe, be):
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
         mask = plan.transient(shape, np.bool_)
+        # the gradient's bits and-ed with all ones (keep) or all zeros (+0.0): an exact select,
+        # one pass each, several times faster than a masked copy or np.where
+        bits = np.dtype(np.uint32 if m[1] == np.float32 else np.uint64)
+        keep = plan.transient(shape, bits)
         zero = np.zeros((), m[1])
-        less_equal, copyto = np.less_equal, np.copyto
+        less_equal, subtract, bitwise_and = np.less_equal, np.subtract, np.bitwise_and
 
         def bwd(env, ctxs):
             # the op's rule: g where y > 0 (or NaN), an exact zero elsewhere (never NaN)
@@ -261,9 +265,9 @@ def _relu(tape, fe, be):
                 env[gs] = np.where(yv <= 0, np.zeros((), g.dtype), g)
                 return
             less_equal(yv, 0, out=mask)
+            subtract(mask, 1, out=keep, dtype=bits)  # 0 where y <= 0, else all ones
             o = og()
-            copyto(o, g)
-            copyto(o, zero, where=mask)
+            bitwise_and(g.view(bits), keep, out=o.view(bits))
             env[gs] = o
         return fwd, bwd
     spec.build = build

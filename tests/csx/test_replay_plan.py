@@ -217,7 +217,8 @@ def test_elided_gradient_follows_a_grad_set_between_steps(tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
-def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path, dtype):
     """NaN, infinities and signed zeros through the planned relu, linear and cross-entropy
     kernels: a relu gradient is an exact zero where the output is not positive, even against an
     infinite incoming gradient; a batch whose targets are all ignored has a zero cross-entropy
@@ -228,13 +229,13 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
         b = _fresh(tmp_path)
         torch.manual_seed(0)
         with b.device:
-            model = Net()
+            model = Net().to(torch.float64 if dtype == np.float64 else torch.float32)
         compiled = cstorch.compile(model, b)
         cstorch.optim.SGD(model.parameters(), lr=0.1)
         rng = np.random.default_rng(5)
         data = []
         for k in range(5):
-            x = rng.standard_normal((8, 12)).astype(np.float32)
+            x = rng.standard_normal((8, 12)).astype(dtype)
             x[0, :3] = [np.inf, -np.inf, -0.0]
             if k == 3:
                 x[1, 0] = np.nan
@@ -242,7 +243,7 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
             if k == 2:
                 y[:] = 3  # every target ignored
             data.append((torch.from_numpy(x), torch.from_numpy(y)))
-        scale = torch.from_numpy(np.array([1.0, np.inf, -0.0, 2.0], np.float32))
+        scale = torch.from_numpy(np.array([1.0, np.inf, -0.0, 2.0], dtype))
 
         @cstorch.trace
         def step(x, y):
@@ -265,7 +266,7 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path):
         finally:
             capture.Tape.replay = original
         results.append(seen)
-        assert any(np.isfinite(np.frombuffer(g, np.float32)).any() for g in seen)
+        assert any(np.isfinite(np.frombuffer(g, dtype)).any() for g in seen)
     assert results[0] == results[1]
 
 
