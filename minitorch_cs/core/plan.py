@@ -248,11 +248,10 @@ def _relu(tape, fe, be):
             return fwd, None
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
-        mask = plan.transient(shape, np.bool_)
-        # the gradient's bits and-ed with all ones (keep) or all zeros (+0.0): an exact select,
-        # one pass each, several times faster than a masked copy or np.where
+        # the gradient's bits and-ed with all ones (keep) or all zeros (+0.0), the mask built in
+        # the output buffer itself: an exact select in three passes and no scratch, several
+        # times faster than a masked copy or np.where
         bits = np.dtype(np.uint32 if m[1] == np.float32 else np.uint64)
-        keep = plan.transient(shape, bits)
         zero = np.zeros((), m[1])
         less_equal, subtract, bitwise_and = np.less_equal, np.subtract, np.bitwise_and
 
@@ -264,10 +263,11 @@ def _relu(tape, fe, be):
             if g.dtype != zero.dtype or not (yv.flags.c_contiguous and g.flags.c_contiguous):
                 env[gs] = np.where(yv <= 0, np.zeros((), g.dtype), g)
                 return
-            less_equal(yv, 0, out=mask)
-            subtract(mask, 1, out=keep, dtype=bits)  # 0 where y <= 0, else all ones
             o = og()
-            bitwise_and(g.view(bits), keep, out=o.view(bits))
+            keep = o.view(bits)
+            less_equal(yv, 0, out=keep, casting="unsafe")  # 1 where y <= 0, else 0
+            subtract(keep, 1, out=keep)  # 0 where y <= 0, else all ones
+            bitwise_and(g.view(bits), keep, out=keep)
             env[gs] = o
         return fwd, bwd
     spec.build = build
@@ -627,7 +627,6 @@ class Plan:
 
         # the steps
         self.owned = []
-        self._transient = {}
         self.env = [None] * tape.n_slots
         for s, b in self.buffers.items():
             self.env[s] = b
@@ -674,15 +673,6 @@ class Plan:
 
     def buf(self, slot):
         return self.buffers.get(slot)
-
-    def transient(self, shape, dtype):
-        """A scratch array a kernel fills and consumes within one call: one per shape and dtype
-        for the whole plan."""
-        key = (tuple(shape), np.dtype(dtype))
-        arr = self._transient.get(key)
-        if arr is None:
-            arr = self._transient[key] = self.own(np.empty(key[0], key[1]))
-        return arr
 
     def own(self, arr):
         """Register a kernel's private scratch array (counted in :attr:`nbytes`)."""
