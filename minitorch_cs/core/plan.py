@@ -159,7 +159,7 @@ def _linear(tape, fe, be):
     if any(m is None for m in metas) or not all(m[1] in _FLOATS for m in metas):
         return None
     (xs, xd), (ws, wd) = metas[0], metas[1]
-    if len(xs) != 2 or len(ws) != 2 or xd != wd or xs[1] != ws[1] or \
+    if len(xs) < 2 or len(ws) != 2 or xd != wd or xs[-1] != ws[1] or \
             (len(refs) == 3 and (len(metas[2][0]) != 1 or metas[2][1] != xd)):
         return None
     if be is not None and (len(be.grefs) != 1 or be.grefs[0] is None):
@@ -168,6 +168,7 @@ def _linear(tape, fe, be):
     grads = list(be.out_slots) + [None] * (len(refs) - len(be.out_slots)) if be else []
     spec = Spec([y], grads, keeps=[s for r in refs[:2] for s in _ref_slots(r, [])])
     has_b = len(refs) == 3
+    flat = len(xs) > 2  # (..., in) inputs: the weight and bias gradients over the rows of all
 
     def build(plan):
         meta = plan.meta
@@ -202,6 +203,8 @@ def _linear(tape, fe, be):
             x, w = saved
             if ox is not None:
                 env[gx_s] = matmul(g, w, out=ox())
+            if flat:  # the op's rule: (-1, features) views (copies when not contiguous)
+                g, x = g.reshape(-1, g.shape[-1]), x.reshape(-1, x.shape[-1])
             if ow is not None:
                 env[gw_s] = matmul(g.T, x, out=ow())
             if ob is not None:

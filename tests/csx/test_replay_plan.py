@@ -426,3 +426,46 @@ def test_layouts_the_kernels_do_not_take_run_the_recorded_kernels(tmp_path):
     assert seen1 == seen0
     kernels = {f.__qualname__.split(".")[0] for f in plan.steps}
     assert {"_linear", "_relu", "_cross_entropy"} <= kernels  # planned, falling back at run
+
+
+class _Tokens(nn.Module):
+    """Linear layers over (batch, tokens, features) inputs, as a transformer's."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(6, 12)
+        self.down = nn.Linear(12, 4, bias=False)
+
+    def forward(self, x):
+        return self.down(F.relu(self.up(x))).reshape(-1, 4)
+
+
+def test_planned_linear_over_token_batches_equals_the_op(tmp_path):
+    rng = np.random.default_rng(7)
+    data = []
+    for k in range(4):
+        x = rng.standard_normal((3, 5, 6)).astype(np.float32)
+        if k == 2:
+            x[0, 1, :2] = [np.inf, -0.0]
+        data.append((torch.from_numpy(x), torch.from_numpy(rng.integers(0, 4, (3, 5)))))
+
+    def make_step(model, compiled):
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+        @cstorch.trace
+        def step(x, y):
+            loss = F.cross_entropy(compiled(x), y.reshape(-1))
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+        return step
+
+    def observe(model, loss):
+        return [loss.detach().numpy().tobytes()] + \
+            [p.detach().numpy().tobytes() for p in model.parameters()]
+
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Tokens, make_step, data, 6, observe)
+    assert seen1 == seen0
+    kinds = [f.__qualname__.split(".")[0] for f in plan.steps]
+    assert kinds.count("_linear") == 4  # both layers, forward and backward
