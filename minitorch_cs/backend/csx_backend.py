@@ -170,13 +170,6 @@ class CsxBackendImpl(BaseBackendImpl):
         _to_lazy_device(model)
         return model
 
-    def on_batch_start(self, batch):
-        """The batch is copied to the wafer: its tensors report ``lazy:0`` in the step."""
-        batch = super().on_batch_start(batch)
-        for _, t in visit_torch_tensors(batch):
-            t._lazydev = True
-        return batch
-
     def on_run_start(self):
         from ..core import lazy_init
         lazy_init.materialize_all()  # e.g. optimizer state created lazily in preinitialize
@@ -217,16 +210,24 @@ class CsxBackendImpl(BaseBackendImpl):
         self.step_closures.append((closure, args, kwargs, repeat))
 
     def on_batch_start(self, batch):
-        """The batch copied to the device, as on every backend (in-place changes never reach the
-        loader). A tuple or list of plain tensors, outside any dispatch mode, is copied directly:
-        the same fresh tensors ``t.detach().clone()`` makes, without two dispatches per tensor."""
+        """The batch is copied to the wafer, as on every backend (in-place changes never reach
+        the loader); its tensors report ``lazy:0`` in the step. A tuple or list of plain tensors,
+        outside any dispatch mode, is copied directly: the same fresh tensors
+        ``t.detach().clone()`` makes, without two dispatches per tensor."""
         if type(batch) in (tuple, list) and not _dispatch.modes() and \
                 all(type(t) is Tensor and not t._meta for t in batch):
             self._is_tracing = True
             self._step_model = None
-            return type(batch)([Tensor._wrap(np.array(t._data, copy=True, order="K"))
-                                for t in batch])
-        return super().on_batch_start(batch)
+            out = []
+            for t in batch:
+                c = Tensor._wrap(np.array(t._data, copy=True, order="K"))
+                c._lazydev = True
+                out.append(c)
+            return type(batch)(out)
+        batch = super().on_batch_start(batch)
+        for _, t in visit_torch_tensors(batch):
+            t._lazydev = True
+        return batch
 
     # -- traced steps ----------------------------------------------------------------------------
     def run_traced(self, step_fn, args, kwargs):
