@@ -425,7 +425,14 @@ KERNELS = {"linear": _linear, "relu": _relu, "cross_entropy": _cross_entropy}
 
 # ----- the plan ----------------------------------------------------------------------------------------
 class Plan:
-    """The replay of one tape (module docstring)."""
+    """The replay of one tape (module docstring).
+
+    What it decided, for inspection and tests: ``steps`` (the functions one replay calls, in
+    order), ``escape`` (slots Python can see after the step), ``dead`` (the descriptions of the
+    entries dropped; ``dropped`` counts them), ``buffers`` (slot -> its planned array; slots
+    sharing an array share it one after another), ``lifetimes`` (slot with a buffer -> (index of
+    the entry that writes it, index of its last reader)), ``scratch`` and ``nbytes``.
+    """
 
     def __init__(self, tape):
         self.tape = tape
