@@ -77,14 +77,14 @@ def _run(tmp_path, planned, zero_first=False, keep=None, loss_fn=F.cross_entropy
                 cstorch.utils.data.DataLoader(lambda: data), num_steps=12):
             out = step(x, y)
             if keep is not None:
-                keep.append((out, out.detach().numpy().copy(),
-                             [None if p.grad is None else (p.grad, p.grad.numpy().copy())
+                keep.append((out, out.detach().numpy(force=True).copy(),
+                             [None if p.grad is None else (p.grad, p.grad.numpy(force=True).copy())
                               for p in model.parameters()]))
             seen.append([p.grad is None for p in model.parameters()])
             plan = next(iter(current_backend_impl()._tapes.values())).tape.plan
     finally:
         capture.Tape.replay = original
-    params = [p.detach().numpy().copy() for p in model.parameters()]
+    params = [p.detach().numpy(force=True).copy() for p in model.parameters()]
     return losses, params, seen, plan
 
 
@@ -115,7 +115,7 @@ def test_values_python_sees_are_never_plan_buffers(tmp_path):
     for out, loss_then, grads in keep:
         for g in grads:
             assert g is not None and id(g[0]._data) not in owned
-            np.testing.assert_array_equal(g[0].numpy(), g[1])
+            np.testing.assert_array_equal(g[0].numpy(force=True), g[1])
     grads_by_step = [[g[0]._data for g in grads] for _, _, grads in keep]
     assert all(a is not b for a, b in zip(grads_by_step[-1], grads_by_step[-2]))
 
@@ -211,7 +211,7 @@ def test_elided_gradient_follows_a_grad_set_between_steps(tmp_path):
                     model.fc2.weight.grad = torch.full_like(model.fc2.weight, 0.5)
         finally:
             capture.Tape.replay = original
-        results.append([p.detach().numpy().copy() for p in model.parameters()] +
+        results.append([p.detach().numpy(force=True).copy() for p in model.parameters()] +
                        [p.grad is None for p in model.parameters()])
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
@@ -261,8 +261,8 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path, dtype):
             for x, y in cstorch.utils.data.DataExecutor(
                     cstorch.utils.data.DataLoader(lambda: data), num_steps=5):
                 loss = step(x, y)
-                seen.append(loss.detach().numpy().tobytes())
-                seen += [p.grad.numpy().tobytes() for p in model.parameters()]
+                seen.append(loss.detach().numpy(force=True).tobytes())
+                seen += [p.grad.numpy(force=True).tobytes() for p in model.parameters()]
         finally:
             capture.Tape.replay = original
         results.append(seen)
@@ -335,7 +335,7 @@ def test_dead_pure_ops_are_dropped_and_random_draws_kept(tmp_path):
 
     (seen1, plan), (seen0, _) = _replay_both(
         tmp_path, Net, make_step, _batches(), 8,
-        lambda model, loss: loss.detach().numpy().tobytes())
+        lambda model, loss: loss.detach().numpy(force=True).tobytes())
     assert seen1 == seen0
     dead = [e.op.name for e in plan.dead if e.kind == "op"]
     assert "exp" in dead and "tanh" in dead
@@ -367,7 +367,7 @@ def test_intermediate_values_returned_or_passed_to_closures_escape(tmp_path):
         return step
 
     def observe(model, h):
-        return h.detach().numpy().tobytes()
+        return h.detach().numpy(force=True).tobytes()
 
     (seen1, plan), (seen0, _) = _replay_both(tmp_path, Net, make_step, _batches(), 8, observe)
     assert seen1 == seen0
@@ -419,8 +419,8 @@ def test_layouts_the_kernels_do_not_take_run_the_recorded_kernels(tmp_path):
 
     def observe(model, res):
         loss, out = res
-        return (loss.detach().numpy().tobytes(), out.detach().numpy().tobytes(), out.stride(),
-                [p.detach().numpy().tobytes() for p in model.parameters()])
+        return (loss.detach().numpy(force=True).tobytes(), out.detach().numpy(force=True).tobytes(), out.stride(),
+                [p.detach().numpy(force=True).tobytes() for p in model.parameters()])
 
     (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Strided, make_step, data, 6, observe)
     assert seen1 == seen0
@@ -462,8 +462,8 @@ def test_planned_linear_over_token_batches_equals_the_op(tmp_path):
         return step
 
     def observe(model, loss):
-        return [loss.detach().numpy().tobytes()] + \
-            [p.detach().numpy().tobytes() for p in model.parameters()]
+        return [loss.detach().numpy(force=True).tobytes()] + \
+            [p.detach().numpy(force=True).tobytes() for p in model.parameters()]
 
     (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Tokens, make_step, data, 6, observe)
     assert seen1 == seen0
