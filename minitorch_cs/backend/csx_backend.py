@@ -18,6 +18,7 @@ from .. import backends as _flags
 from ..core.capture import TapeRef, WaferRuleError
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
+from ..torch import _dispatch
 from ..torch._tensor import Tensor
 from ..core.nest import visit_torch_tensors
 from .closures import RepeatStepClosure, snapshot
@@ -169,13 +170,6 @@ class CsxBackendImpl(BaseBackendImpl):
         _to_lazy_device(model)
         return model
 
-    def on_batch_start(self, batch):
-        """The batch is copied to the wafer: its tensors report ``lazy:0`` in the step."""
-        batch = super().on_batch_start(batch)
-        for _, t in visit_torch_tensors(batch):
-            t._lazydev = True
-        return batch
-
     def on_run_start(self):
         from ..core import lazy_init
         lazy_init.materialize_all()  # e.g. optimizer state created lazily in preinitialize
@@ -214,6 +208,26 @@ class CsxBackendImpl(BaseBackendImpl):
             for _, t in visit_torch_tensors([args, kwargs]):
                 cap.tape.live.append((t, cap.ref_tensor(t)))
         self.step_closures.append((closure, args, kwargs, repeat))
+
+    def on_batch_start(self, batch):
+        """The batch is copied to the wafer, as on every backend (in-place changes never reach
+        the loader); its tensors report ``lazy:0`` in the step. A tuple or list of plain tensors,
+        outside any dispatch mode, is copied directly: the same fresh tensors
+        ``t.detach().clone()`` makes, without two dispatches per tensor."""
+        if type(batch) in (tuple, list) and not _dispatch.modes() and \
+                all(type(t) is Tensor and not t._meta for t in batch):
+            self._is_tracing = True
+            self._step_model = None
+            out = []
+            for t in batch:
+                c = Tensor._wrap(np.array(t._data, copy=True, order="K"))
+                c._lazydev = True
+                out.append(c)
+            return type(batch)(out)
+        batch = super().on_batch_start(batch)
+        for _, t in visit_torch_tensors(batch):
+            t._lazydev = True
+        return batch
 
     # -- traced steps ----------------------------------------------------------------------------
     def run_traced(self, step_fn, args, kwargs):
@@ -270,7 +284,7 @@ class CsxBackendImpl(BaseBackendImpl):
             for x, y in carry:  # the next replay reads x: it must hold the step's value now
                 if x is not None:
                     x._data = y._data
-        traced = _Traced(tape, out, {id(m): m.training for m in _modules(self)})
+        traced = _Traced(tape, out, [(m, m.training) for m in _modules(self)])
         traced.hyper = [(type(opt).__name__, i, g, k, v)
                         for opt in self.optimizer_registry
                         for i, g in enumerate(opt.param_groups) for k, v in g.items()
@@ -302,7 +316,8 @@ class CsxBackendImpl(BaseBackendImpl):
         """What the compiled graph assumed about state made outside the step still holds."""
         tape = traced.tape
         for t, shape, dtype in tape.externals:
-            if t._data.shape != shape or t._data.dtype != dtype:
+            d = t._data
+            if d.shape != shape or d.dtype != dtype:
                 raise WaferRuleError(
                     f"A tensor the traced step reads (shape {list(shape)}, {dtype}) has shape "
                     f"{list(t._data.shape)} and dtype {t._data.dtype} on step "
@@ -337,9 +352,8 @@ class CsxBackendImpl(BaseBackendImpl):
                     "as a constant. Change hyper-parameters between runs, or drive them with a "
                     "cstorch scheduler (cstorch.optim.lr_scheduler), whose values the graph "
                     "computes every step.")
-        for m in _modules(self):
-            was = traced.training.get(id(m))
-            if was is not None and m.training != was:
+        for m, was in traced.training:  # the compiled models' modules when the step was traced
+            if m.training != was:
                 raise WaferRuleError(
                     f"{type(m).__name__}.{'train' if m.training else 'eval'}() was called between "
                     f"steps of one executor run (step {self.run_context.user_iteration}). The "

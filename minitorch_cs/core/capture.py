@@ -23,7 +23,10 @@ Values are named by *references*:
 Every later step replays the tape on that step's batch without running Python: each entry calls
 the same numpy kernel, through the same helper functions, as the eager run, in the same order --
 so results are bit-identical to the CPU backend. Outputs, closure arguments and rebound state are
-updated after each replay.
+updated after each replay. Each entry carries an :class:`Entry` describing it; on the first replay
+``core.plan`` turns the finished tape into a plan (buffers allocated once, planned kernels that
+write into them with the ops' own sequence of float operations, dead entries dropped) and later
+replays run the plan; :meth:`Tape.replay_entries` runs the entries as recorded.
 
 What replay cannot reproduce is refused while capturing, with the wafer rule and the fix: value
 reads (``ValueReadError``), ops whose output shape depends on values, and (checked by the backend
@@ -173,8 +176,21 @@ class Tape:
         self.grads_read = []  # (leaf, shape): .grad read before the step defines it
         self.grad_presence = []  # (leaf, was None): .grad seen by Python before the step set it
         self.signature = []  # op names and shapes, for retrace comparison
+        self.slot_meta = {}  # slot -> (shape, numpy dtype) of the value it held at capture
+        self.plan = None  # the replay plan (core.plan), made on the first replay
 
     def replay(self, input_arrays):
+        """Run the step on ``input_arrays``: through its plan (``core.plan``: buffers allocated
+        once, planned kernels, dead entries dropped), made on the first replay, when the tape is
+        complete."""
+        plan = self.plan
+        if plan is None:
+            from .plan import make_plan
+            plan = self.plan = make_plan(self)
+        return plan.run(input_arrays)
+
+    def replay_entries(self, input_arrays):
+        """Run every recorded entry as captured (the unplanned replay; the planner's reference)."""
         env = [None] * self.n_slots
         for s, a in zip(self.input_slots, input_arrays):
             env[s] = a
@@ -210,6 +226,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         self.tape.n_slots += 1
         self.array_slot[id(arr)] = s
         self.keep.append(arr)
+        self.tape.slot_meta[s] = (getattr(arr, "shape", None), getattr(arr, "dtype", None))
         return s
 
     def add_input(self, t):
@@ -267,6 +284,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         arr = t._data
         s = self.tape.n_slots  # every output gets its own slot (a view may reuse an array object)
         self.tape.n_slots += 1
+        self.tape.slot_meta[s] = (arr.shape, arr.dtype)
         self.array_slot[id(arr)] = s
         self.tensor_slot[id(t)] = s
         self.keep.append(arr)
@@ -413,7 +431,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         # code that reads it as an array (a custom Function's backward) then reads this step's
         ref = self.ref(g)
         s = self._new_slot(var._grad._data)
-        self.tape.entries.append(_accumulate_entry(self._var(var), ref, s))
+        self.tape.entries.append(_accumulate_entry(self._var(var), ref, s, created))
         self.grad_defined.add(var)
         self.grad_owner[id(var._grad)] = var
         self.keep.append(var._grad)
@@ -450,6 +468,30 @@ def _promote_floating(args):
 
 
 # ----- entries ------------------------------------------------------------------------------------
+class Entry:
+    """What one tape entry does, for the replay planner (``core.plan``): its ``kind`` ("op",
+    "inplace", "inplace_grad", "copy_slices", "static_ctx", "fn", "bwd", "accumulate",
+    "set_grad", "zero_grad", "rebind"), the references it reads (``refs``), the slots it writes
+    (``slots``) and the fields of its kind. ``run(env, ctxs)`` is the recorded closure."""
+
+    __slots__ = ("kind", "run", "fields", "refs", "slots")
+
+    def __init__(self, kind, refs=(), slots=(), **fields):
+        self.kind, self.refs, self.slots, self.fields = kind, list(refs), list(slots), fields
+        self.run = None
+
+    def __getattr__(self, name):
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def bind(self, run):
+        self.run = run
+        run.entry = self
+        return run
+
+
 def _args_resolver(refs):
     """A function env -> list of argument values, specialised for the refs' kinds."""
     if all(r[0] in ("s", "x", "c") for r in refs):
@@ -478,32 +520,17 @@ def _attrs_resolver(arefs):
     return resolve
 
 
-_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
-
-
 def _fast_binary(op, args, attrs):
     """A plain ufunc for an elementwise op whose operands need no promotion (checked now, at
     capture; shapes and dtypes are the same at every replay), else None."""
-    uf = _UFUNCS.get(op.name)
-    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None:
-        return None
-    a, b = (x._data if isinstance(x, Tensor) else x for x in args)
-    if not isinstance(a, np.ndarray) or a.dtype.kind != "f" or a.ndim == 0:
-        return None
-    if isinstance(b, np.ndarray):
-        if b.dtype != a.dtype or b.ndim == 0:
-            return None
-    elif type(b) not in (int, float):
-        return None
-    alpha = attrs.get("alpha", 1)
-    if type(alpha) not in (int, float):
-        return None
-    return uf, alpha
+    return _dispatch.fast_binary(op, args, attrs)
 
 
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
     fwd = op.forward
+    desc = Entry("op", op=op, refs=refs, arefs=arefs, slots=slots, info=info, key=key,
+                 multi=multi, fast=fast)
     if fast is not None and len(refs) == 2 and not multi:
         uf, alpha = fast
         s0 = slots[0]
@@ -513,7 +540,7 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
             a = env[ra[1]] if ra[0] == "s" else _resolve(env, ra)
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             env[s0] = uf(a, b if alpha == 1 else b * alpha)
-        return run_fast
+        return desc.bind(run_fast)
 
     def store(env, outs):
         if multi:
@@ -525,17 +552,18 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     if info is None:
         def run(env, ctxs):
             store(env, fwd(Ctx(), *get_args(env), **get_attrs(env)))
-        return run
+        return desc.bind(run)
 
     def run_grad(env, ctxs):
         ctx = _ReplayCtx(info)
         store(env, fwd(ctx, *get_args(env), **get_attrs(env)))
         ctxs[key] = ctx
-    return run_grad
+    return desc.bind(run_grad)
 
 
 def _inplace_entry(op, refs, arefs, fast=None):
     get_args, get_attrs = _args_resolver(refs), _attrs_resolver(arefs)
+    desc = Entry("inplace", op=op, refs=refs, arefs=arefs, fast=fast)
     if fast is not None and len(refs) == 2 and refs[0][0] in ("s", "x", "g"):
         uf, alpha = fast
         ra, rb = refs
@@ -544,12 +572,12 @@ def _inplace_entry(op, refs, arefs, fast=None):
             dst = _resolve(env, ra)
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             uf(dst, b if alpha == 1 else b * alpha, out=dst)
-        return run_fast
+        return desc.bind(run_fast)
 
     def run(env, ctxs):
         args = get_args(env)
         inplace_forward(op, Ctx(), args[0], args[1:], get_attrs(env))
-    return run
+    return desc.bind(run)
 
 
 def _inplace_grad_entry(op, refs, arefs, info, key):
@@ -560,7 +588,7 @@ def _inplace_grad_entry(op, refs, arefs, info, key):
         args = get_args(env)
         inplace_forward_grad(op, ctx, args[0], args[1:], get_attrs(env))
         ctxs[key] = ctx
-    return run
+    return Entry("inplace_grad", op=op, refs=refs, arefs=arefs, key=key).bind(run)
 
 
 def _copy_slices_entry(op, refs, arefs, inner_info, info, view_fn, key):
@@ -574,7 +602,7 @@ def _copy_slices_entry(op, refs, arefs, inner_info, info, view_fn, key):
         ctx = _ReplayCtx(info)
         ctx.inner, ctx.view_fn = inner, view_fn
         ctxs[key] = ctx
-    return run
+    return Entry("copy_slices", op=op, refs=refs, arefs=arefs, key=key).bind(run)
 
 
 def _static_ctx_entry(key, info, view_fn):
@@ -582,7 +610,7 @@ def _static_ctx_entry(key, info, view_fn):
         ctx = _ReplayCtx(info)
         ctx.view_fn = view_fn
         ctxs[key] = ctx
-    return run
+    return Entry("static_ctx", refs=[], key=key).bind(run)
 
 
 def _fn_entry(func, refs, kwargs, slot):
@@ -590,7 +618,7 @@ def _fn_entry(func, refs, kwargs, slot):
 
     def run(env, ctxs):
         env[slot] = func(*get_args(env), **kwargs)
-    return run
+    return Entry("fn", func=func, refs=refs, kwargs=kwargs, slots=[slot]).bind(run)
 
 
 def _bwd_entry(op, key, grefs, out_slots, n_outputs):
@@ -602,16 +630,18 @@ def _bwd_entry(op, key, grefs, out_slots, n_outputs):
         for s, g in zip(out_slots, res):
             if s is not None:
                 env[s] = _autograd.grad_array(g)
-    return run
+    return Entry("bwd", op=op, key=key, refs=[r for r in grefs if r is not None], grefs=grefs,
+                 slots=[s for s in out_slots if s is not None], out_slots=out_slots,
+                 n_outputs=n_outputs).bind(run)
 
 
-def _accumulate_entry(var, ref, slot):
+def _accumulate_entry(var, ref, slot, created=None):
     def run(env, ctxs):
         v = var()
         if v is not None:
             _autograd.accumulate_grad(v, _resolve(env, ref), ctxs["stored"])
             env[slot] = v._grad._data
-    return run
+    return Entry("accumulate", var=var, refs=[ref], slots=[slot], created=created).bind(run)
 
 
 def _set_grad_entry(var, ref):
@@ -620,7 +650,7 @@ def _set_grad_entry(var, ref):
             v = var()
             if v is not None:
                 v._grad = None
-        return unset
+        return Entry("set_grad", var=var, refs=[], value=None).bind(unset)
 
     def run(env, ctxs):
         v = var()
@@ -631,7 +661,7 @@ def _set_grad_entry(var, ref):
         if g is not None and g._data is arr:
             return
         v._grad = Tensor._wrap(arr)
-    return run
+    return Entry("set_grad", var=var, refs=[ref], value=ref).bind(run)
 
 
 def _zero_grad_entry(var, set_to_none):
@@ -639,10 +669,10 @@ def _zero_grad_entry(var, set_to_none):
         v = var()
         if v is not None:
             _dispatch.zero_grad_now(v, set_to_none)
-    return run
+    return Entry("zero_grad", var=var, refs=[], set_to_none=set_to_none).bind(run)
 
 
 def _rebind_entry(tensor, ref):
     def run(env, ctxs):
         tensor._data = _resolve(env, ref)
-    return run
+    return Entry("rebind", tensor=tensor, refs=[ref]).bind(run)

@@ -227,9 +227,12 @@ class Node:
 
     def release(self):
         self.freed = True
-        keep = ("in_meta", "needs_input_grad", "fn_cls")
-        for k in [k for k in self.__dict__ if k not in keep]:
-            del self.__dict__[k]
+        d = self.__dict__
+        if d:
+            fn_cls = d.get("fn_cls")
+            d.clear()  # the values the forward saved
+            if fn_cls is not None:
+                d["fn_cls"] = fn_cls
         self.saved_versions = None
 
 
@@ -274,23 +277,24 @@ def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
 def _toposort(roots):
     """Nodes reachable from ``roots`` with their dependency counts (consumers per node)."""
     deps = {}
+    stack = []
+    for r in roots:
+        if r is not None and r not in deps:
+            deps[r] = 0
+            stack.append(r)
     seen = set()
-    stack = [r for r in roots if r is not None]
-    for r in stack:
-        deps.setdefault(r, 0)
-    order = []
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        if n in seen:
             continue
-        seen.add(id(n))
-        order.append(n)
+        seen.add(n)
         for e in n.next:
             if e is None:
                 continue
             m = e[0]
-            deps[m] = deps.get(m, 0) + 1
-            if id(m) not in seen:
+            c = deps.get(m)
+            deps[m] = 1 if c is None else c + 1
+            if m not in seen:
                 stack.append(m)
     return deps
 
@@ -325,18 +329,17 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
     With ``capture`` (a dict edge -> None), gradients arriving at those edges are stored there
     instead of being accumulated into leaves (``torch.autograd.grad``); leaves are left untouched.
     """
-    from ._tensor import Tensor
-
-    from ._dispatch import engine_observers
-    obs = engine_observers()
+    obs = _engine_observers()
     deps = _toposort([e[0] for e in roots])
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
-    ready = [e[0] for e in roots if deps.get(e[0], 0) == 0]
-    ready = list(dict.fromkeys(ready))
+    ready = list(dict.fromkeys(e[0] for e in roots if deps.get(e[0], 0) == 0))
     stored = set()
+    ndarray = np.ndarray
     while ready:
         node = ready.pop()
         grads = buffers.pop(node, None)
@@ -359,7 +362,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             if capture is None and grads[0] is not None:
                 _accumulate(node, grads[0], stored, obs)
             continue
-        if all(g is None for g in grads):
+        if (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
             in_grads = (None,) * len(node.next)
         else:
             if node.n_outputs > 1:
@@ -369,7 +372,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 in_grads = _anomaly_backward(node, grads)
             else:
                 in_grads = node.apply_backward(grads)
-            in_grads = [grad_array(g) for g in in_grads]
+            in_grads = [g if g is None or type(g) is ndarray else np.asarray(g)
+                        for g in in_grads]
             for o in obs:
                 o.bwd(node, grads, in_grads)
             if not retain_graph:
@@ -384,12 +388,22 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                     g = _rec(obs, _unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
                     g = _rec(obs, _astype, (g, dt), {}, g.astype(dt))
-                buf = buffers.setdefault(m, [None] * m.n_outputs)
+                buf = buffers.get(m)
+                if buf is None:
+                    buf = buffers[m] = [None] * m.n_outputs
                 nr = e[1]
                 buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
-            deps[m] -= 1
-            if deps[m] == 0:
+            left = deps[m] - 1
+            deps[m] = left
+            if left == 0:
                 ready.append(m)
+
+
+def _engine_observers():
+    global _engine_observers
+    from ._dispatch import engine_observers
+    _engine_observers = engine_observers  # resolved once (the dispatch module imports this one)
+    return engine_observers()
 
 
 def record_forward_stack(node) -> None:

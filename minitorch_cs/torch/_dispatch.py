@@ -353,17 +353,23 @@ def _make_node(op, args):
     node = Node(op, op.n_outputs)
     nxt = []
     meta = []
+    needs = []
     for a in args:
         if isinstance(a, Tensor):
-            meta.append((a._data.shape, a._data.dtype))
-            nxt.append(a._edge() if a._rg else None)
+            d = a._data
+            meta.append((d.shape, d.dtype))
+            if a._rg:
+                nxt.append(a._edge())
+                needs.append(True)
+                continue
         else:
             meta.append(None)
-            nxt.append(None)
+        nxt.append(None)
+        needs.append(False)
     node.next = nxt
     node.in_meta = meta
-    node.needs_input_grad = [e is not None for e in nxt]
-    node.saved_versions = _saved_versions(op, args, node.needs_input_grad, 0)
+    node.needs_input_grad = needs
+    node.saved_versions = _saved_versions(op, args, needs, 0) if op.saved else []
     if Anomaly.enabled:
         record_forward_stack(node)
     return node
@@ -378,16 +384,26 @@ def _saved_versions(op, args, needs, first):
 
 
 def eager(op, args, attrs):
-    res = _eager(op, args, attrs)
+    # one pass over the arguments: their arrays, whether any is a meta tensor or on the wafer's
+    # lazy device (or all are internal constants of no device), whether any requires grad
+    arrays = []
+    place = rg = False
     neutral = True
     for a in args:
         if isinstance(a, Tensor):
+            arrays.append(a._data)
             if a._meta or a._lazydev:
-                _place(op, args, res)
-                return res
-            if a._lazydev is False:
+                place = True
+            elif a._lazydev is False:
                 neutral = False
-    if neutral:  # made from attributes (a constant, a random draw) or internal constants only:
+            if a._rg:
+                rg = True
+        else:
+            arrays.append(a)
+    res = _eager(op, args, attrs, arrays, rg and GradState.enabled and op.differentiable)
+    if place:
+        _place(op, args, res)
+    elif neutral:  # made from attributes (a constant, a random draw) or internal constants only:
         for t in (res if isinstance(res, tuple) else (res,)):  # no device of its own; the
             if isinstance(t, Tensor):  # public creation functions place theirs (_creation.place)
                 t._lazydev = None
@@ -424,11 +440,14 @@ def _place(op, args, res):
             t._lazydev = True
 
 
-def _eager(op, args, attrs):
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+def _eager(op, args, attrs, arrays=None, grad=None):
+    if arrays is None:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if grad is None:
+        grad = _needs_grad(op, args)
     if op.tensor_attrs:
         attrs = unwrap_attrs(op, attrs)
-    if _needs_grad(op, args):
+    if grad:
         node = _make_node(op, args)
         out = op.forward(node, *arrays, **attrs)
         if op.n_outputs == 1:
@@ -503,10 +522,60 @@ def _wrap_out(op, arr, args, node, nr):
     return t
 
 
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+_PLAIN_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def fast_binary(op, args, attrs):
+    """``(ufunc, alpha)`` when an elementwise ``add``/``sub``/``mul``/``div`` is exactly
+    ``ufunc(a, b * alpha)`` on its arrays -- a float32/float64 array and a same-dtype array or a
+    Python number, no rounding mode -- else None. Eager in-place ops and graph replay use it to
+    skip the general promotion path; the result is the op kernel's, bit for bit."""
+    uf = _UFUNCS.get(op.name)
+    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None or \
+            len(attrs) > 1 or (attrs and "alpha" not in attrs and "rounding_mode" not in attrs):
+        return None
+    a, b = args
+    if type(a) is not np.ndarray:
+        if not isinstance(a, Tensor) or a._meta:
+            return None
+        a = a._data
+    if a.dtype not in _PLAIN_FLOATS or a.ndim == 0:
+        return None
+    if isinstance(b, Tensor):
+        if b._meta:
+            return None
+        b = b._data
+    if type(b) is np.ndarray:
+        if b.dtype != a.dtype or b.ndim == 0:
+            return None
+    elif type(b) not in (int, float):
+        return None
+    alpha = attrs.get("alpha", 1)
+    if type(alpha) not in (int, float):
+        return None
+    return uf, alpha
+
+
 def eager_inplace(op, target, args, attrs):
-    full = (target,) + args
     if target._lazydev and op.name != "copy_":  # copy_ moves values across devices (torch)
         check_same_device(op, args)
+    if len(args) == 1 and op.name in _UFUNCS and not target._meta and not (
+            GradState.enabled and op.differentiable and (target._rg or (
+                isinstance(args[0], Tensor) and args[0]._rg))):
+        fast = fast_binary(op, (target, args[0]), attrs)
+        dst = target._data
+        if fast is not None and dst.flags.writeable:
+            uf, alpha = fast
+            b = args[0]._data if isinstance(args[0], Tensor) else args[0]
+            try:
+                uf(dst, b if alpha == 1 else b * alpha, out=dst)
+            except ValueError:
+                pass  # a broadcast error: the general path raises torch's
+            else:
+                target._vc[0] += 1
+                return target
+    full = (target,) + args
     if GradState.enabled and op.differentiable and any(
             isinstance(a, Tensor) and a._rg for a in full):
         return _inplace_with_grad(op, target, full, attrs)

@@ -249,29 +249,48 @@ def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
     return cols, ho, wo
 
 
+# Forward and input-gradient kernels work through the batch in chunks whose column matrix fits
+# in cache (about this many bytes): each sample's GEMM and each element's sequence of additions
+# are the same as over the whole batch at once, so chunking changes no result, only how often the
+# column matrix travels through memory.
+_CHUNK_BYTES = 1 << 21
+
+
+def _chunk(n, per_sample_bytes):
+    return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_bytes)))
+
+
 def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     n = x.shape[0]
     cout, cg, kh, kw = w.shape
     dt = _float_dtype(x, w)
     x = x.astype(dt, copy=False)
     w = w.astype(dt, copy=False)
+    ho = conv_output_size(x.shape[2], kh, stride[0], pads[0][0], pads[0][1], dilation[0])
+    wo = conv_output_size(x.shape[3], kw, stride[1], pads[1][0], pads[1][1], dilation[1])
     if n == 0:
-        ho = conv_output_size(x.shape[2], kh, stride[0], pads[0][0], pads[0][1], dilation[0])
-        wo = conv_output_size(x.shape[3], kw, stride[1], pads[1][0], pads[1][1], dilation[1])
         return np.zeros((0, cout, ho, wo), dtype=dt)
-    cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups)
-    wmat = w.reshape(groups, cout // groups, cg * kh * kw)
+    k = cg * kh * kw
+    wmat = w.reshape(groups, cout // groups, k)
     if skip_padding and any(p for pair in pads for p in pair) and not np.isfinite(w).all():
         # torch's oneDNN convolution (bfloat16, and float32 by its use_mkldnn rule) never
         # multiplies the padding: a non-finite weight against a padded zero does not turn the
         # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False)
+        cols, _, _ = _im2col(x, kh, kw, stride, pads, dilation, groups)
         valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
                               groups)
         with np.errstate(invalid="ignore"):
             prod = wmat[None, :, :, :, None] * cols[:, :, None, :, :]  # (N, G, Og, K, L)
         y = np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)).sum(axis=3)
         return y.reshape(n, cout, ho, wo)
-    y = np.matmul(wmat, cols)  # (N, G, Og, Ho*Wo)
+    xp = _pad_hw(x, pads)
+    y = np.empty((n, groups, cout // groups, ho * wo), dtype=dt)
+    step = _chunk(n, groups * k * ho * wo * dt.itemsize)
+    for a in range(0, n, step):
+        v = _windows(xp[a:a + step], kh, kw, stride, dilation, ho, wo)  # (n, C, Ho, Wo, kh, kw)
+        cols = np.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(
+            -1, groups, k, ho * wo)
+        np.matmul(wmat, cols, out=y[a:a + step])  # (n, G, Og, Ho*Wo)
     return y.reshape(n, cout, ho, wo)
 
 
@@ -286,15 +305,18 @@ def _conv2d_bwd_input(gy, w, x_shape, stride, pads, dilation, groups):
     gx = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dt)
     if n == 0 or gx.size == 0:
         return gx[:, :, pt:pt + h, pl:pl + wd]
-    wmat = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * kh * kw)
+    wt = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
     g = gy.astype(dt, copy=False).reshape(n, groups, cout // groups, ho * wo)
-    gcols = np.matmul(wmat.transpose(0, 2, 1), g)  # (N, G, Cg*kh*kw, Ho*Wo)
-    gcols = gcols.reshape(n, c, kh, kw, ho, wo)
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1
-    for i in range(kh):
-        for j in range(kw):
-            gx[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw] += gcols[:, :, i, j]
+    step = _chunk(n, c * kh * kw * ho * wo * dt.itemsize)
+    for a in range(0, n, step):
+        gcols = np.matmul(wt, g[a:a + step])  # (n, G, Cg*kh*kw, Ho*Wo)
+        gcols = gcols.reshape(-1, c, kh, kw, ho, wo)
+        gxa = gx[a:a + step]
+        for i in range(kh):
+            for j in range(kw):
+                gxa[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw] += gcols[:, :, i, j]
     return gx[:, :, pt:pt + h, pl:pl + wd]
 
 

@@ -107,6 +107,8 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
         raise IndexError(f"Target {bad} is out of bounds.")
     if logp.ndim == 1:
         picked = logp[t]
+    elif logp.ndim == 2:  # (N, C): one element per row (take_along_axis without its set-up)
+        picked = logp[np.arange(logp.shape[0]), t]
     else:
         picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
     w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
@@ -128,6 +130,8 @@ def _nll_backward(ctx, g):
     z = np.zeros(ctx.shape, coef.dtype)
     if len(ctx.shape) == 1:
         z[ctx.t] = -coef
+    elif len(ctx.shape) == 2:
+        z[np.arange(ctx.shape[0]), ctx.t] = -coef
     else:
         np.put_along_axis(z, np.expand_dims(ctx.t, 1), -np.expand_dims(coef, 1), axis=1)
     return z
