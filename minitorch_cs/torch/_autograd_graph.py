@@ -47,6 +47,8 @@ def _alias(v):
     Tensor = _tensor_cls()
     if isinstance(v, np.ndarray):
         return Tensor._wrap(v)
+    if isinstance(v, np.generic):  # numpy's reductions of 0-d arrays give scalars
+        return Tensor._wrap(np.asarray(v))
     if isinstance(v, tuple):
         return tuple(_alias(x) for x in v)
     if isinstance(v, list):
@@ -55,7 +57,7 @@ def _alias(v):
 
 
 def _has_array(v) -> bool:
-    if isinstance(v, np.ndarray):
+    if isinstance(v, (np.ndarray, np.generic)):
         return True
     if isinstance(v, (tuple, list)):
         return any(_has_array(x) for x in v)
@@ -146,7 +148,7 @@ class GraphCtx:
             else:
                 raise RuntimeError(f"internal error: {node.name()} reads input {pos} "
                                    f"({name}) in backward but does not save it")
-        if isinstance(arr, np.ndarray) and t._data.dtype != arr.dtype:
+        if isinstance(arr, (np.ndarray, np.generic)) and t._data.dtype != arr.dtype:
             t = TX.astype(t, arr.dtype)
         return t
 
@@ -156,7 +158,7 @@ class GraphCtx:
             raise RuntimeError(f"internal error: {self._node.name()} reads its output in "
                                "backward but does not save it")
         out = outs[k]
-        if isinstance(arr, np.ndarray) and out._data.dtype != arr.dtype:
+        if isinstance(arr, (np.ndarray, np.generic)) and out._data.dtype != arr.dtype:
             out = TX.astype(out, arr.dtype)
         return out
 
@@ -209,6 +211,7 @@ def _on_edge(arr, edge, dtype):
     """A tensor holding ``arr`` whose gradient flows into ``edge`` (torch's unpacked saved
     variable)."""
     Tensor = _tensor_cls()
+    arr = np.asarray(arr)
     t = Tensor._wrap(arr if arr.dtype == dtype else arr.astype(dtype))
     t._rg = True
     t.grad_fn, t._output_nr = edge

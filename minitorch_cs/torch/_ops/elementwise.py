@@ -629,8 +629,10 @@ class Elu(Pointwise):
         xp = ns(g)
         x = ctx.x
         c = lambda v: xp.asarray(v, g.dtype)  # noqa: E731
-        neg = c(ctx.alpha * ctx.scale * ctx.input_scale) * xp.exp(xp.minimum(x, 0) *
-                                                                  c(ctx.input_scale))
+        # exp of the negative part only (no overflow in the branch where() drops); in a graph
+        # a select, whose derivative at 0 is the left branch's, as torch's double backward
+        neg_x = xp.where(x <= 0, x, 0) if graph_mode(xp) else xp.minimum(x, 0)
+        neg = c(ctx.alpha * ctx.scale * ctx.input_scale) * xp.exp(neg_x * c(ctx.input_scale))
         return (xp.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
 
 
@@ -711,10 +713,26 @@ class Hardsigmoid(Pointwise):
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
-        x = ctx.x
+        if graph_mode(xp):
+            return (xp.call(HardsigmoidBackward, g, ctx.x),)
+        return (HardsigmoidBackward.forward(ctx, g, ctx.x),)
+
+
+class HardsigmoidBackward(Pointwise):
+    """hardsigmoid's input gradient, an op of its own because torch defines no derivative for
+    it: differentiating it raises torch's error."""
+
+    name = "hardsigmoid_backward"
+
+    @staticmethod
+    def forward(ctx, g, x):
         # torch's kernel multiplies by 1/6 rounded to float32, in float64 too
-        sixth = xp.asarray(float(np.float32(1.0 / 6.0)), g.dtype)
-        return (xp.where((x > -3) & (x < 3), g * sixth, xp.zeros((), g.dtype)),)
+        sixth = np.asarray(np.float32(1.0 / 6.0), g.dtype)
+        return np.where((x > -3) & (x < 3), g * sixth, np.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
 class Hardswish(Pointwise):
@@ -997,9 +1015,9 @@ class Div(Pointwise):
         if ctx.mode is not None:
             xp = ns(g)
             return (xp.zeros_like(g) if n[0] else None, xp.zeros_like(g) if n[1] else None)
-        a, b = ctx.a, ctx.b
+        b = ctx.b
         # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
-        return (g / b if n[0] else None, -g * ((a / b) / b) if n[1] else None)
+        return (g / b if n[0] else None, -g * ((ctx.a / b) / b) if n[1] else None)
 
 
 class Pow(Pointwise):

@@ -442,7 +442,7 @@ class Svdvals(Kernel):
         if graph_mode(xp):  # U and Vh depend on the input: the outputs of an SVD of it
             from .._autograd_graph import derived_outputs
             u, s, vh = raw(ctx, "u"), raw(ctx, "s"), raw(ctx, "vh")
-            u, _, vh = derived_outputs(ctx, LinalgSvd, [0], [u, s, vh])
+            u, _, vh = derived_outputs(ctx, LinalgSvd, [0], [u, s, vh], u=u, s=s, vh=vh)
             return (xp.matmul(u * xp.expand_dims(g, -2), vh),)
         return (np.matmul(ctx.u * g[..., None, :], ctx.vh),)
 

@@ -734,6 +734,8 @@ class LogSigmoid(Kernel):
     def backward(ctx, g):
         xp = ns(g)
         x = ctx.x
+        if graph_mode(xp):  # sigmoid(-x) itself: smooth at 0, where exp(-|x|) has a kink
+            return (xp.astype(g * xp.expit(-x), xp.npdtype(g)),)
         e = xp.exp(-xp.abs(x))
         # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
         s = xp.where(x >= 0, e / (1 + e), 1 / (1 + e))
