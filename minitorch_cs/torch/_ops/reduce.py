@@ -7,7 +7,7 @@ from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import HALF as _HALF
 from ._opmath import opmath
-from ._xp import graph_mode, ns
+from ._xp import NP, graph_mode, ns
 from .._fpe import warn_user
 
 
@@ -626,28 +626,58 @@ class Cdist(Kernel):
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
-        p, y = ctx.p, ctx.y
-        if graph_mode(xp):  # the pairwise differences, recomputed from the inputs
+        p, y, n = ctx.p, ctx.y, ctx.needs_input_grad
+        if graph_mode(xp) and not (p == 2 and max(tuple(y.shape)[-2:], default=0) > 25):
+            # torch's _cdist_backward kernel, whose own derivative torch does not define: the
+            # gradient is recorded and differentiating it raises torch's error
+            g1 = xp.call(CdistBackward, g, ctx.x1, ctx.x2, y, p=p) if n[0] else None
+            g2 = xp.call(CdistBackward, xp.swapaxes(g, -1, -2), ctx.x2, ctx.x1,
+                         xp.swapaxes(y, -1, -2), p=p) if n[1] else None
+            return (g1, g2)
+        if graph_mode(xp):
+            # p = 2 with more than 25 rows: torch computes through matrix products (its default
+            # compute_mode), which differentiate again; recorded from the pairwise differences
             diff = xp.expand_dims(ctx.x1, -2) - xp.expand_dims(ctx.x2, -3)
         else:
             diff = ctx.diff
-        gg, yy = xp.expand_dims(g, -1), xp.expand_dims(y, -1)
-        zero = xp.zeros((), xp.npdtype(diff))
-        with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == 0:
-                res = xp.zeros_like(diff)
-            elif p == 1:
-                res = gg * xp.sign(diff)
-            elif p == float("inf"):
-                res = gg * xp.sign(diff) * (xp.abs(diff) == yy)
-            elif p == 2:
-                res = xp.where(yy == 0, zero, gg * diff / yy)
-            elif p < 2:
-                res = xp.where(yy == 0, zero, xp.sign(diff) * xp.abs(diff) ** (p - 1) * gg
-                               / yy ** (p - 1))
-            else:
-                res = xp.where(yy == 0, zero, diff * xp.abs(diff) ** (p - 2) * gg
-                               / yy ** (p - 1))
-        n = ctx.needs_input_grad
+        res = _cdist_terms(xp, g, diff, y, p)
         return (xp.sum(res, axis=-2) if n[0] else None,
                 -xp.sum(res, axis=-3) if n[1] else None)
+
+
+def _cdist_terms(xp, g, diff, y, p):
+    """torch's ``_cdist_backward`` terms, one per pair and coordinate (masked after the
+    product where the distance is 0)."""
+    gg, yy = xp.expand_dims(g, -1), xp.expand_dims(y, -1)
+    zero = xp.zeros((), xp.npdtype(diff))
+    with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if p == 0:
+            return xp.zeros_like(diff)
+        if p == 1:
+            return gg * xp.sign(diff)
+        if p == float("inf"):
+            return gg * xp.sign(diff) * (xp.abs(diff) == yy)
+        if p == 2:
+            return xp.where(yy == 0, zero, gg * diff / yy)
+        if p < 2:
+            return xp.where(yy == 0, zero, xp.sign(diff) * xp.abs(diff) ** (p - 1) * gg
+                            / yy ** (p - 1))
+        return xp.where(yy == 0, zero, diff * xp.abs(diff) ** (p - 2) * gg / yy ** (p - 1))
+
+
+class CdistBackward(Kernel):
+    """``cdist``'s gradient for ``x1`` (torch's ``_cdist_backward``; for ``x2`` it is called with
+    the operands swapped and the gradient transposed), an op of its own because torch defines
+    no derivative for it: differentiating it raises torch's error."""
+
+    name = "_cdist_backward"
+    node_name = "CdistBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x1, x2, y, p):
+        diff = x1[..., :, None, :] - x2[..., None, :, :]
+        return _cdist_terms(NP, g, diff, y, p).sum(-2)
+
+    @staticmethod
+    def backward(ctx, c):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
