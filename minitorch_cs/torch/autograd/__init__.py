@@ -1,5 +1,6 @@
-"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode and custom
-``Function``s."""
+"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode, custom
+``Function``s, ``gradcheck``/``gradgradcheck`` and the ``functional`` API (Jacobians, Hessians
+and their products with vectors)."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,8 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly"]
+           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly", "gradcheck",
+           "gradgradcheck"]
 
 
 def _as_list(x):
@@ -189,3 +191,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = _rec(obs, _copy_as, (g, t._data.dtype), {}, np.array(g, dtype=t._data.dtype))
             res.append(Tensor._wrap(g))
     return tuple(res)
+
+
+# imported last: they call ``grad`` above. As in torch, the name ``gradcheck`` is the function
+# (the module stays importable: ``from torch.autograd.gradcheck import GradcheckError``).
+from . import functional  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
