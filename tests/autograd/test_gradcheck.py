@@ -186,3 +186,40 @@ def test_verdicts_match_torch(call):
     want = _run(torch_ref, *call)
     got = _run(torch, *call)
     assert got == want
+
+
+# ----- layers outside the op table differentiate twice ---------------------------------------------
+def _layer_cases():
+    F = torch.nn.functional
+    g = torch.Generator().manual_seed(0)
+
+    def r(*s):
+        return torch.randn(*s, dtype=torch.float64, generator=g).requires_grad_(True)
+
+    cases = {
+        "scaled_dot_product_attention": (
+            lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+            (r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4))),
+        "conv_transpose2d": (lambda x, w: F.conv_transpose2d(x, w, stride=2),
+                             (r(1, 2, 3, 3), r(2, 3, 2, 2))),
+        "conv_transpose1d": (lambda x, w: F.conv_transpose1d(x, w, stride=2),
+                             (r(1, 2, 4), r(2, 3, 3))),
+        "interpolate_bilinear": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+                                 (r(1, 1, 3, 3),)),
+        "rms_norm": (lambda x, w: F.rms_norm(x, (4,), w), (r(3, 4), r(4))),
+        "pixel_shuffle": (lambda x: F.pixel_shuffle(x, 2), (r(1, 4, 2, 2),)),
+        "embedding": (lambda w: F.embedding(torch.tensor([0, 2, 1, 2]), w), (r(3, 4),)),
+        "mish": (F.mish, (r(5),)),
+        "max_pool1d": (lambda x: F.max_pool1d(x, 2), (r(1, 2, 6),)),
+    }
+    for name in ("LSTM", "GRU"):
+        torch.manual_seed(0)
+        m = getattr(torch.nn, name)(3, 2, batch_first=True).double()
+        cases[name] = (lambda x, m=m: m(x)[0], (r(1, 2, 3),))
+    return cases
+
+
+@pytest.mark.parametrize("name", sorted(_layer_cases()))
+def test_layers_differentiate_twice(name):
+    fn, args = _layer_cases()[name]
+    assert gradgradcheck(fn, args, fast_mode=True)
