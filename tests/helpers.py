@@ -2,13 +2,16 @@
 
 ``assert_close`` reports ``got X, but should be Y [call]``; ``gradcheck`` compares the analytic
 gradient (backward seeded with a *random cotangent*) with float64 central differences along a
-*random projection* (HIPS/autograd ``check_grads``), one scalar per input.
+*random projection* (HIPS/autograd ``check_grads``), one scalar per input; ``gradgradcheck``
+does the same one order up: the derivatives of the recorded gradient (``create_graph=True``)
+against central differences of the first-order gradient.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_numpy", "assert_close", "gradcheck", "GradcheckError", "describe"]
+__all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
+           "describe"]
 
 
 def to_numpy(x):
@@ -145,3 +148,80 @@ def gradcheck(fn, *inputs, name=None, T=None, eps=1e-6, rtol=1e-5, atol=1e-8, se
                 f"gradcheck failed for {name} w.r.t. input {i} (input shapes {shapes}, output "
                 f"shapes {[tuple(o.shape) for o in outs]}): analytic <v, grad> = {analytic:.10g}, "
                 f"numeric = {numeric:.10g} (tol {tol:.3g}){detail}")
+
+
+def gradgradcheck(fn, *inputs, name=None, T=None, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0):
+    """Check second derivatives of ``fn(*tensors)``: differentiate the gradient that
+    ``autograd.grad(..., create_graph=True)`` records and compare with central differences of
+    the first-order gradient.
+
+    With random cotangents ``u`` for the floating outputs (themselves requiring grad, as torch's
+    gradgradcheck does) and random weights ``w_i`` for the gradients, ``F(x, u) = sum_i <w_i,
+    dL/dx_i>`` where ``L = <u, f(x)>``. Backward through the recorded gradient gives ``dF/dx_j``
+    and ``dF/du_k``; each must match, along a random direction, the central difference of ``F``
+    evaluated by first-order backward at perturbed inputs (or cotangents). Returns the number of
+    directions checked.
+    """
+    __tracebackhide__ = True
+    if T is None:
+        from minitorch_cs import torch as T
+    name = name or getattr(fn, "__name__", "fn")
+    rng = np.random.default_rng(seed)
+    xs = [np.asarray(x, dtype=np.float64) if not isinstance(x, np.ndarray) or x.dtype != np.float64
+          else x for x in inputs]
+    leaves = [T.from_numpy(x).requires_grad_(True) for x in xs]
+    all_outs = _outputs(fn(*leaves))
+    keep = [k for k, o in enumerate(all_outs) if o.requires_grad]
+    outs = [all_outs[k] for k in keep]
+    if not outs:
+        raise GradcheckError(f"{name}: no floating-point output requires grad")
+    us = [rng.standard_normal(tuple(o.shape)) for o in outs]
+    u_leaves = [T.from_numpy(u.copy()).requires_grad_(True) for u in us]
+    ws = [rng.standard_normal(x.shape) for x in xs]
+    grads = T.autograd.grad(outs, leaves, u_leaves, create_graph=True, allow_unused=True)
+    F = None
+    for g, w in zip(grads, ws):
+        if g is None or not g.requires_grad:
+            continue
+        term = (g * T.from_numpy(w)).sum()
+        F = term if F is None else F + term
+    wrt = leaves + u_leaves
+    if F is None:
+        second = [None] * len(wrt)
+    else:
+        second = T.autograd.grad(F, wrt, allow_unused=True)
+    second = [np.zeros(v.shape) if s is None else to_numpy(s) for s, v in zip(second, wrt)]
+
+    def F_at(xs_, us_):
+        ls = [T.from_numpy(np.asarray(x)).requires_grad_(True) for x in xs_]
+        res = _outputs(fn(*ls))
+        o = [res[k] for k in keep]
+        gs = T.autograd.grad(o, ls, [T.from_numpy(np.asarray(u)) for u in us_], allow_unused=True)
+        return float(sum(np.sum(w * to_numpy(g)) for g, w in zip(gs, ws) if g is not None))
+
+    base_scale = abs(F_at(xs, us)) + 1.0
+    checked = 0
+    for j, arr in enumerate(xs + us):
+        if arr.size == 0:
+            continue
+        v = rng.standard_normal(arr.shape)
+        analytic = float(np.sum(v * second[j]))
+        if j < len(xs):
+            plus = [x + eps * v if k == j else x for k, x in enumerate(xs)]
+            minus = [x - eps * v if k == j else x for k, x in enumerate(xs)]
+            numeric = (F_at(plus, us) - F_at(minus, us)) / (2 * eps)
+            what = f"input {j}"
+        else:
+            k = j - len(xs)
+            plus = [u + eps * v if i == k else u for i, u in enumerate(us)]
+            minus = [u - eps * v if i == k else u for i, u in enumerate(us)]
+            numeric = (F_at(xs, plus) - F_at(xs, minus)) / (2 * eps)
+            what = f"grad_output {k}"
+        tol = atol * base_scale + rtol * max(abs(analytic), abs(numeric))
+        if not np.isfinite(analytic) or abs(analytic - numeric) > tol:
+            raise GradcheckError(
+                f"gradgradcheck failed for {name} w.r.t. {what} (input shapes "
+                f"{[tuple(x.shape) for x in xs]}): analytic second derivative along a random "
+                f"direction = {analytic:.10g}, numeric = {numeric:.10g} (tol {tol:.3g})")
+        checked += 1
+    return checked

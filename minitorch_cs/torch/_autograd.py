@@ -207,21 +207,11 @@ class Node:
 
     def apply_backward(self, grads):
         if self.freed:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the graph "
-                "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-                "you need to backward through the graph a second time or if you need to access saved "
-                "tensors after calling backward.")
+            raise freed_error()
         if self.saved_versions:
             for t, v in self.saved_versions:
                 if t._vc[0] != v:
-                    raise RuntimeError(
-                        "one of the variables needed for gradient computation has been modified by "
-                        f"an inplace operation: [{t.type_name()} {list(t.shape)}], which is output 0 "
-                        f"of {t.grad_fn.name() if t.grad_fn else 'a leaf'}, is at version {t._vc[0]}; "
-                        f"expected version {v} instead. Hint: the backtrace further above shows the "
-                        "operation that failed to compute its gradient.")
+                    raise modified_error(t, v)
         g = grads[0] if self.n_outputs == 1 else grads
         return self.op.backward(self, g)
 
@@ -234,6 +224,26 @@ class Node:
             if fn_cls is not None:
                 d["fn_cls"] = fn_cls
         self.saved_versions = None
+
+
+def freed_error() -> RuntimeError:
+    """torch's error for a backward through a node whose saved values were freed."""
+    return RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the graph "
+        "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+        "you need to backward through the graph a second time or if you need to access saved "
+        "tensors after calling backward.")
+
+
+def modified_error(t, v) -> RuntimeError:
+    """torch's error for a saved tensor changed in place (version ``t._vc[0]``, saved at ``v``)."""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by "
+        f"an inplace operation: [{t.type_name()} {list(t.shape)}], which is output 0 "
+        f"of {t.grad_fn.name() if t.grad_fn else 'a leaf'}, is at version {t._vc[0]}; "
+        f"expected version {v} instead. Hint: the backtrace further above shows the "
+        "operation that failed to compute its gradient.")
 
 
 class AccumulateGrad:

@@ -5,11 +5,21 @@ broadcast dimensions and casts them to each input's dtype.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from . import _special as special
 
 from .. import _dtype as D
 from ._kernel import Pointwise
+from ._xp import graph_mode, ns, raw
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _is_arr(v) -> bool:
+    """An array operand (a tensor in graph mode), as opposed to a Python number."""
+    return hasattr(v, "shape")
 
 # ----- promotion helpers -------------------------------------------------------------------------
 
@@ -221,7 +231,7 @@ class Copy(Pointwise):
     def backward(ctx, g):
         # dst's old value gets a zero gradient (torch's CopyBackwards): the graph before the copy
         # still sees the node, so leaves behind it get zeros, not None
-        return (np.zeros_like(g), g)
+        return (ns(g).zeros_like(g), g)
 
 
 class Fill(Pointwise):
@@ -238,14 +248,16 @@ class Fill(Pointwise):
     @staticmethod
     def backward(ctx, g):
         # the old value gets zeros (fill_/zero_ cut the graph, as torch's FillBackward does)
-        return (np.zeros_like(g), g.sum())
+        xp = ns(g)
+        return (xp.zeros_like(g), xp.sum(g))
 
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
            no_bool=None):
-    """Declare a unary op from a numpy forward and a backward ``bwd(x, y, g)``; ``no_bool`` names
-    the torch kernel that has no bool implementation (its error is raised for bool inputs)."""
+    """Declare a unary op from a numpy forward and a backward ``bwd(xp, x, y, g)`` (``xp`` the
+    array namespace, ``_xp``); ``no_bool`` names the torch kernel that has no bool implementation
+    (its error is raised for bool inputs)."""
 
     def forward(ctx, x, out=None):
         if no_bool is not None and x.dtype == np.bool_:
@@ -276,17 +288,17 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
 
     def backward(ctx, g):
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
-        return (bwd(getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
+        return (bwd(ns(g), getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
 
     cls = type(name.capitalize(), (Pointwise,), {
         "name": name, "saved": saved, "saves_output": saves_output,
-        "differentiable": differentiable,
+        "differentiable": differentiable, "graph_inputs": {"x": 0},
         "forward": staticmethod(forward), "backward": staticmethod(backward)})
     return cls
 
 
-def _zero_grad(x, y, g):
-    return np.zeros_like(g)
+def _zero_grad(xp, x, y, g):
+    return xp.zeros_like(g)
 
 
 def _relu(x, out=None):
@@ -305,9 +317,9 @@ def _gelu_exact(x, out=None):
     return r.astype(x.dtype, copy=False)
 
 
-def _gelu_exact_bwd(x, y, g):
-    cdf = 0.5 * (1.0 + special.erf(x * np.asarray(0.7071067811865476, x.dtype)))
-    pdf = np.exp(-0.5 * x * x) * np.asarray(0.3989422804014327, x.dtype)
+def _gelu_exact_bwd(xp, x, y, g):
+    cdf = 0.5 * (1.0 + xp.erf(x * xp.asarray(0.7071067811865476, x.dtype)))
+    pdf = xp.exp(-0.5 * x * x) * xp.asarray(0.3989422804014327, x.dtype)
     return g * (cdf + x * pdf)
 
 
@@ -319,8 +331,8 @@ def _silu(x, out=None):
     return r
 
 
-def _silu_bwd(x, y, g):
-    s = special.expit(x)
+def _silu_bwd(xp, x, y, g):
+    s = xp.expit(x)
     return g * (s * (1 + x * (1 - s)))
 
 
@@ -330,29 +342,29 @@ def _wrap1(f):
     return fn
 
 
-Neg = _unary("neg", _wrap1(np.negative), lambda x, y, g: -g, saved=(), float_only=False)
-def _sgn(x):
-    """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN (a NaN input gets a zero
-    gradient from abs and the 1-norm, as in torch)."""
-    s = np.sign(x)
-    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind == "f" else s
+Neg = _unary("neg", _wrap1(np.negative), lambda xp, x, y, g: -g, saved=(), float_only=False)
+from ._xp import _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
 
 
-Abs = _unary("abs", _wrap1(np.abs), lambda x, y, g: g * _sgn(x), float_only=False,
+Abs = _unary("abs", _wrap1(np.abs), lambda xp, x, y, g: g * xp.sgn(x), float_only=False,
              no_bool="abs_cpu")
-Exp = _unary("exp", _wrap1(np.exp), lambda x, y, g: g * y, saved=(), saves_output=True)
-Exp2 = _unary("exp2", _wrap1(np.exp2), lambda x, y, g: g * y * np.log(2.0).astype(y.dtype),
+Exp = _unary("exp", _wrap1(np.exp), lambda xp, x, y, g: g * y, saved=(), saves_output=True)
+Exp2 = _unary("exp2", _wrap1(np.exp2), lambda xp, x, y, g: g * y * xp.asarray(_LN2, y.dtype),
               saved=(), saves_output=True)
-Expm1 = _unary("expm1", _wrap1(np.expm1), lambda x, y, g: g * (y + 1), saved=(), saves_output=True)
-Log = _unary("log", _wrap1(np.log), lambda x, y, g: g / x)
-Log2 = _unary("log2", _wrap1(np.log2), lambda x, y, g: g / (x * np.log(2.0).astype(x.dtype)))
-Log10 = _unary("log10", _wrap1(np.log10), lambda x, y, g: g / (x * np.log(10.0).astype(x.dtype)))
-Log1p = _unary("log1p", _wrap1(np.log1p), lambda x, y, g: g / (1 + x))
-Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda x, y, g: g / (2 * y), saved=(), saves_output=True)
+Expm1 = _unary("expm1", _wrap1(np.expm1), lambda xp, x, y, g: g * (y + 1), saved=(),
+               saves_output=True)
+Log = _unary("log", _wrap1(np.log), lambda xp, x, y, g: g / x)
+Log2 = _unary("log2", _wrap1(np.log2),
+              lambda xp, x, y, g: g / (x * xp.asarray(_LN2, x.dtype)))
+Log10 = _unary("log10", _wrap1(np.log10),
+               lambda xp, x, y, g: g / (x * xp.asarray(_LN10, x.dtype)))
+Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
+Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
+              saves_output=True)
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
-               lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
+               lambda xp, x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
-                    lambda x, y, g: -g * y * y, saved=(), saves_output=True)
+                    lambda xp, x, y, g: -g * y * y, saved=(), saves_output=True)
 def _square(x, out=None):
     if x.dtype == np.bool_:  # bool ** 2 is int64 (which a bool target cannot take)
         x = x.astype(np.int64)
@@ -364,18 +376,19 @@ def _square(x, out=None):
 
 
 Square = _unary("square", _square,
-                lambda x, y, g: 2 * g * x, float_only=False)
-Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
-Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
-Tan = _unary("tan", _wrap1(np.tan), lambda x, y, g: g * (1 + y * y), saved=(), saves_output=True)
-Asin = _unary("asin", _wrap1(np.arcsin), lambda x, y, g: g / np.sqrt(1 - x * x))
-Acos = _unary("acos", _wrap1(np.arccos), lambda x, y, g: -g / np.sqrt(1 - x * x))
-Atan = _unary("atan", _wrap1(np.arctan), lambda x, y, g: g / (1 + x * x))
-Sinh = _unary("sinh", _wrap1(np.sinh), lambda x, y, g: g * np.cosh(x))
+                lambda xp, x, y, g: 2 * g * x, float_only=False)
+Sin = _unary("sin", _wrap1(np.sin), lambda xp, x, y, g: g * xp.cos(x))
+Cos = _unary("cos", _wrap1(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
+Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
+             saves_output=True)
+Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g / xp.sqrt(1 - x * x))
+Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: -g / xp.sqrt(1 - x * x))
+Atan = _unary("atan", _wrap1(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
+Sinh = _unary("sinh", _wrap1(np.sinh), lambda xp, x, y, g: g * xp.cosh(x))
 # torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), 1 / (1 - x^2)
-Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda x, y, g: g / np.sqrt(x * x + 1))
-Acosh = _unary("acosh", _wrap1(np.arccosh), lambda x, y, g: g / np.sqrt(x * x - 1))
-Atanh = _unary("atanh", _wrap1(np.arctanh), lambda x, y, g: g * (1 / (1 - x * x)))
+Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g / xp.sqrt(x * x + 1))
+Acosh = _unary("acosh", _wrap1(np.arccosh), lambda xp, x, y, g: g / xp.sqrt(x * x - 1))
+Atanh = _unary("atanh", _wrap1(np.arctanh), lambda xp, x, y, g: g * (1 / (1 - x * x)))
 
 
 def _no_inplace_derivative(op):
@@ -412,20 +425,51 @@ def _trigamma(x):
     return special.trigamma(x.astype(wide)).astype(x.dtype)
 
 
-Lgamma = _unary("lgamma", _lgamma, lambda x, y, g: g * _digamma(x))
-Digamma = _unary("digamma", _digamma, lambda x, y, g: g * _trigamma(x))
-Cosh = _unary("cosh", _wrap1(np.cosh), lambda x, y, g: g * np.sinh(x))
-Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True)
-Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True)
-Relu = _unary("relu", _relu, lambda x, y, g: np.where(y <= 0, np.zeros((), g.dtype), g), saved=(),
-              saves_output=True, float_only=False, no_bool="relu")
+Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x))
+Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x))
+Cosh = _unary("cosh", _wrap1(np.cosh), lambda xp, x, y, g: g * xp.sinh(x))
+Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), saved=(),
+              saves_output=True)
+Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * y * (1 - y), saved=(),
+                 saves_output=True)
+Relu = _unary("relu", _relu, lambda xp, x, y, g: xp.where(y <= 0, xp.zeros((), g.dtype), g),
+              saved=(), saves_output=True, float_only=False, no_bool="relu")
 Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
 Silu = _unary("silu", _silu, _silu_bwd)
 Erf = _unary("erf", special.erf,
-             lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
+             lambda xp, x, y, g: g * (2 / np.sqrt(np.pi)) * xp.exp(-x * x))
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
 Erfinv = _unary("erfinv", special.erfinv,
-                lambda x, y, g: g * (0.5 * np.sqrt(np.pi)) * np.exp(np.square(special.erfinv(x))))
+                lambda xp, x, y, g: g * (0.5 * np.sqrt(np.pi)) * xp.exp(xp.square(xp.erfinv(x))))
+
+
+class Polygamma(Pointwise):
+    """``polygamma(n, x)`` for ``n >= 1``: the derivatives of ``digamma`` (``n = 1`` is torch's
+    trigamma algorithm; higher orders scipy's), differentiable to any order. Backward rules
+    reach it (``digamma``'s derivative); it has no public function here."""
+
+    name = "polygamma"
+    saved = (0,)
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, n=1, out=None):
+        ctx.x, ctx.n = x, n
+        if n == 1:
+            r = _trigamma(x)
+        else:
+            from scipy.special import polygamma
+            wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+            r = np.asarray(polygamma(n, x.astype(wide))).astype(x.dtype)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        return (g * xp.call(Polygamma, ctx.x, n=ctx.n + 1),)
 def _sign(x, out=None):
     """np.sign, except that torch's sign of NaN is 0 (and of a bool, the bool)."""
     if x.dtype == np.bool_:
@@ -477,7 +521,7 @@ class RoundDecimals(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.zeros_like(g),)
+        return (ns(g).zeros_like(g),)
 
 
 class NanToNum(Pointwise):
@@ -505,8 +549,9 @@ class NanToNum(Pointwise):
     @staticmethod
     def backward(ctx, g):
         # torch: grad * isfinite(self) -- a product, so an infinite gradient gives NaN there
-        with np.errstate(invalid="ignore"):
-            return (g * np.isfinite(ctx.x).astype(g.dtype),)
+        xp = ns(g)
+        with xp.errstate(invalid="ignore"):
+            return (g * xp.astype(xp.isfinite(ctx.x), xp.npdtype(g)),)
 
 
 class GeluTanh(Pointwise):
@@ -527,8 +572,13 @@ class GeluTanh(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        x, t = ctx.x, ctx.t
+        xp = ns(g)
+        x = ctx.x
         c = 0.7978845608028654
+        if graph_mode(xp):  # t depends on x: recomputed, as the forward computed it
+            t = xp.tanh(xp.asarray(c, x.dtype) * (x + 0.044715 * x ** 3))
+        else:
+            t = ctx.t
         dinner = c * (1 + 3 * 0.044715 * x * x)
         return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner),)
 
@@ -548,7 +598,8 @@ class LeakyRelu(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.where(ctx.x > 0, g, g * np.asarray(ctx.slope, g.dtype)),)
+        xp = ns(g)
+        return (xp.where(ctx.x > 0, g, g * xp.asarray(ctx.slope, g.dtype)),)
 
 
 class Elu(Pointwise):
@@ -575,11 +626,14 @@ class Elu(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        c = lambda v: np.asarray(v, g.dtype)  # noqa: E731
-        neg = c(ctx.alpha * ctx.scale * ctx.input_scale) * np.exp(np.minimum(x, 0) *
-                                                                  c(ctx.input_scale))
-        return (np.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
+        c = lambda v: xp.asarray(v, g.dtype)  # noqa: E731
+        # exp of the negative part only (no overflow in the branch where() drops); in a graph
+        # a select, whose derivative at 0 is the left branch's, as torch's double backward
+        neg_x = xp.where(x <= 0, x, 0) if graph_mode(xp) else xp.minimum(x, 0)
+        neg = c(ctx.alpha * ctx.scale * ctx.input_scale) * xp.exp(neg_x * c(ctx.input_scale))
+        return (xp.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
 
 
 class Hardtanh(Pointwise):
@@ -608,8 +662,9 @@ class Hardtanh(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        return (np.where((x <= ctx.lo) | (x >= ctx.hi), np.zeros((), g.dtype), g),)
+        return (xp.where((x <= ctx.lo) | (x >= ctx.hi), xp.zeros((), g.dtype), g),)
 
 
 class Threshold(Pointwise):
@@ -633,7 +688,8 @@ class Threshold(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.where(ctx.x <= ctx.t, np.zeros((), g.dtype), g),)
+        xp = ns(g)
+        return (xp.where(ctx.x <= ctx.t, xp.zeros((), g.dtype), g),)
 
 
 class Hardsigmoid(Pointwise):
@@ -656,10 +712,27 @@ class Hardsigmoid(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        x = ctx.x
+        xp = ns(g)
+        if graph_mode(xp):
+            return (xp.call(HardsigmoidBackward, g, ctx.x),)
+        return (HardsigmoidBackward.forward(ctx, g, ctx.x),)
+
+
+class HardsigmoidBackward(Pointwise):
+    """hardsigmoid's input gradient, an op of its own because torch defines no derivative for
+    it: differentiating it raises torch's error."""
+
+    name = "hardsigmoid_backward"
+
+    @staticmethod
+    def forward(ctx, g, x):
         # torch's kernel multiplies by 1/6 rounded to float32, in float64 too
         sixth = np.asarray(np.float32(1.0 / 6.0), g.dtype)
-        return (np.where((x > -3) & (x < 3), g * sixth, np.zeros((), g.dtype)),)
+        return np.where((x > -3) & (x < 3), g * sixth, np.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
 class Hardswish(Pointwise):
@@ -682,9 +755,10 @@ class Hardswish(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        mid = g * (x / np.asarray(3, g.dtype) + np.asarray(0.5, g.dtype))
-        return (np.where(x <= -3, np.zeros((), g.dtype), np.where(x < 3, mid, g)),)
+        mid = g * (x / xp.asarray(3, g.dtype) + xp.asarray(0.5, g.dtype))
+        return (xp.where(x <= -3, xp.zeros((), g.dtype), xp.where(x < 3, mid, g)),)
 
 
 class Softplus(Pointwise):
@@ -703,8 +777,9 @@ class Softplus(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         bx = ctx.x * ctx.beta
-        return (np.where(bx > ctx.threshold, g, g * special.expit(bx)),)
+        return (xp.where(bx > ctx.threshold, g, g * xp.expit(bx)),)
 
 
 class Clamp(Pointwise):
@@ -716,6 +791,8 @@ class Clamp(Pointwise):
     name = "clamp"
     saved = (0,)
     tensor_attrs = ("lo", "hi")
+    graph_inputs = {"x": 0}
+    graph_aliases = ("lo", "hi")
 
     @staticmethod
     def forward(ctx, x, lo=None, hi=None, out=None):
@@ -740,19 +817,20 @@ class Clamp(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, lo, hi = ctx.x, ctx.lo, ctx.hi
-        m = np.ones(x.shape, bool)
+        m = None
         if lo is not None:
-            m &= x >= lo
+            m = x >= lo
         if hi is not None:
-            m &= x <= hi
-        zero = np.zeros((), g.dtype)
-        gx = np.where(m, g, zero)  # a select, never g * 0 (an inf gradient stays masked)
+            m = (x <= hi) if m is None else m & (x <= hi)
+        zero = xp.zeros((), g.dtype)
+        gx = xp.where(m, g, zero)  # a select, never g * 0 (an inf gradient stays masked)
         glo = ghi = None
-        if isinstance(lo, np.ndarray) and len(ctx.needs_input_grad) > 1:
-            glo = np.where(x < lo, g, zero)
-        if isinstance(hi, np.ndarray) and len(ctx.needs_input_grad) > 2:
-            ghi = np.where(x > hi, g, zero)
+        if _is_arr(lo) and len(ctx.needs_input_grad) > 1:
+            glo = xp.where(x < lo, g, zero)
+        if _is_arr(hi) and len(ctx.needs_input_grad) > 2:
+            ghi = xp.where(x > hi, g, zero)
         return (gx, glo, ghi)
 
 
@@ -766,6 +844,7 @@ class ClampTensors(Pointwise):
     name = "clamp_tensors"
     node_name = "ClampBackward1"
     saved = (0, 1, 2)
+    graph_inputs = {"x": 0, "lo": 1, "hi": 2}
 
     @staticmethod
     def forward(ctx, x, lo, hi, out=None):
@@ -774,20 +853,21 @@ class ClampTensors(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, lo, hi = ctx.x, ctx.lo, ctx.hi
-        zero = np.zeros((), g.dtype)
-        with np.errstate(invalid="ignore"):
+        zero = xp.zeros((), xp.npdtype(g))
+        with xp.errstate(invalid="ignore"):
             if lo is not None and hi is not None:
-                gx = np.where((x >= lo) & (x <= hi), g, zero)
-                glo = np.where((x < lo) & (lo < hi), g, zero)
-                ghi = np.where((x > hi) | (hi < lo), g, zero)
+                gx = xp.where((x >= lo) & (x <= hi), g, zero)
+                glo = xp.where((x < lo) & (lo < hi), g, zero)
+                ghi = xp.where((x > hi) | (hi < lo), g, zero)
             elif lo is not None:
-                gx, glo, ghi = np.where(x >= lo, g, zero), np.where(x < lo, g, zero), None
+                gx, glo, ghi = xp.where(x >= lo, g, zero), xp.where(x < lo, g, zero), None
             else:
-                gx, glo, ghi = np.where(x <= hi, g, zero), None, np.where(x > hi, g, zero)
+                gx, glo, ghi = xp.where(x <= hi, g, zero), None, xp.where(x > hi, g, zero)
         n = ctx.needs_input_grad
-        return (gx, glo if isinstance(lo, np.ndarray) and n[1] else None,
-                ghi if isinstance(hi, np.ndarray) and n[2] else None)
+        return (gx, glo if isinstance(raw(ctx, "lo"), np.ndarray) and n[1] else None,
+                ghi if isinstance(raw(ctx, "hi"), np.ndarray) and n[2] else None)
 
 
 class Ctx_:
@@ -872,6 +952,7 @@ class Mul(Pointwise):
     name = "mul"
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # a is read for b's gradient, b for a's
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -895,6 +976,7 @@ class Div(Pointwise):
     name = "div"
     saved = (0, 1)
     reads = {0: (1,), 1: (0, 1)}
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None, out=None):
@@ -931,10 +1013,11 @@ class Div(Pointwise):
     def backward(ctx, g):
         n = ctx.needs_input_grad
         if ctx.mode is not None:
-            return (np.zeros_like(g) if n[0] else None, np.zeros_like(g) if n[1] else None)
-        a, b = ctx.a, ctx.b
+            xp = ns(g)
+            return (xp.zeros_like(g) if n[0] else None, xp.zeros_like(g) if n[1] else None)
+        b = ctx.b
         # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
-        return (g / b if n[0] else None, -g * ((a / b) / b) if n[1] else None)
+        return (g / b if n[0] else None, -g * ((ctx.a / b) / b) if n[1] else None)
 
 
 class Pow(Pointwise):
@@ -944,6 +1027,7 @@ class Pow(Pointwise):
     node_name = "PowBackward1"
     saved = (0, 1)
     saves_output = True
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -951,21 +1035,29 @@ class Pow(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        a, b, y = ctx.a, ctx.b, ctx.y
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
         n = ctx.needs_input_grad
         ga = gb = None
         if n[0]:
-            if not isinstance(b, np.ndarray) and b == 0:
-                ga = np.zeros_like(g)
-            elif not isinstance(b, np.ndarray) and b == 2:
+            if not _is_arr(b) and b == 0:
+                ga = xp.zeros_like(g)
+            elif not _is_arr(b) and b == 2:
                 ga = g * 2 * a
+            elif not _is_arr(b):
+                with xp.errstate(divide="ignore", invalid="ignore"):
+                    ga = g * b * xp.power(a, b - 1)
             else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ga = np.where(b == 0, np.zeros((), g.dtype), g * b * np.power(a, b - 1))
+                with xp.errstate(divide="ignore", invalid="ignore"):
+                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * b * xp.power(a, b - 1))
         if len(n) > 1 and n[1]:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                la = np.log(a)
-            gb = np.where((a == 0) & (b >= 0), 0, g * y * la)
+            y = ctx.y
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                la = xp.log(a)
+            if not _is_arr(a):  # a number base: 0 ** b has no log
+                gb = xp.where(b >= 0, 0, g * y * la) if a == 0 else g * y * la
+            else:
+                gb = xp.where((a == 0) & (b >= 0), 0, g * y * la)
         return (ga, gb)
 
 
@@ -1067,26 +1159,30 @@ def _extremum(name, np_fn, loses):
         return _binary(np_fn, a, b, out)
 
     def backward(ctx, g):
+        xp = ns(g)
         a, b = ctx.a, ctx.b
-        zero = np.zeros((), g.dtype)
-        half = g * np.asarray(0.5, g.dtype)
+        zero = xp.zeros((), g.dtype)
+        half = g * xp.asarray(0.5, g.dtype)
         tie = a == b
-        ga = np.where(tie, half, np.where(loses(a, b), zero, g))
-        gb = np.where(tie, half, np.where(loses(b, a), zero, g))
+        lose = getattr(xp, loses)
+        ga = xp.where(tie, half, xp.where(lose(a, b), zero, g))
+        gb = xp.where(tie, half, xp.where(lose(b, a), zero, g))
         return (ga, gb)
 
     return type(name.capitalize(), (Pointwise,), {"name": name, "saved": (0, 1),
+                                                  "graph_inputs": {"a": 0, "b": 1},
                                                   "forward": staticmethod(forward),
                                                   "backward": staticmethod(backward)})
 
 
-Maximum = _extremum("maximum", np.maximum, np.less)
-Minimum = _extremum("minimum", np.minimum, np.greater)
+Maximum = _extremum("maximum", np.maximum, "less")
+Minimum = _extremum("minimum", np.minimum, "greater")
 
 
 class Atan2(Pointwise):
     name = "atan2"
     saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -1107,16 +1203,18 @@ class Atan2(Pointwise):
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
+        xp = ns(g)
         a, b = ctx.a, ctx.b
         d = a * a + b * b
-        with np.errstate(divide="ignore"):
-            recip = np.where(d == 0, np.zeros((), d.dtype), 1 / d)
+        with xp.errstate(divide="ignore"):
+            recip = xp.where(d == 0, xp.zeros((), xp.npdtype(d)), 1 / d)
         return (g * b * recip, g * -a * recip)
 
 
 class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -1127,12 +1225,13 @@ class Remainder(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (g, -g * np.floor_divide(ctx.a, ctx.b))
+        return (g, -g * ns(g).floor_divide(ctx.a, ctx.b))
 
 
 class Fmod(Pointwise):
     name = "fmod"
     saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -1143,7 +1242,7 @@ class Fmod(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        return (g, -g * np.trunc(ctx.a / ctx.b))
+        return (g, -g * ns(g).trunc(ctx.a / ctx.b))
 
 
 def _nondiff_binary(name, f):
@@ -1190,6 +1289,7 @@ class Where(Pointwise):
     name = "where"
     saved = (0,)
     promoted = (1, 2)  # the condition is not converted
+    graph_inputs = {"cond": 0}
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -1201,10 +1301,11 @@ class Where(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         c = ctx.cond
         n = ctx.needs_input_grad
-        zero = np.zeros((), g.dtype)
-        return (None, np.where(c, g, zero) if n[1] else None, np.where(c, zero, g) if n[2] else None)
+        zero = xp.zeros((), g.dtype)
+        return (None, xp.where(c, g, zero) if n[1] else None, xp.where(c, zero, g) if n[2] else None)
 
 
 def _cpp(dt) -> str:
@@ -1219,6 +1320,7 @@ class Lerp(Pointwise):
     name = "lerp"
     saved = (0, 1, 2)
     reads = {0: (2,), 1: (2,), 2: (0, 1)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 0, "b": 1, "w": 2}
 
     @staticmethod
     def forward(ctx, a, b, w, out=None):
@@ -1247,7 +1349,7 @@ class Lerp(Pointwise):
     @staticmethod
     def backward(ctx, g):
         a, b, w = ctx.a, ctx.b, ctx.w
-        return (g * (1 - w), g * w, g * (b - a) if isinstance(w, np.ndarray) else None)
+        return (g * (1 - w), g * w, g * (b - a) if _is_arr(w) else None)
 
 
 def _addc(a, t1, t2, value, combine, out):
@@ -1273,6 +1375,7 @@ class Addcmul(Pointwise):
     name = "addcmul"
     saved = (1, 2)
     reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"t1": 1, "t2": 2}
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):
@@ -1291,6 +1394,7 @@ class Addcdiv(Pointwise):
     name = "addcdiv"
     saved = (1, 2)
     reads = {1: (2,), 2: (1, 2)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"t1": 1, "t2": 2}
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1, out=None):

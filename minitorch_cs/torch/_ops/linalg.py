@@ -5,9 +5,15 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Kernel
+from ._xp import graph_mode, ns, raw
 from .elementwise import _HALF_DT as _HALF
 from .elementwise import _prep
 
+
+
+def _mm(xp, a, b):
+    """:func:`_matmul` for a rule: numpy's (half precision in float32), or the matmul op."""
+    return _matmul(a, b) if not graph_mode(xp) else xp.matmul(a, b)
 
 
 def _matmul(a, b):
@@ -73,6 +79,7 @@ class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, bmm=False):
@@ -83,41 +90,42 @@ class Matmul(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         a, b = ctx.a, ctx.b
         n = ctx.needs_input_grad
         if a.ndim == 1 and b.ndim == 1:  # dot product: g is 0-d
             return (g * b if n[0] else None, g * a if n[1] else None)
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
+        a2 = xp.expand_dims(a, 0) if a.ndim == 1 else a
+        b2 = xp.expand_dims(b, -1) if b.ndim == 1 else b
         g2 = g
         if a.ndim == 1:
-            g2 = np.expand_dims(g2, -2)
+            g2 = xp.expand_dims(g2, -2)
         if b.ndim == 1:
-            g2 = np.expand_dims(g2, -1)
+            g2 = xp.expand_dims(g2, -1)
         ga = gb = None
         if n[0]:
-            ga = np.matmul(g2, np.swapaxes(b2, -1, -2))
+            ga = xp.matmul(g2, xp.swapaxes(b2, -1, -2))
             if a.ndim == 1:
-                ga = ga.reshape(ga.shape[:-2] + ga.shape[-1:])
-                ga = ga.reshape(-1, a.shape[0]).sum(0) if ga.ndim > 1 else ga
-            elif ga.shape != a.shape:
-                ga = _sum_to(ga, a.shape)
+                ga = xp.reshape(ga, tuple(ga.shape[:-2]) + tuple(ga.shape[-1:]))
+                ga = xp.sum(xp.reshape(ga, (-1, a.shape[0])), 0) if ga.ndim > 1 else ga
+            elif tuple(ga.shape) != tuple(a.shape):
+                ga = _sum_to(xp, ga, tuple(a.shape))
         if n[1]:
-            gb = np.matmul(np.swapaxes(a2, -1, -2), g2)
+            gb = xp.matmul(xp.swapaxes(a2, -1, -2), g2)
             if b.ndim == 1:
                 gb = gb[..., 0]
-                gb = gb.reshape(-1, b.shape[0]).sum(0) if gb.ndim > 1 else gb
-            elif gb.shape != b.shape:
-                gb = _sum_to(gb, b.shape)
+                gb = xp.sum(xp.reshape(gb, (-1, b.shape[0])), 0) if gb.ndim > 1 else gb
+            elif tuple(gb.shape) != tuple(b.shape):
+                gb = _sum_to(xp, gb, tuple(b.shape))
         return (ga, gb)
 
 
-def _sum_to(g, shape):
+def _sum_to(xp, g, shape):
     nd = g.ndim - len(shape)
     if nd:
-        g = g.sum(axis=tuple(range(nd)))
+        g = xp.sum(g, axis=tuple(range(nd)))
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
-    return g.sum(axis=axes, keepdims=True) if axes else g
+    return xp.sum(g, axis=axes, keepdims=True) if axes else g
 
 
 def _cpp(dt):
@@ -131,6 +139,7 @@ class Linear(Kernel):
     name = "linear"
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"x": 0, "w": 1}
 
     @staticmethod
     def forward(ctx, x, w, b=None):
@@ -152,16 +161,17 @@ class Linear(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, w = ctx.x, ctx.w
         n = ctx.needs_input_grad
-        gx = g @ w if n[0] else None
+        gx = xp.matmul(g, w) if n[0] else None
         gw = gb = None
         if n[1] or (len(n) > 2 and n[2]):
-            g2 = g.reshape(-1, g.shape[-1])
+            g2 = xp.reshape(g, (-1, g.shape[-1]))
             if n[1]:
-                gw = g2.T @ x.reshape(-1, x.shape[-1])
+                gw = xp.matmul(xp.swapaxes(g2, 0, 1), xp.reshape(x, (-1, x.shape[-1])))
             if len(n) > 2 and n[2]:
-                gb = g2.sum(0)
+                gb = xp.sum(g2, 0)
         return (gx, gw, gb)
 
 
@@ -207,6 +217,7 @@ class Baddbmm(Kernel):
     name = "baddbmm"
     saved = (1, 2)
     reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 1, "b": 2}
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -222,11 +233,12 @@ class Baddbmm(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
         a, b, al = ctx.a, ctx.b, ctx.alpha
         return ((g if ctx.beta == 1 else g * ctx.beta) if n[0] else None,
-                _matmul(g, np.swapaxes(b, 1, 2)) * al if n[1] else None,
-                _matmul(np.swapaxes(a, 1, 2), g) * al if n[2] else None)
+                _mm(xp, g, xp.swapaxes(b, 1, 2)) * al if n[1] else None,
+                _mm(xp, xp.swapaxes(a, 1, 2), g) * al if n[2] else None)
 
 
 class Addbmm(Kernel):
@@ -236,6 +248,7 @@ class Addbmm(Kernel):
     name = "addbmm"
     saved = (1, 2)
     reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 1, "b": 2}
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -251,18 +264,20 @@ class Addbmm(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
         a, b, al = ctx.a, ctx.b, ctx.alpha
-        gb = np.broadcast_to(g, (a.shape[0],) + g.shape)
+        gb = xp.broadcast_to(g, (a.shape[0],) + tuple(g.shape))
         return ((g if ctx.beta == 1 else g * ctx.beta) if n[0] else None,
-                _matmul(gb, np.swapaxes(b, 1, 2)) * al if n[1] else None,
-                _matmul(np.swapaxes(a, 1, 2), gb) * al if n[2] else None)
+                _mm(xp, gb, xp.swapaxes(b, 1, 2)) * al if n[1] else None,
+                _mm(xp, xp.swapaxes(a, 1, 2), gb) * al if n[2] else None)
 
 
 class Addmm(Kernel):
     name = "addmm"
     saved = (1, 2)
     reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 1, "b": 2}
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
@@ -275,15 +290,18 @@ class Addmm(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
         a, b, al = ctx.a, ctx.b, ctx.alpha
-        return (g * ctx.beta if n[0] else None, al * (g @ b.T) if n[1] else None,
-                al * (a.T @ g) if n[2] else None)
+        return (g * ctx.beta if n[0] else None,
+                al * xp.matmul(g, xp.swapaxes(b, 0, 1)) if n[1] else None,
+                al * xp.matmul(xp.swapaxes(a, 0, 1), g) if n[2] else None)
 
 
 class Einsum(Kernel):
     name = "einsum"
     saved = tuple(range(26))  # every operand (backward reads them all)
+    graph_inputs = {"xs": "all"}
 
     @staticmethod
     def forward(ctx, *xs, equation):
@@ -306,6 +324,9 @@ class Einsum(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
+        if graph_mode(xp):
+            return _einsum_backward_graph(xp, ctx, g)
         if g.dtype in _HALF:  # the engine rounds the float32 gradients back to each input's dtype
             g = g.astype(np.float32)
         grads = []
@@ -335,6 +356,43 @@ class Einsum(Kernel):
             view[...] = np.transpose(r_exp, perm)
             grads.append(full)
         return tuple(grads)
+
+
+def _einsum_backward_graph(xp, ctx, g):
+    """Each operand's gradient as one einsum of the output gradient with the other operands,
+    a Kronecker delta (identity matrix) for every repeated letter of the operand and a vector
+    of ones for every letter summed away: differentiable again, unlike the diagonal writes of
+    the numpy rule."""
+    xs = ctx.xs
+    dt = xp.npdtype(xs[0]) if xs else xp.npdtype(g)
+    g = xp.astype(g, dt)  # half operands ran in float32
+    used = set("".join(ctx.ins) + ctx.out)
+    fresh = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used)
+    grads = []
+    for i, sub in enumerate(ctx.ins):
+        if not ctx.needs_input_grad[i]:
+            grads.append(None)
+            continue
+        others = [s for j, s in enumerate(ctx.ins) if j != i]
+        ops = [x for j, x in enumerate(xs) if j != i]
+        shape = tuple(xs[i].shape)
+        avail = set(ctx.out) | set("".join(others))
+        target, extra_subs, extra_ops, seen = "", [], [], set()
+        for c, n in zip(sub, shape):
+            if c in seen:  # a repeated letter: its own index, tied to the first by a delta
+                f = next(fresh)
+                target += f
+                extra_subs.append(c + f)
+                extra_ops.append(xp.eye(n, dtype=dt))
+                continue
+            seen.add(c)
+            target += c
+            if c not in avail:  # summed away in the forward: the gradient is constant along it
+                extra_subs.append(c)
+                extra_ops.append(xp.ones((n,), dt))
+        eq = ",".join([ctx.out] + others + extra_subs) + "->" + target
+        grads.append(xp.einsum(eq, g, *ops, *extra_ops))
+    return tuple(grads)
 
 
 def _dedup(s):
@@ -372,11 +430,67 @@ class Svdvals(Kernel):
             k = min(a.shape[-2:])
             ctx.u = np.zeros(a.shape[:-1] + (k,), a.dtype)
             ctx.vh = np.zeros(a.shape[:-2] + (k, a.shape[-1]), a.dtype)
+            ctx.s = np.zeros(a.shape[:-2] + (k,), a.dtype)
             return np.zeros(a.shape[:-2] + (k,), a.dtype)
         u, s, vh = np.linalg.svd(a, full_matrices=False)
-        ctx.u, ctx.vh = u, vh
+        ctx.u, ctx.vh, ctx.s = u, vh, s
         return s.astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
+        if graph_mode(xp):  # U and Vh depend on the input: the outputs of an SVD of it
+            from .._autograd_graph import derived_outputs
+            u, s, vh = raw(ctx, "u"), raw(ctx, "s"), raw(ctx, "vh")
+            u, _, vh = derived_outputs(ctx, LinalgSvd, [0], [u, s, vh], u=u, s=s, vh=vh)
+            return (xp.matmul(u * xp.expand_dims(g, -2), vh),)
         return (np.matmul(ctx.u * g[..., None, :], ctx.vh),)
+
+
+class LinalgSvd(Kernel):
+    """The reduced SVD ``A = U diag(S) Vh`` of the last two dims (what ``svdvals`` computes on
+    the way); backward is torch's ``svd_backward`` for real inputs (distinct singular values
+    assumed, as there). Backward rules reach it (the second derivative of ``svdvals``)."""
+
+    name = "linalg_svd"
+    n_outputs = 3
+    saves_output = True
+    graph_inputs = {"u": ("out", 0), "s": ("out", 1), "vh": ("out", 2)}
+
+    @staticmethod
+    def forward(ctx, a):
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        ctx.u, ctx.s, ctx.vh = u, s, vh
+        return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), \
+            vh.astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grads):
+        xp = ns(grads)
+        gu, gs, gvh = grads
+        u, s, vh = ctx.u, ctx.s, ctx.vh
+        m, n = u.shape[-2], vh.shape[-1]
+        mt = lambda a: xp.swapaxes(a, -1, -2)  # noqa: E731
+        skew = lambda a: a - mt(a)  # noqa: E731
+        uhgu = skew(xp.matmul(mt(u), gu))
+        vhgv = skew(xp.matmul(vh, mt(gvh)))
+        s2 = s * s
+        k = s.shape[-1]
+        eye = xp.const(np.eye(k, dtype=bool))
+        e = xp.expand_dims(s2, -2) - xp.expand_dims(s2, -1)  # E_jk = S_k^2 - S_j^2
+        e = xp.where(eye, 1, e)
+        ga = (uhgu * xp.expand_dims(s, -2) + xp.expand_dims(s, -1) * vhgv) / e
+        ga = ga + xp.where(eye, xp.expand_dims(gs, -1), 0)  # diag(gS)
+        if m > n:
+            ga = xp.matmul(u, ga)
+            gusinv = gu / xp.expand_dims(s, -2)
+            ga = ga + gusinv - xp.matmul(u, xp.matmul(mt(u), gusinv))
+            ga = xp.matmul(ga, vh)
+        elif m < n:
+            ga = xp.matmul(ga, vh)
+            sinvgvh = gvh / xp.expand_dims(s, -1)
+            ga = ga + sinvgvh - xp.matmul(xp.matmul(sinvgvh, mt(vh)), vh)
+            ga = xp.matmul(u, ga)
+        else:
+            ga = xp.matmul(u, xp.matmul(ga, vh))
+        return (ga,)

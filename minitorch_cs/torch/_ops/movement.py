@@ -7,6 +7,7 @@ import numpy as np
 from .._dispatch import Op
 from .._dtype import bool as _bool
 from .._tensor import Tensor
+from ._xp import graph_mode, ns, raw
 
 
 # ----- views (forward returns a numpy view of the input) -----------------------------------------
@@ -21,7 +22,7 @@ class View(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (g.reshape(ctx.shape),)
+        return (ns(g).reshape(g, ctx.shape),)
 
 
 class ReshapeCopy(Op):
@@ -34,7 +35,7 @@ class ReshapeCopy(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (g.reshape(ctx.shape),)
+        return (ns(g).reshape(g, ctx.shape),)
 
 
 class Permute(Op):
@@ -48,7 +49,7 @@ class Permute(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.transpose(g, np.argsort(ctx.dims)),)
+        return (ns(g).transpose(g, tuple(int(d) for d in np.argsort(ctx.dims))),)
 
 
 class Expand(Op):
@@ -80,9 +81,8 @@ class Index(Op):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        z[ctx.key] = g
-        return (z,)
+        xp = ns(g)
+        return (xp.set_at(xp.zeros(ctx.shape, g.dtype), ctx.key, g),)
 
 
 class Diagonal(Op):
@@ -99,11 +99,28 @@ class Diagonal(Op):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        v = np.diagonal(z, *ctx.args)
+        return (ns(g).call(DiagonalEmbed, g, shape=ctx.shape, args=ctx.args),)
+
+
+class DiagonalEmbed(Op):
+    """The gradient of ``diagonal``: ``g`` written on that diagonal of zeros (torch's
+    ``diagonal_backward``); its own gradient is the diagonal again. Backward rules reach it."""
+
+    name = "diagonal_backward"
+
+    @staticmethod
+    def forward(ctx, g, shape, args):
+        ctx.args = args
+        z = np.zeros(shape, g.dtype)
+        v = np.diagonal(z, *args)
         v.setflags(write=True)
         v[...] = g
-        return (z,)
+        return z
+
+    @staticmethod
+    def backward(ctx, g):
+        offset, dim1, dim2 = ctx.args
+        return (ns(g).call(Diagonal, g, offset=offset, dim1=dim1, dim2=dim2),)
 
 
 # ----- copies ------------------------------------------------------------------------------------
@@ -112,6 +129,7 @@ class AdvIndex(Op):
 
     name = "index_adv"
     tensor_attrs = ("key",)
+    graph_aliases = ("key",)
 
     @staticmethod
     def dynamic_shape(args, attrs):
@@ -128,9 +146,8 @@ class AdvIndex(Op):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        np.add.at(z, ctx.key, g)
-        return (z,)
+        xp = ns(g)
+        return (xp.add_at(xp.zeros(ctx.shape, g.dtype), ctx.key, g),)
 
 
 class IndexPut(Op):
@@ -138,6 +155,7 @@ class IndexPut(Op):
 
     name = "index_put"
     tensor_attrs = ("key",)
+    graph_aliases = ("key",)
 
     @staticmethod
     def forward(ctx, x, v, key, accumulate=False, out=None):
@@ -153,12 +171,13 @@ class IndexPut(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         gx = None
         if ctx.needs_input_grad[0]:
-            gx = np.array(g, copy=True)
+            gx = xp.copy(g)
             if not ctx.accumulate:
-                gx[ctx.key] = 0
-        gv = g[ctx.key] if ctx.needs_input_grad[1] else None
+                gx = xp.set_at(gx, ctx.key, 0)
+        gv = xp.getitem(g, ctx.key) if ctx.needs_input_grad[1] else None
         return (gx, gv)
 
 
@@ -173,8 +192,7 @@ class Cat(Op):
 
     @staticmethod
     def backward(ctx, g):
-        idx = np.cumsum(ctx.sizes)[:-1]
-        return tuple(np.split(g, idx, axis=ctx.dim))
+        return tuple(ns(g).split_sizes(g, ctx.sizes, ctx.dim))
 
 
 class Stack(Op):
@@ -187,7 +205,7 @@ class Stack(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return tuple(np.moveaxis(g, ctx.dim, 0))
+        return tuple(ns(g).unstack(g, ctx.dim))
 
 
 class Flip(Op):
@@ -200,7 +218,7 @@ class Flip(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.flip(g, ctx.dims),)
+        return (ns(g).flip(g, ctx.dims),)
 
 
 class Roll(Op):
@@ -214,7 +232,7 @@ class Roll(Op):
     @staticmethod
     def backward(ctx, g):
         neg = tuple(-s for s in ctx.shifts) if isinstance(ctx.shifts, tuple) else -ctx.shifts
-        return (np.roll(g, neg, ctx.dims),)
+        return (ns(g).roll(g, neg, ctx.dims),)
 
 
 class Tile(Op):
@@ -231,8 +249,9 @@ class Tile(Op):
         inter = []
         for r, s in zip(ctx.reps, shape):
             inter += [r, s]
-        g = g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2)))
-        return (g.reshape(ctx.shape),)
+        xp = ns(g)
+        g = xp.sum(xp.reshape(g, inter), axis=tuple(range(0, len(inter), 2)))
+        return (xp.reshape(g, ctx.shape),)
 
 
 class RepeatInterleave(Op):
@@ -251,12 +270,11 @@ class RepeatInterleave(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         d = ctx.dim
         n = ctx.shape[d]
-        idx = np.repeat(np.arange(n), ctx.repeats)
-        z = np.zeros(ctx.shape, g.dtype)
-        np.add.at(z, (slice(None),) * d + (idx,), g)
-        return (z,)
+        idx = np.repeat(np.arange(n), raw(ctx, "repeats"))  # fixes the output's shape: static
+        return (xp.add_at(xp.zeros(ctx.shape, g.dtype), (slice(None),) * d + (idx,), g),)
 
 
 def first_out_of_range(index, low, high):
@@ -277,6 +295,7 @@ def _check_bounds(index, size, dim, message=None):
 class Gather(Op):
     name = "gather"
     tensor_attrs = ("index",)
+    graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, dim):
@@ -289,9 +308,8 @@ class Gather(Op):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        _scatter_add(z, ctx.dim, ctx.index, g)
-        return (z, None)
+        xp = ns(g)
+        return (xp.scatter_add(xp.zeros(ctx.shape, g.dtype), ctx.dim, ctx.index, g), None)
 
 
 def _scatter_index(dim, index):
@@ -306,6 +324,7 @@ def _scatter_add(z, dim, index, src):
 
 class Scatter(Op):
     name = "scatter"
+    graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, src, dim, reduce=None, out=None):
@@ -329,25 +348,26 @@ class Scatter(Op):
     def backward(ctx, g):
         if ctx.reduce not in (None, "add", "sum"):
             raise RuntimeError("the derivative of scatter with reduce='multiply' is not implemented")
+        xp = ns(g)
         key = _scatter_index(ctx.dim, ctx.index)
-        gx = np.array(g, copy=True)
+        gx = xp.copy(g)
         if ctx.reduce is None:
-            gx[key] = 0
+            gx = xp.set_at(gx, key, 0)
         gsrc = None
         if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
-            gsrc = g[key]
+            gsrc = xp.getitem(g, key)
             src_shape = ctx.in_meta[2][0]
-            if gsrc.shape != src_shape:  # src larger than index: the unread part gets zeros
+            if tuple(gsrc.shape) != src_shape:  # src larger than index: the unread part gets 0
                 # Differs from torch: its backward rejects this case ("invalid gradient") (SPEC)
-                z = np.zeros(src_shape, g.dtype)
-                z[tuple(slice(0, n) for n in gsrc.shape)] = gsrc
-                gsrc = z
+                gsrc = xp.set_at(xp.zeros(src_shape, g.dtype),
+                                 tuple(slice(0, n) for n in gsrc.shape), gsrc)
         return (gx, None, gsrc)
 
 
 class IndexSelect(Op):
     name = "index_select"
     tensor_attrs = ("index",)
+    graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, dim):
@@ -358,9 +378,9 @@ class IndexSelect(Op):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        np.add.at(z, (slice(None),) * ctx.dim + (ctx.index,), g)
-        return (z, None)
+        xp = ns(g)
+        return (xp.add_at(xp.zeros(ctx.shape, g.dtype), (slice(None),) * ctx.dim + (ctx.index,),
+                          g), None)
 
 
 def _along(dim, index):
@@ -379,6 +399,7 @@ class IndexAdd(Op):
     name = "index_add"
     node_name = "IndexAddBackward0"
     tensor_attrs = ("index",)
+    graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, source, index, dim, alpha=1, out=None):
@@ -403,11 +424,12 @@ class IndexAdd(Op):
         n = ctx.needs_input_grad
         gsrc = None
         if len(n) > 1 and n[1]:
+            xp = ns(g)
             xshape, sshape = ctx.shapes
-            gsrc = np.take(_as_nd(g, xshape or (1,)), ctx.index, axis=ctx.dim)
+            gsrc = xp.take(xp.reshape(g, xshape or (1,)), ctx.index, ctx.dim)
             if ctx.alpha != 1:
-                gsrc = gsrc * np.asarray(ctx.alpha, g.dtype)
-            gsrc = gsrc.reshape(sshape)
+                gsrc = gsrc * xp.asarray(ctx.alpha, g.dtype)
+            gsrc = xp.reshape(gsrc, sshape)
         return (g if n[0] else None, gsrc)
 
 
@@ -419,6 +441,7 @@ class IndexCopy(Op):
     name = "index_copy"
     node_name = "IndexCopyBackward0"
     tensor_attrs = ("index",)
+    graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, source, index, dim, out=None):
@@ -435,16 +458,15 @@ class IndexCopy(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
         xshape, sshape = ctx.shapes
-        g1 = _as_nd(g, xshape or (1,))
+        g1 = xp.reshape(g, xshape or (1,))
         gx = gsrc = None
         if n[0]:
-            gx = np.array(g1, copy=True)
-            gx[_along(ctx.dim, ctx.index)] = 0
-            gx = gx.reshape(xshape)
+            gx = xp.reshape(xp.set_at(xp.copy(g1), _along(ctx.dim, ctx.index), 0), xshape)
         if len(n) > 1 and n[1]:
-            gsrc = np.take(g1, ctx.index, axis=ctx.dim).reshape(sshape)
+            gsrc = xp.reshape(xp.take(g1, ctx.index, ctx.dim), sshape)
         return (gx, gsrc)
 
 
@@ -472,10 +494,20 @@ class IndexFill(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
+        gx = gv = None
+        if graph_mode(xp):  # the filled slices as a mask (repeated indices fill once)
+            g1 = xp.reshape(g, ctx.shape or (1,))
+            filled = xp.set_at(xp.zeros(tuple(g1.shape), np.bool_), _along(ctx.dim, ctx.index),
+                               True)
+            if n[0]:
+                gx = xp.reshape(xp.where(filled, 0, g1), ctx.shape)
+            if len(n) > 1 and n[1]:
+                gv = xp.sum(xp.where(filled, g1, 0))
+            return (gx, gv)
         g1 = _as_nd(g, ctx.shape or (1,))
         key = _along(ctx.dim, np.unique(ctx.index))
-        gx = gv = None
         if n[0]:
             gx = np.array(g1, copy=True)
             gx[key] = 0
@@ -495,6 +527,7 @@ class IndexFillTensor(IndexFill):
 class MaskedFill(Op):
     name = "masked_fill"
     saved = (1,)
+    graph_inputs = {"mask": 1}
 
     @staticmethod
     def forward(ctx, x, mask, value, out=None):
@@ -506,11 +539,12 @@ class MaskedFill(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         n = ctx.needs_input_grad
         gv = None
         if len(n) > 2 and n[2]:
-            gv = np.where(ctx.mask, g, 0).sum()
-        return (np.where(ctx.mask, 0, g), None, gv)
+            gv = xp.sum(xp.where(ctx.mask, g, 0))
+        return (xp.where(ctx.mask, 0, g), None, gv)
 
 
 def _triangle(name, np_fn):
@@ -525,7 +559,7 @@ def _triangle(name, np_fn):
         return r
 
     def backward(ctx, g):
-        return (np_fn(g, ctx.k),)
+        return (getattr(ns(g), name)(g, ctx.k),)
 
     return type(name.capitalize(), (Op,), {"name": name, "forward": staticmethod(forward),
                                             "backward": staticmethod(backward)})
@@ -556,17 +590,59 @@ class Pad(Op):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         widths, shape = ctx.widths, ctx.shape
         if ctx.mode == "constant":
-            z = np.zeros(shape, g.dtype)
             src = tuple(slice(max(lo, 0), g.shape[i] - max(hi, 0)) for i, (lo, hi) in enumerate(widths))
             dst = tuple(slice(max(-lo, 0), shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(widths))
-            z[dst] = g[src]
-            return (z,)
+            return (xp.set_at(xp.zeros(shape, g.dtype), dst, xp.getitem(g, src)),)
         # non-constant modes: scatter back through the index map numpy's pad builds
         idx = np.arange(int(np.prod(shape))).reshape(shape)
         npmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[ctx.mode]
         pidx = np.pad(idx, [(max(lo, 0), max(hi, 0)) for lo, hi in widths], mode=npmode)
-        z = np.zeros(idx.size, g.dtype)
-        np.add.at(z, pidx.ravel(), g.ravel())
-        return (z.reshape(shape),)
+        z = xp.add_at(xp.zeros(idx.size, g.dtype), pidx.ravel(), xp.reshape(g, -1))
+        return (xp.reshape(z, shape),)
+
+
+class ViewTake(Op):
+    """A copy of ``view_fn(x)`` (``view_fn``: the view function of a tensor an in-place op
+    modified): backward rules of in-place ops on views reach it; its gradient is
+    :class:`ViewSet` of zeros."""
+
+    name = "view_take"
+
+    @staticmethod
+    def forward(ctx, x, view_fn):
+        ctx.view_fn = view_fn
+        return np.array(view_fn(x), copy=True)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        shape, dt = ctx.in_meta[0]
+        return (xp.call(ViewSet, xp.zeros(shape, dt), g, view_fn=ctx.view_fn),)
+
+
+class ViewSet(Op):
+    """``x`` with ``view_fn(x)`` replaced by ``v`` (out of place); gradients: ``g`` with that
+    region zeroed for ``x``, the region of ``g`` for ``v``."""
+
+    name = "view_set"
+
+    @staticmethod
+    def forward(ctx, x, v, view_fn):
+        ctx.view_fn = view_fn
+        r = np.array(x, copy=True)
+        view_fn(r)[...] = v
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        n = ctx.needs_input_grad
+        gx = gv = None
+        if n[0]:
+            gx = xp.call(ViewSet, g, xp.zeros((), g.dtype), view_fn=ctx.view_fn)
+        if len(n) > 1 and n[1]:
+            gv = xp.call(ViewTake, g, view_fn=ctx.view_fn)
+        return (gx, gv)

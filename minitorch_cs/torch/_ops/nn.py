@@ -8,9 +8,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._dispatch import Op
 from ._kernel import Kernel
 from ._opmath import opmath
+from ._xp import graph_mode, ns, raw
 from .linalg import _HALF
+
+
+def _numel(a) -> int:
+    n = 1
+    for s in a.shape:
+        n *= s
+    return n
 
 
 def _log_softmax(x, axis):
@@ -39,8 +48,9 @@ class Softmax(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         y = ctx.y
-        return (y * (g - np.sum(g * y, axis=ctx.dim, keepdims=True)),)
+        return (y * (g - xp.sum(g * y, axis=ctx.dim, keepdims=True)),)
 
 
 class LogSoftmax(Kernel):
@@ -56,7 +66,8 @@ class LogSoftmax(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (g - np.exp(ctx.y) * np.sum(g, axis=ctx.dim, keepdims=True),)
+        xp = ns(g)
+        return (g - xp.exp(ctx.y) * xp.sum(g, axis=ctx.dim, keepdims=True),)
 
 
 def _reduce(loss, weight_sum, reduction):
@@ -74,6 +85,7 @@ class NllLoss(Kernel):
 
     name = "nll_loss"
     tensor_attrs = ("weight",)
+    graph_aliases = ("target", "weight")
 
     @staticmethod
     @opmath
@@ -83,7 +95,7 @@ class NllLoss(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_nll_backward(ctx, g), None, None)
+        return (_nll_backward(ns(g), ctx, g), None, None)
 
 
 def _check_target(logp, target):
@@ -116,25 +128,42 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     loss = -picked * w
     wsum = w.sum()
     ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
+    ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
     return _reduce(loss, wsum, reduction), None
 
 
-def _nll_backward(ctx, g):
+def _nll_weights(xp, ctx):
+    """(t, w, wsum) of :func:`_nll_forward`: the stored arrays, or in graph mode recomputed
+    from the target and weight tensors (so a graph capture sees where they come from)."""
+    if not graph_mode(xp):
+        return ctx.t, ctx.w, ctx.wsum
+    target, weight = ctx.target, ctx.weight
+    dt = raw(ctx, "w").dtype
+    valid = target != ctx.ignore_index
+    t = xp.where(valid, target, 0)
+    w = xp.getitem(weight, t) if weight is not None else xp.ones(tuple(t.shape), dt)
+    w = xp.astype(w * valid, dt)
+    return t, w, xp.sum(w)
+
+
+def _nll_backward(xp, ctx, g):
     red = ctx.reduction
-    w = ctx.w
-    zero = np.zeros((), np.result_type(w, g))
+    t, w, wsum = _nll_weights(xp, ctx)
+    zero = xp.zeros((), np.result_type(xp.npdtype(w), xp.npdtype(g)))
     if red == "mean":  # every target ignored: the total weight is 0 and so is the gradient
-        coef = np.where(w == 0, zero, w * (g / ctx.wsum) if ctx.wsum else zero)
+        if graph_mode(xp):
+            coef = xp.where(w == 0, zero, w * (g / xp.where(wsum == 0, 1, wsum)))
+        else:
+            coef = np.where(w == 0, zero, w * (g / wsum) if wsum else zero)
     else:
-        coef = np.where(w == 0, zero, w * g)
-    z = np.zeros(ctx.shape, coef.dtype)
+        coef = xp.where(w == 0, zero, w * g)
+    z = xp.zeros(ctx.shape, coef.dtype)
     if len(ctx.shape) == 1:
-        z[ctx.t] = -coef
-    elif len(ctx.shape) == 2:
-        z[np.arange(ctx.shape[0]), ctx.t] = -coef
-    else:
-        np.put_along_axis(z, np.expand_dims(ctx.t, 1), -np.expand_dims(coef, 1), axis=1)
-    return z
+        return xp.set_at(z, t, -coef)
+    if len(ctx.shape) == 2 and not graph_mode(xp):  # (N, C): the rows picked by index
+        z[np.arange(ctx.shape[0]), t] = -coef
+        return z
+    return xp.put_along_axis(z, xp.expand_dims(t, 1), -xp.expand_dims(coef, 1), 1)
 
 
 class CrossEntropy(Kernel):
@@ -142,6 +171,7 @@ class CrossEntropy(Kernel):
 
     name = "cross_entropy"
     tensor_attrs = ("weight",)
+    graph_aliases = ("target", "weight")
 
     @staticmethod
     @opmath
@@ -176,69 +206,46 @@ class CrossEntropy(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         ls = ctx.ls
-        gl = _nll_backward(ctx, g)
+        gl = _nll_backward(xp, ctx, g)
         if ls > 0:
             C = ctx.shape[ctx.dim]
             gl = gl * (1 - ls)
-            zero = np.zeros((), g.dtype)
-            if ctx.reduction == "mean":
+            zero = xp.zeros((), g.dtype)
+            if graph_mode(xp):
+                valid = ctx.target != ctx.ignore_index
+                if ctx.reduction == "mean":
+                    denom = _nll_weights(xp, ctx)[2] if ctx.weight is not None else \
+                        xp.sum(valid)
+                    cs = xp.where(valid & (denom != 0), g / xp.where(denom == 0, 1, denom), zero)
+                else:
+                    cs = xp.where(valid, g, zero)
+            elif ctx.reduction == "mean":
                 cs = np.where(ctx.valid, g / ctx.smooth_denom if ctx.smooth_denom else zero, zero)
             else:
                 cs = np.where(ctx.valid, g, zero)
-            cs = np.expand_dims(cs * (ls / C), ctx.dim).astype(gl.dtype)
+            cs = xp.astype(xp.expand_dims(cs * (ls / C), ctx.dim), xp.npdtype(gl))
             if ctx.weight is not None:
                 shape = [1] * len(ctx.shape)
                 shape[ctx.dim] = C
-                gl = gl - cs * ctx.weight.reshape(shape)
+                gl = gl - cs * xp.reshape(ctx.weight, shape)
             else:
                 gl = gl - cs
         # d(-sum_c a_c logp_c)/dx = -a + softmax * sum_c a_c, where gl holds -a
-        p = np.exp(ctx.logp)
-        return (gl - p * np.sum(gl, axis=ctx.dim, keepdims=True), None, None)
-
-
-class CrossEntropyProbs(Kernel):
-    """cross_entropy with class-probability targets (same shape as the input)."""
-
-    name = "cross_entropy_probs"
-
-    @staticmethod
-    @opmath
-    def forward(ctx, x, target, weight=None, reduction="mean", label_smoothing=0.0):
-        dim = 1 if x.ndim > 1 else 0
-        C = x.shape[dim]
-        if label_smoothing > 0:
-            target = (target * (1 - label_smoothing) + label_smoothing / C).astype(target.dtype)
-        logp = _log_softmax(x, dim)
-        shape = [1] * x.ndim
-        shape[dim] = C
-        wt = target * weight.reshape(shape) if weight is not None else target
-        loss = -(logp * wt).sum(dim)
-        n = loss.size if x.ndim > 1 else 1
-        ctx.logp, ctx.wt, ctx.dim, ctx.reduction, ctx.n, ctx.target = logp, wt, dim, reduction, n, target
-        # d(smoothed, weighted target)/d(target), for the target's gradient
-        ctx.dt = (1 - label_smoothing) * (weight.reshape(shape) if weight is not None else 1)
-        if reduction == "mean":
-            return np.asarray(loss.sum() / n, x.dtype)
-        return _reduce(loss, 1, reduction)
-
-    @staticmethod
-    def backward(ctx, g):
-        if ctx.reduction == "mean":
-            g = g / ctx.n
-        g = np.expand_dims(g, ctx.dim) if ctx.reduction == "none" and ctx.logp.ndim > 1 else g
-        p = np.exp(ctx.logp)
-        gx = g * (p * ctx.wt.sum(ctx.dim, keepdims=True) - ctx.wt)
-        gt = None
-        if ctx.needs_input_grad[1]:
-            gt = -g * ctx.logp * ctx.dt
-        return (gx, gt, None)
+        if graph_mode(xp):  # the log-probabilities as the output of a log_softmax of the input
+            from .._autograd_graph import derived_outputs
+            logp = derived_outputs(ctx, LogSoftmax, [0], [raw(ctx, "logp")], dim=ctx.dim)[0]
+        else:
+            logp = ctx.logp
+        p = xp.exp(logp)
+        return (gl - p * xp.sum(gl, axis=ctx.dim, keepdims=True), None, None)
 
 
 class LayerNorm(Kernel):
     name = "layer_norm"
-    saved = (1,)
+    saved = (0, 1)  # the input and weight, as torch's native_layer_norm saves them
+    graph_inputs = {"w": 1}
 
     @staticmethod
     @opmath
@@ -249,7 +256,7 @@ class LayerNorm(Kernel):
         var = (xc * xc).mean(axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
         xhat = xc * rstd
-        ctx.xhat, ctx.rstd, ctx.axes, ctx.w = xhat, rstd, axes, w
+        ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.eps = xhat, rstd, axes, w, eps
         y = xhat * w if w is not None else xhat.copy()
         if b is not None:
             y += b
@@ -257,20 +264,36 @@ class LayerNorm(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        xhat, rstd, axes, w = ctx.xhat, ctx.rstd, ctx.axes, ctx.w
+        xp = ns(g)
+        axes, w = ctx.axes, ctx.w
+        xhat, rstd = _normalized(xp, ctx)
         n = ctx.needs_input_grad
         gw = gb = gx = None
         lead = tuple(range(xhat.ndim - len(axes)))
         if len(n) > 1 and n[1]:
-            gw = (g * xhat).sum(axis=lead)
+            gw = xp.sum(g * xhat, axis=lead)
         if len(n) > 2 and n[2]:
-            gb = g.sum(axis=lead)
+            gb = xp.sum(g, axis=lead)
         if n[0]:
             gh = g * w if w is not None else g
-            m1 = gh.mean(axis=axes, keepdims=True)
-            m2 = (gh * xhat).mean(axis=axes, keepdims=True)
+            m1 = xp.mean(gh, axis=axes, keepdims=True)
+            m2 = xp.mean(gh * xhat, axis=axes, keepdims=True)
             gx = (gh - m1 - xhat * m2) * rstd
         return (gx, gw, gb)
+
+
+def _normalized(xp, ctx):
+    """(xhat, rstd) of a normalization: the forward's arrays, or in graph mode recomputed from
+    the input tensor (both depend on it), in the forward's dtype and arithmetic."""
+    if not graph_mode(xp):
+        return ctx.xhat, ctx.rstd
+    x = xp.astype(ctx.input(0), raw(ctx, "xhat").dtype)
+    axes = ctx.axes
+    mu = xp.mean(x, axis=axes, keepdims=True)
+    xc = x - mu
+    var = xp.mean(xc * xc, axis=axes, keepdims=True)
+    rstd = 1.0 / xp.sqrt(var + xp.asarray(ctx.eps, x.dtype))
+    return xc * rstd, rstd
 
 
 class BatchNormTrain(Kernel):
@@ -279,8 +302,9 @@ class BatchNormTrain(Kernel):
     changing them in place before backward is refused, as in torch."""
 
     name = "batch_norm"
-    saved = (3, 4)
+    saved = (0, 1, 3, 4)  # the input, weight and running statistics, as torch's kernel saves
     suggest_format = (0,)  # torch: input.suggest_memory_format()
+    graph_inputs = {"w": 1}
 
     @staticmethod
     def forward(ctx, x, w=None, b=None, rm=None, rv=None, eps=1e-5):
@@ -293,15 +317,17 @@ class BatchNormTrain(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        xhat, rstd, axes, w, shape = ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape
+        xp = ns(g)
+        axes, w, shape = ctx.axes, ctx.w, ctx.shape
+        xhat, rstd = _normalized(xp, ctx)
         n = ctx.needs_input_grad
-        gw = (g * xhat).sum(axis=axes) if len(n) > 1 and n[1] else None
-        gb = g.sum(axis=axes) if len(n) > 2 and n[2] else None
+        gw = xp.sum(g * xhat, axis=axes) if len(n) > 1 and n[1] else None
+        gb = xp.sum(g, axis=axes) if len(n) > 2 and n[2] else None
         gx = None
         if n[0]:
-            gh = g * w.reshape(shape) if w is not None else g
-            m1 = gh.mean(axis=axes, keepdims=True)
-            m2 = (gh * xhat).mean(axis=axes, keepdims=True)
+            gh = g * xp.reshape(w, shape) if w is not None else g
+            m1 = xp.mean(gh, axis=axes, keepdims=True)
+            m2 = xp.mean(gh * xhat, axis=axes, keepdims=True)
             gx = (gh - m1 - xhat * m2) * rstd
         return (gx, gw, gb, None, None)
 
@@ -322,7 +348,7 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
         rstd = rstd.astype(round_stats).astype(x.dtype)
         xc = x - mu_r
     xhat = xc * rstd
-    ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape = xhat, rstd, axes, w, shape
+    ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape, ctx.eps = xhat, rstd, axes, w, shape, eps
     y = xhat * w.reshape(shape) if w is not None else xhat.copy()
     if b is not None:
         y += b.reshape(shape)
@@ -331,6 +357,7 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
 
 class Embedding(Kernel):
     name = "embedding"
+    graph_aliases = ("idx",)
 
     @staticmethod
     def forward(ctx, w, idx, padding_idx=None):
@@ -347,10 +374,11 @@ class Embedding(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        z = np.zeros(ctx.shape, g.dtype)
-        np.add.at(z, ctx.idx.reshape(-1), g.reshape(-1, ctx.shape[1]))
+        xp = ns(g)
+        z = xp.add_at(xp.zeros(ctx.shape, g.dtype), xp.reshape(ctx.idx, -1),
+                      xp.reshape(g, (-1, ctx.shape[1])))
         if ctx.pad is not None:
-            z[ctx.pad] = 0
+            z = xp.set_at(z, ctx.pad, 0)
         return (z, None)
 
 
@@ -406,6 +434,7 @@ class Conv(Kernel):
     suggest_format = (0, 1)  # torch: input.suggest_memory_format()
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"x": 0, "w": 1}
 
     @staticmethod
     def forward(ctx, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, nd=2):
@@ -425,19 +454,77 @@ class Conv(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        k = _conv()
+        xp = ns(g)
         n = ctx.needs_input_grad
-        if ctx.nd == 2:
-            bi, bw = k.conv2d_backward_input, k.conv2d_backward_weight
-        else:
-            bi, bw = k.conv1d_backward_input, k.conv1d_backward_weight
-        gx = bi(g, ctx.w, ctx.x.shape, *ctx.args) if n[0] else None
-        gw = bw(g, ctx.x, ctx.w.shape, *ctx.args) if n[1] else None
+        # each operand is read only for the gradient that needs it (torch saves it only then)
+        gx = xp.call(ConvInputGrad, g, ctx.w, x_shape=tuple(raw(ctx, "x").shape), args=ctx.args,
+                     nd=ctx.nd) if n[0] else None
+        gw = xp.call(ConvWeightGrad, g, ctx.x, w_shape=tuple(raw(ctx, "w").shape),
+                     args=ctx.args, nd=ctx.nd) if n[1] else None
         gb = None
         if len(n) > 2 and n[2]:
             axes = (0,) + tuple(range(2, g.ndim)) if g.ndim == ctx.nd + 2 else tuple(range(1, g.ndim))
-            gb = g.sum(axis=axes)
+            gb = xp.sum(g, axis=axes)
         return (gx, gw, gb)
+
+
+def _conv_kw(args, nd):
+    stride, padding, dilation, groups = args
+    return dict(stride=stride, padding=padding, dilation=dilation, groups=groups, nd=nd)
+
+
+class ConvInputGrad(Op):
+    """A convolution's input gradient ``BI(g, w)`` (the adjoint of ``x -> conv(x, w)``), an op
+    so that it can be differentiated again: ``<BI(g, w), c> = <g, conv(c, w)>`` gives its
+    gradients ``conv(c, w)`` for ``g`` and ``BW(g, c)`` for ``w``."""
+
+    name = "convolution_backward_input"
+    saved = (0, 1)
+    graph_inputs = {"g": 0, "w": 1}
+
+    @staticmethod
+    def forward(ctx, g, w, x_shape, args, nd):
+        ctx.g, ctx.w, ctx.args, ctx.nd = g, w, args, nd
+        k = _conv()
+        f = k.conv2d_backward_input if nd == 2 else k.conv1d_backward_input
+        return f(g, w, x_shape, *args)
+
+    @staticmethod
+    def backward(ctx, c):
+        xp = ns(c)
+        n = ctx.needs_input_grad
+        w = ctx.w
+        dg = xp.call(Conv, c, w, **_conv_kw(ctx.args, ctx.nd)) if n[0] else None
+        dw = xp.call(ConvWeightGrad, ctx.g, c, w_shape=tuple(w.shape), args=ctx.args,
+                     nd=ctx.nd) if n[1] else None
+        return (dg, dw)
+
+
+class ConvWeightGrad(Op):
+    """A convolution's weight gradient ``BW(g, x)`` (the adjoint of ``w -> conv(x, w)``), an op
+    so that it can be differentiated again: its gradients are ``conv(x, c)`` for ``g`` and
+    ``BI(g, c)`` for ``x``."""
+
+    name = "convolution_backward_weight"
+    saved = (0, 1)
+    graph_inputs = {"g": 0, "x": 1}
+
+    @staticmethod
+    def forward(ctx, g, x, w_shape, args, nd):
+        ctx.g, ctx.x, ctx.args, ctx.nd = g, x, args, nd
+        k = _conv()
+        f = k.conv2d_backward_weight if nd == 2 else k.conv1d_backward_weight
+        return f(g, x, w_shape, *args)
+
+    @staticmethod
+    def backward(ctx, c):
+        xp = ns(c)
+        n = ctx.needs_input_grad
+        x = ctx.x
+        dg = xp.call(Conv, x, c, **_conv_kw(ctx.args, ctx.nd)) if n[0] else None
+        dx = xp.call(ConvInputGrad, ctx.g, c, x_shape=tuple(x.shape), args=ctx.args,
+                     nd=ctx.nd) if n[1] else None
+        return (dg, dx)
 
 
 class MaxPool2d(Kernel):
@@ -454,7 +541,46 @@ class MaxPool2d(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
+        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.shape),)
+
+
+class MaxPoolBackward(Op):
+    """max pooling's input gradient: ``g`` scattered to the argmax positions ``idx``; its
+    gradient gathers from them (:class:`MaxPoolGather`)."""
+
+    name = "max_pool2d_backward"
+    saved = (1,)
+
+    @staticmethod
+    def forward(ctx, g, idx, x_shape):
+        ctx.idx = idx
+        return _back(_conv().max_pool2d_backward(_f32(g), idx, x_shape), g)
+
+    @staticmethod
+    def backward(ctx, c):
+        return (ns(c).call(MaxPoolGather, c, ctx.idx), None)
+
+
+class MaxPoolGather(Op):
+    """``x`` read at max pooling's argmax positions ``idx`` (flat offsets into each H*W plane;
+    positions outside the plane read 0): the adjoint of :class:`MaxPoolBackward`."""
+
+    name = "max_pool2d_gather"
+    saved = (1,)
+
+    @staticmethod
+    def forward(ctx, x, idx):
+        ctx.idx, ctx.x_shape = idx, x.shape
+        planes = int(np.prod(x.shape[:-2], dtype=np.int64))
+        plane = x.shape[-2] * x.shape[-1]
+        i = np.asarray(idx, np.int64).reshape(planes, -1)
+        keep = (i >= 0) & (i < plane)
+        r = np.take_along_axis(x.reshape(planes, plane), np.where(keep, i, 0), axis=1)
+        return np.where(keep, r, np.zeros((), x.dtype)).reshape(idx.shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.x_shape), None)
 
 
 class MaxPool2dWithIndices(Kernel):
@@ -474,7 +600,7 @@ class MaxPool2dWithIndices(Kernel):
     @staticmethod
     def backward(ctx, grads):
         g = grads[0]
-        return (_back(_conv().max_pool2d_backward(_f32(g), ctx.idx, ctx.shape), g),)
+        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.shape),)
 
 
 class AvgPool2d(Kernel):
@@ -494,7 +620,26 @@ class AvgPool2d(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_back(_conv().avg_pool2d_backward(_f32(g), ctx.shape, *ctx.args), g),)
+        return (ns(g).call(AvgPoolBackward, g, x_shape=ctx.shape, args=ctx.args),)
+
+
+_AVG_ARGS = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+             "divisor_override")
+
+
+class AvgPoolBackward(Op):
+    """average pooling's input gradient (linear in ``g``); its gradient is the pooling."""
+
+    name = "avg_pool2d_backward"
+
+    @staticmethod
+    def forward(ctx, g, x_shape, args):
+        ctx.args = args
+        return _back(_conv().avg_pool2d_backward(_f32(g), x_shape, *args), g)
+
+    @staticmethod
+    def backward(ctx, c):
+        return (ns(c).call(AvgPool2d, c, **dict(zip(_AVG_ARGS, ctx.args))),)
 
 
 class AdaptiveAvgPool2d(Kernel):
@@ -509,7 +654,23 @@ class AdaptiveAvgPool2d(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_back(_conv().adaptive_avg_pool2d_backward(_f32(g), ctx.shape, ctx.out), g),)
+        return (ns(g).call(AdaptiveAvgPoolBackward, g, x_shape=ctx.shape, output_size=ctx.out),)
+
+
+class AdaptiveAvgPoolBackward(Op):
+    """adaptive average pooling's input gradient (linear in ``g``); its gradient is the
+    pooling."""
+
+    name = "adaptive_avg_pool2d_backward"
+
+    @staticmethod
+    def forward(ctx, g, x_shape, output_size):
+        ctx.out = output_size
+        return _back(_conv().adaptive_avg_pool2d_backward(_f32(g), x_shape, output_size), g)
+
+    @staticmethod
+    def backward(ctx, c):
+        return (ns(c).call(AdaptiveAvgPool2d, c, output_size=ctx.out),)
 
 
 class BinaryCrossEntropy(Kernel):
@@ -520,7 +681,8 @@ class BinaryCrossEntropy(Kernel):
     target."""
 
     name = "binary_cross_entropy"
-    saved = (0, 1)
+    saved = (0, 1, 2)  # input, target and weight, as torch's backward reads them
+    graph_inputs = {"x": 0, "t": 1, "w": 2}
 
     @staticmethod
     @opmath
@@ -540,18 +702,20 @@ class BinaryCrossEntropy(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
+        size = _numel(x)
         if red == "mean":
-            g = g / max(x.size, 1) if x.size else g
+            g = g / max(size, 1) if size else g
         n = ctx.needs_input_grad
         gx = gt = None
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with xp.errstate(divide="ignore", invalid="ignore"):
             if n[0]:
-                gx = g * (x - t) / np.maximum((1 - x) * x, np.asarray(1e-12, x.dtype))
+                gx = g * (x - t) / xp.maximum((1 - x) * x, xp.asarray(1e-12, x.dtype))
                 if w is not None:
                     gx = gx * w
             if len(n) > 1 and n[1]:
-                gt = -(np.log(x) - np.log1p(-x)) * g
+                gt = -(xp.log(x) - xp.log1p(-x)) * g
                 if w is not None:
                     gt = gt * w
         return (gx, gt, None)
@@ -563,6 +727,7 @@ class LogSigmoid(Kernel):
 
     name = "log_sigmoid"
     saved = (0,)
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -572,11 +737,14 @@ class LogSigmoid(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        e = np.exp(-np.abs(x))
+        if graph_mode(xp):  # sigmoid(-x) itself: smooth at 0, where exp(-|x|) has a kink
+            return (xp.astype(g * xp.expit(-x), xp.npdtype(g)),)
+        e = xp.exp(-xp.abs(x))
         # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
-        s = np.where(x >= 0, e / (1 + e), 1 / (1 + e))
-        return ((g * s).astype(g.dtype, copy=False),)
+        s = xp.where(x >= 0, e / (1 + e), 1 / (1 + e))
+        return (xp.astype(g * s, xp.npdtype(g)),)
 
 
 def _log_sigmoid(x):
@@ -596,7 +764,8 @@ class BinaryCrossEntropyWithLogits(Kernel):
     target -- products, so an infinite upstream gradient stays infinite."""
 
     name = "binary_cross_entropy_with_logits"
-    saved = (0, 1)
+    saved = (0, 1, 2, 3)  # input, target, weight and pos_weight, as torch's backward reads them
+    graph_inputs = {"x": 0, "t": 1, "w": 2, "pw": 3}
 
     @staticmethod
     def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
@@ -636,23 +805,29 @@ class BinaryCrossEntropyWithLogits(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
-        if ctx.reduction == "mean" and x.size:
-            g = g / x.size
+        size = _numel(x)
+        if ctx.reduction == "mean" and size:
+            g = g / size
+        if graph_mode(xp):  # the smooth ops, so that the gradient can be differentiated again
+            sigmoid, log_sigmoid = xp.expit, (lambda v: xp.call(LogSigmoid, v))
+        else:
+            sigmoid, log_sigmoid = _sigmoid, _log_sigmoid
         n = ctx.needs_input_grad
         gx = gt = None
-        with np.errstate(invalid="ignore", over="ignore"):
+        with xp.errstate(invalid="ignore", over="ignore"):
             if n[0]:
                 if pw is not None:
                     pt = pw * t
-                    gx = (pt + 1 - t) * _sigmoid(x) - pt
+                    gx = (pt + 1 - t) * sigmoid(x) - pt
                 else:
-                    gx = _sigmoid(x) - t
+                    gx = sigmoid(x) - t
                 if w is not None:
                     gx = gx * w
                 gx = gx * g
             if len(n) > 1 and n[1]:
-                gt = _log_sigmoid(-x) - _log_sigmoid(x) * pw if pw is not None else -x
+                gt = log_sigmoid(-x) - log_sigmoid(x) * pw if pw is not None else -x
                 if w is not None:
                     gt = gt * w
                 gt = gt * g
@@ -666,13 +841,14 @@ class _PointwiseLoss(Kernel):
 
     saved = (0, 1)
     elementwise = True  # reduction="none": the inputs' layout, as torch's TensorIterator kernel
+    graph_inputs = {"x": 0, "y": 1}
 
     @classmethod
     def _loss(cls, z, t):
         raise NotImplementedError
 
     @classmethod
-    def _grad(cls, d, t):
+    def _grad(cls, xp, d, t):
         raise NotImplementedError
 
     @classmethod
@@ -684,11 +860,13 @@ class _PointwiseLoss(Kernel):
 
     @classmethod
     def _bwd(cls, ctx, g):
+        xp = ns(g)
         d = ctx.x - ctx.y
+        size = _numel(d)
         if ctx.reduction == "mean":
-            g = g / d.size if d.size else g
-        with np.errstate(invalid="ignore"):
-            gx = np.asarray(cls._grad(d, ctx.t) * g)
+            g = g / size if size else g
+        with xp.errstate(invalid="ignore"):
+            gx = cls._grad(xp, d, ctx.t) * g
         n = ctx.needs_input_grad
         return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
 
@@ -713,8 +891,9 @@ class SmoothL1Loss(_PointwiseLoss):
         return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
 
     @staticmethod
-    def _grad(d, beta):
-        return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta)).astype(d.dtype)
+    def _grad(xp, d, beta):
+        return xp.astype(xp.where(d < -beta, -1.0, xp.where(d > beta, 1.0, d / beta)),
+                         xp.npdtype(d))
 
 
 class HuberLoss(_PointwiseLoss):
@@ -737,5 +916,6 @@ class HuberLoss(_PointwiseLoss):
         return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
 
     @staticmethod
-    def _grad(d, delta):
-        return np.where(d < -delta, -delta, np.where(d > delta, delta, d)).astype(d.dtype)
+    def _grad(xp, d, delta):
+        return xp.astype(xp.where(d < -delta, -delta, xp.where(d > delta, delta, d)),
+                         xp.npdtype(d))

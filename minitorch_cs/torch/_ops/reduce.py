@@ -7,17 +7,17 @@ from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import HALF as _HALF
 from ._opmath import opmath
-from .elementwise import _sgn
+from ._xp import NP, graph_mode, ns
 from .._fpe import warn_user
 
 
-def _expand_back(g, shape, axis, keepdim):
+def _expand_back(xp, g, shape, axis, keepdim):
     """Reshape a reduced gradient so it broadcasts against the input of ``shape``."""
     if axis is None:
-        return np.broadcast_to(g.reshape((1,) * len(shape)), shape)
+        return xp.broadcast_to(xp.reshape(g, (1,) * len(shape)), shape)
     if not keepdim:
-        g = np.expand_dims(g, axis)
-    return np.broadcast_to(g, shape)
+        g = xp.expand_dims(g, axis)
+    return xp.broadcast_to(g, shape)
 
 
 def _acc_dtype(x, dtype):
@@ -57,7 +57,7 @@ class Sum(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_expand_back(g, ctx.shape, ctx.axis, ctx.keepdim),)
+        return (_expand_back(ns(g), g, ctx.shape, ctx.axis, ctx.keepdim),)
 
 
 class Mean(Kernel):
@@ -81,13 +81,15 @@ class Mean(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_expand_back(g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis, ctx.keepdim),)
+        return (_expand_back(ns(g), g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis,
+                             ctx.keepdim),)
 
 
 class Prod(Kernel):
     name = "prod"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -100,25 +102,31 @@ class Prod(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, axis = ctx.x, ctx.axis
-        shape = x.shape
-        gb = _expand_back(g, shape, axis, ctx.keepdim)
-        zeros = int((x == 0).sum()) if x.ndim else 0
-        if x.ndim and not zeros:  # torch: grad * result / input when nothing is 0
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return (gb * (_expand_back(ctx.y, shape, axis, ctx.keepdim) / x),)
-        if axis is None and zeros > 1:  # torch's prod() of all elements: two zeros, no gradient
-            return (np.zeros(shape, gb.dtype),)
+        shape = tuple(x.shape)
+        gb = _expand_back(xp, g, shape, axis, ctx.keepdim)
+        # torch: grad * result / input when nothing is 0, and prod() of all elements with two
+        # zeros has no gradient (a graph uses the rule below always: whether the input holds a
+        # zero is not known when the graph is built)
+        if not graph_mode(xp) and x.ndim:
+            zeros = int((x == 0).sum())
+            if not zeros:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    return (gb * (_expand_back(xp, ctx.y, shape, axis, ctx.keepdim) / x),)
+            if axis is None and zeros > 1:
+                return (np.zeros(shape, gb.dtype),)
         # product of all other elements, robust to zeros: exclusive cumprods from both sides
         ax = tuple(range(x.ndim)) if axis is None else axis
-        flat = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
-        lead = flat.shape[:flat.ndim - len(ax)]
-        flat = flat.reshape(lead + (-1,))
-        ones = np.ones(lead + (1,), x.dtype)
-        left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
-        right = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
-        others = (left * right).reshape(np.moveaxis(x, ax, tuple(range(-len(ax), 0))).shape)
-        others = np.moveaxis(others, tuple(range(-len(ax), 0)), ax)
+        moved = xp.moveaxis(x, ax, tuple(range(-len(ax), 0)))
+        lead = tuple(moved.shape[:moved.ndim - len(ax)])
+        flat = xp.reshape(moved, lead + (-1,))
+        ones = xp.ones(lead + (1,), x.dtype)
+        left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], -1), -1)
+        right = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(flat, -1)[..., :-1]], -1), -1),
+                        -1)
+        others = xp.reshape(left * right, moved.shape)
+        others = xp.moveaxis(others, tuple(range(-len(ax), 0)), ax)
         return (gb * others,)
 
 
@@ -128,6 +136,7 @@ class Amax(Kernel):
     name = "amax"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     def forward(ctx, x, axis=None, keepdim=False, largest=True, evenly=False):
@@ -142,22 +151,25 @@ class Amax(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        yb = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        shape = tuple(x.shape)
+        yb = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
+        gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
+        dt = xp.npdtype(x)
+        with xp.errstate(divide="ignore", invalid="ignore"):
             if ctx.evenly:
                 # max()/min() of everything: torch's evenly_distribute_backward shares the
                 # gradient among the elements equal to the result (the NaNs when it is NaN),
                 # written into zeros
-                mask = (x == yb) | (np.isnan(x) & np.isnan(yb)) if x.dtype.kind == "f" or \
-                    x.dtype in _HALF else x == yb
-                cnt = mask.sum(axis=ctx.axis, keepdims=True)
-                return (np.where(mask, gb / cnt, np.zeros((), gb.dtype)),)
+                mask = (x == yb) | (xp.isnan(x) & xp.isnan(yb)) if dt.kind == "f" or \
+                    dt in _HALF else x == yb
+                cnt = xp.sum(mask, axis=ctx.axis, keepdims=True)
+                return (xp.where(mask, gb / cnt, xp.zeros((), gb.dtype)),)
             # amax/amin: torch's scale_grad_by_count, (g / count) * mask (a NaN result matches
             # nothing: 0 / 0 and NaN, as in torch)
             mask = x == yb
-            cnt = mask.sum(axis=ctx.axis, keepdims=True)
+            cnt = xp.sum(mask, axis=ctx.axis, keepdims=True)
             return ((gb / cnt) * mask,)
 
 
@@ -173,11 +185,10 @@ def _select_along(ctx, x, idx, dim, keepdim):
 
 def _select_along_backward(ctx, g):
     """The gradient of :func:`_select_along`: ``g`` put back at the selected entries."""
+    xp = ns(g)
     if not ctx.keepdim:
-        g = np.expand_dims(g, ctx.dim)
-    z = np.zeros(ctx.shape, g.dtype)
-    np.put_along_axis(z, ctx.idx, g, axis=ctx.dim)
-    return z
+        g = xp.expand_dims(g, ctx.dim)
+    return xp.put_along_axis(xp.zeros(ctx.shape, g.dtype), ctx.idx, g, ctx.dim)
 
 
 class MaxDim(Kernel):
@@ -226,6 +237,7 @@ class Median(Kernel):
     node_name = "MedianBackward0"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     def forward(ctx, x):
@@ -240,9 +252,11 @@ class Median(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, y = ctx.x, ctx.y
-        mask = np.isnan(x) if np.isnan(y) else x == y
-        return (np.where(mask, g / mask.sum(), np.zeros((), g.dtype)).astype(g.dtype, copy=False),)
+        mask = xp.where(xp.isnan(y), xp.isnan(x), x == y)  # the NaNs when the median is NaN
+        return (xp.astype(xp.where(mask, g / xp.sum(mask), xp.zeros((), g.dtype)),
+                          xp.npdtype(g)),)
 
 
 class MedianDim(Kernel):
@@ -286,6 +300,7 @@ class Argmax(Kernel):
 class Var(Kernel):
     name = "var"
     saved = (0,)
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -310,16 +325,18 @@ class Var(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        mean = np.true_divide(np.add.reduce(x, axis=ctx.axis, keepdims=True), ctx.n)
+        shape = tuple(x.shape)
+        mean = xp.sum(x, axis=ctx.axis, keepdims=True) / ctx.n
         denom = max(ctx.n - ctx.correction, 0)
-        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
         gx = gb * 2 * (x - mean) / denom
         if ctx.std:
             # torch masks the 0/0 where std == 0 to a zero gradient
-            y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gx = np.where(y == 0, 0, gx / (2 * y))
+            y = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                gx = xp.where(y == 0, 0, gx / (2 * y))
         return (gx,)
 
 
@@ -335,6 +352,7 @@ class LogSumExp(Kernel):
     name = "logsumexp"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -349,15 +367,18 @@ class LogSumExp(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x = ctx.x
-        y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        return (_expand_back(g, x.shape, ctx.axis, ctx.keepdim) * np.exp(x - y),)
+        shape = tuple(x.shape)
+        y = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
+        return (_expand_back(xp, g, shape, ctx.axis, ctx.keepdim) * xp.exp(x - y),)
 
 
 class Norm(Kernel):
     name = "norm"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -387,34 +408,36 @@ class Norm(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
         x, p = ctx.x, ctx.p
-        y = _expand_back(ctx.y, x.shape, ctx.axis, ctx.keepdim)
-        gb = _expand_back(g, x.shape, ctx.axis, ctx.keepdim)
+        shape = tuple(x.shape)
+        y = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
+        gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
         if p == 2:  # torch: grad * (self / norm).masked_fill_(norm == 0, 0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gx = gb * np.where(y == 0, np.zeros((), x.dtype), x / y)
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                gx = gb * xp.where(y == 0, xp.zeros((), xp.npdtype(x)), x / y)
         elif p == 1:
-            gx = gb * _sgn(x)  # torch's sgn: NaN gets 0
+            gx = gb * xp.sgn(x)  # torch's sgn: NaN gets 0
         elif p in (float("inf"), float("-inf")):
             # torch: sgn(x) * ((grad / count) * mask), the mask also marking NaNs
-            a = np.abs(x)
-            mask = (a == y) | np.isnan(a)
-            cnt = mask.sum(axis=ctx.axis, keepdims=True)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gx = _sgn(x) * ((gb / cnt) * mask)
+            a = xp.abs(x)
+            mask = (a == y) | xp.isnan(a)
+            cnt = xp.sum(mask, axis=ctx.axis, keepdims=True)
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                gx = xp.sgn(x) * ((gb / cnt) * mask)
         elif p == 0:
-            gx = np.zeros_like(x)
+            gx = xp.zeros_like(x)
         else:  # torch's linalg_vector_norm_backward, case by case
-            zero = np.zeros((), x.dtype)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            zero = xp.zeros((), x.dtype)
+            with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 if p < 1:
-                    scaled = np.where(x == 0, zero, _sgn(x) * np.abs(x) ** (p - 1))
+                    scaled = xp.where(x == 0, zero, xp.sgn(x) * xp.abs(x) ** (p - 1))
                     gx = scaled * gb * y ** (1 - p)
                 else:
-                    scaled = _sgn(x) * np.abs(x) ** (p - 1) if p < 2 else \
-                        x * np.abs(x) ** (p - 2)
+                    scaled = xp.sgn(x) * xp.abs(x) ** (p - 1) if p < 2 else \
+                        x * xp.abs(x) ** (p - 2)
                     scale = gb / y ** (p - 1)
-                    gx = scaled * np.where(y == 0, zero, scale)
+                    gx = scaled * xp.where(y == 0, zero, scale)
         return (gx,)
 
 
@@ -431,13 +454,15 @@ class Cumsum(Kernel):
     def backward(ctx, g):
         if g.ndim == 0:
             return (g,)
-        return (np.flip(_accumulate(np.add, np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
+        xp = ns(g)
+        return (xp.flip(xp.cumsum(xp.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 
 class Cumprod(Kernel):
     name = "cumprod"
     saved = (0,)
     saves_output = True
+    graph_inputs = {"x": 0}
 
     @staticmethod
     @opmath
@@ -448,6 +473,9 @@ class Cumprod(Kernel):
 
     @staticmethod
     def backward(ctx, g):
+        xp = ns(g)
+        if graph_mode(xp):
+            return (_cumprod_backward_graph(xp, ctx.x, g, ctx.dim),)
         x, y, d = ctx.x, ctx.y, ctx.dim
         if x.ndim and not (x == 0).any():
             return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
@@ -460,6 +488,25 @@ class Cumprod(Kernel):
             partial = np.multiply.accumulate(without, axis=-1)
             out[..., i] = np.add.reduce((gs * partial)[..., i:], axis=-1)
         return (np.moveaxis(out, -1, d).reshape(x.shape),)
+
+
+def _cumprod_backward_graph(xp, x, g, d):
+    """cumprod's input gradient as recorded tensor ops, valid with zeros in the input: for
+    ``y_j = prod_{k<=j} x_k``, ``dx_i = prod_{k<i} x_k * sum_{j>=i} g_j prod_{i<k<=j} x_k``."""
+    shape = tuple(x.shape)
+    if not shape:
+        return g
+    xs, gs = xp.moveaxis(x, d, -1), xp.moveaxis(g, d, -1)
+    n = shape[d]
+    lead = tuple(xs.shape[:-1])
+    ones = xp.ones(lead + (1,), x.dtype)
+    left = xp.cumprod(xp.concatenate([ones, xs[..., :-1]], -1), -1)  # prod_{k<i} x_k
+    k = np.arange(n)
+    after = xp.const(k[None, :] > k[:, None])  # [i, k]: k > i
+    upto = xp.const(k[None, :] >= k[:, None])  # [i, j]: j >= i
+    between = xp.cumprod(xp.where(after, xp.expand_dims(xs, -2), 1), -1)  # prod_{i<k<=j} x_k
+    right = xp.sum(xp.where(upto, xp.expand_dims(gs, -2) * between, 0), -1)
+    return xp.moveaxis(left * right, -1, d)
 
 
 class AllAny(Kernel):
@@ -517,9 +564,9 @@ class Sort(Kernel):
 
     @staticmethod
     def backward(ctx, grads):
-        z = np.zeros(ctx.shape, grads[0].dtype)
-        np.put_along_axis(z, ctx.idx, grads[0], axis=ctx.dim)
-        return (z,)
+        xp = ns(grads)
+        g = grads[0]
+        return (xp.put_along_axis(xp.zeros(ctx.shape, g.dtype), ctx.idx, g, ctx.dim),)
 
 
 class TopK(Kernel):
@@ -540,9 +587,9 @@ class TopK(Kernel):
 
     @staticmethod
     def backward(ctx, grads):
-        z = np.zeros(ctx.shape, grads[0].dtype)
-        np.put_along_axis(z, ctx.idx, grads[0], axis=ctx.dim)
-        return (z,)
+        xp = ns(grads)
+        g = grads[0]
+        return (xp.put_along_axis(xp.zeros(ctx.shape, g.dtype), ctx.idx, g, ctx.dim),)
 
 
 class Cdist(Kernel):
@@ -555,6 +602,7 @@ class Cdist(Kernel):
     node_name = "CdistBackward0"
     saved = (0, 1)
     saves_output = True
+    graph_inputs = {"x1": 0, "x2": 1}
 
     @staticmethod
     def forward(ctx, x1, x2, p=2.0):
@@ -572,28 +620,64 @@ class Cdist(Kernel):
             else:
                 r = (a ** p).sum(-1) ** (1.0 / p)
         r = np.asarray(r, x1.dtype)
-        ctx.diff, ctx.p, ctx.y = diff, p, r
+        ctx.x1, ctx.x2, ctx.diff, ctx.p, ctx.y = x1, x2, diff, p, r
         return r
 
     @staticmethod
     def backward(ctx, g):
-        diff, p, y = ctx.diff, ctx.p, ctx.y
-        gg, yy = g[..., None], y[..., None]
-        zero = np.zeros((), diff.dtype)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == 0:
-                res = np.zeros_like(diff)
-            elif p == 1:
-                res = gg * np.sign(diff)
-            elif p == float("inf"):
-                res = gg * np.sign(diff) * (np.abs(diff) == yy)
-            elif p == 2:
-                res = np.where(yy == 0, zero, gg * diff / yy)
-            elif p < 2:
-                res = np.where(yy == 0, zero, np.sign(diff) * np.abs(diff) ** (p - 1) * gg
-                               / yy ** (p - 1))
-            else:
-                res = np.where(yy == 0, zero, diff * np.abs(diff) ** (p - 2) * gg
-                               / yy ** (p - 1))
-        n = ctx.needs_input_grad
-        return (res.sum(-2) if n[0] else None, -res.sum(-3) if n[1] else None)
+        xp = ns(g)
+        p, y, n = ctx.p, ctx.y, ctx.needs_input_grad
+        if graph_mode(xp) and not (p == 2 and max(tuple(y.shape)[-2:], default=0) > 25):
+            # torch's _cdist_backward kernel, whose own derivative torch does not define: the
+            # gradient is recorded and differentiating it raises torch's error
+            g1 = xp.call(CdistBackward, g, ctx.x1, ctx.x2, y, p=p) if n[0] else None
+            g2 = xp.call(CdistBackward, xp.swapaxes(g, -1, -2), ctx.x2, ctx.x1,
+                         xp.swapaxes(y, -1, -2), p=p) if n[1] else None
+            return (g1, g2)
+        if graph_mode(xp):
+            # p = 2 with more than 25 rows: torch computes through matrix products (its default
+            # compute_mode), which differentiate again; recorded from the pairwise differences
+            diff = xp.expand_dims(ctx.x1, -2) - xp.expand_dims(ctx.x2, -3)
+        else:
+            diff = ctx.diff
+        res = _cdist_terms(xp, g, diff, y, p)
+        return (xp.sum(res, axis=-2) if n[0] else None,
+                -xp.sum(res, axis=-3) if n[1] else None)
+
+
+def _cdist_terms(xp, g, diff, y, p):
+    """torch's ``_cdist_backward`` terms, one per pair and coordinate (masked after the
+    product where the distance is 0)."""
+    gg, yy = xp.expand_dims(g, -1), xp.expand_dims(y, -1)
+    zero = xp.zeros((), xp.npdtype(diff))
+    with xp.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if p == 0:
+            return xp.zeros_like(diff)
+        if p == 1:
+            return gg * xp.sign(diff)
+        if p == float("inf"):
+            return gg * xp.sign(diff) * (xp.abs(diff) == yy)
+        if p == 2:
+            return xp.where(yy == 0, zero, gg * diff / yy)
+        if p < 2:
+            return xp.where(yy == 0, zero, xp.sign(diff) * xp.abs(diff) ** (p - 1) * gg
+                            / yy ** (p - 1))
+        return xp.where(yy == 0, zero, diff * xp.abs(diff) ** (p - 2) * gg / yy ** (p - 1))
+
+
+class CdistBackward(Kernel):
+    """``cdist``'s gradient for ``x1`` (torch's ``_cdist_backward``; for ``x2`` it is called with
+    the operands swapped and the gradient transposed), an op of its own because torch defines
+    no derivative for it: differentiating it raises torch's error."""
+
+    name = "_cdist_backward"
+    node_name = "CdistBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x1, x2, y, p):
+        diff = x1[..., :, None, :] - x2[..., None, :, :]
+        return _cdist_terms(NP, g, diff, y, p).sum(-2)
+
+    @staticmethod
+    def backward(ctx, c):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")

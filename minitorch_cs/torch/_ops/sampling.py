@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from ._xp import ns
 
 __all__ = ["Bernoulli", "Multinomial"]
 
@@ -54,7 +55,7 @@ class Bernoulli(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (np.zeros(ctx.shape, g.dtype),)
+        return (ns(g).zeros(ctx.shape, g.dtype),)
 
 
 class Multinomial(Op):

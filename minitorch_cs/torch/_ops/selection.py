@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from ._xp import ns
 
 
 class Nonzero(Op):
@@ -99,8 +100,8 @@ class MaskedSelect(Op):
 
     @staticmethod
     def backward(ctx, g):
-        full = np.zeros(ctx.mask.shape, g.dtype)
-        full[ctx.mask] = g
+        xp = ns(g)
+        full = xp.set_at(xp.zeros(tuple(ctx.mask.shape), g.dtype), ctx.mask, g)
         return (full, None)  # the engine sums over broadcast dimensions
 
 

@@ -1,5 +1,6 @@
-"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode and custom
-``Function``s."""
+"""``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode, custom
+``Function``s, ``gradcheck``/``gradgradcheck`` and the ``functional`` API (Jacobians, Hessians
+and their products with vectors)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,13 +8,15 @@ import numpy as np
 from .. import _dispatch
 from .._autograd import (_copy_as, _rec, enable_grad, inference_mode,
                          is_grad_enabled, no_grad, run_backward, set_grad_enabled)
+from .._autograd_graph import accumulate_graph, run_backward_graph
 from .._tensor import Tensor
 from . import anomaly_mode
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly"]
+           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly", "gradcheck",
+           "gradgradcheck"]
 
 
 def _as_list(x):
@@ -42,19 +45,86 @@ def _root_grads(outputs, grad_tensors):
     return grads
 
 
+def _graph_root_grads(outputs, grad_tensors):
+    """The seeds of a backward that records a graph: the given tensors as they are (a gradient
+    may itself require grad), ones for scalar outputs."""
+    from .._creation import ones_like
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = ones_like(out)
+        else:
+            if not isinstance(g, Tensor):
+                from .._creation import tensor
+                g = tensor(g, dtype=out.dtype)
+            if tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{list(g.shape)} and output[{i}] has a shape of "
+                                   f"{list(out.shape)}.")
+        grads.append(g)
+    return grads
+
+
+_WARNED_CYCLE = []
+
+
+def _warn_cycle():
+    """torch's one-time warning for ``backward(create_graph=True)`` (its engine warns once per
+    process): the parameter's ``.grad`` now refers back to the parameter."""
+    if not _WARNED_CYCLE:
+        _WARNED_CYCLE.append(True)
+        from .._fpe import warn_user
+        warn_user("Using backward() with create_graph=True will create a reference cycle between "
+                  "the parameter and its gradient which can cause a memory leak. We recommend "
+                  "using autograd.grad when creating the graph to avoid this. If you have to use "
+                  "this function, make sure to reset the .grad fields of your parameters to None "
+                  "after use to break the cycle and avoid the leak.")
+
+
+def _check_outputs(outputs):
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"backward(): argument 'tensors' must be a sequence of Tensors, but "
+                            f"element {i} is {type(out).__name__}")
+        if not out._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported: "
-                                  "backward rules run on numpy arrays (SPEC.md, Autograd)")
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on.
+
+    With ``create_graph=True`` the backward pass is recorded, so the gradients it produces can be
+    differentiated again (``retain_graph`` then defaults to True, as in torch).
+    """
     outputs = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
-    for out in outputs:
-        if not out._rg:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a "
-                               "grad_fn")
-    grads = _root_grads(outputs, grad_tensors)
+    _check_outputs(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
     roots = [out._edge() for out in outputs]
+    if create_graph:
+        _warn_cycle()
+        grads = _graph_root_grads(outputs, grad_tensors)
+        if inputs is not None:
+            inputs = _as_list(inputs)
+            capture = {t._edge(): None for t in inputs}
+            run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+            for t in inputs:
+                g = capture[t._edge()]
+                if g is None:
+                    continue
+                if t.grad_fn is None:
+                    accumulate_graph(t._edge()[0], g)
+                else:
+                    t.grad = g if t.grad is None else t.grad + g
+            return
+        run_backward_graph(roots, grads, retain_graph=bool(retain_graph))
+        return
+    grads = _root_grads(outputs, grad_tensors)
     if inputs is not None:
         inputs = _as_list(inputs)
         capture = {t._edge(): None for t in inputs}
@@ -77,36 +147,53 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching ``.grad``."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported: "
-                                  "backward rules run on numpy arrays (SPEC.md, Autograd)")
+    """Return d(outputs)/d(inputs) without touching ``.grad``.
+
+    With ``create_graph=True`` the returned gradients carry a graph (they can be differentiated
+    again); ``retain_graph`` then defaults to True, as in torch.
+    """
     outputs = _as_list(outputs)
-    single = isinstance(inputs, Tensor)
     inputs = _as_list(inputs)
     for t in inputs:
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    for out in outputs:
-        if not out._rg:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a "
-                               "grad_fn")
-    grads = _root_grads(outputs, _as_list(grad_outputs))
+    _check_outputs(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
     capture = {t._edge(): None for t in inputs}
-    run_backward([o._edge() for o in outputs], grads, retain_graph=bool(retain_graph),
-                 capture=capture)
+    roots = [o._edge() for o in outputs]
+    if create_graph:
+        grads = _graph_root_grads(outputs, _as_list(grad_outputs))
+        run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+    else:
+        grads = _root_grads(outputs, _as_list(grad_outputs))
+        run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
     obs = _dispatch.engine_observers()
     res = []
     for t in inputs:
         g = capture[t._edge()]
         if g is None:
             if materialize_grads:
+                if create_graph:
+                    from .._creation import zeros_like
+                    res.append(zeros_like(t))
+                    continue
                 g = np.zeros(t._data.shape, t._data.dtype)  # a constant of the step
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                                    "in the graph. Set allow_unused=True if this is the desired "
                                    "behavior.")
-        if g is not None:
+        if g is None:
+            res.append(None)
+        elif create_graph:
+            res.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
+        else:
             g = _rec(obs, _copy_as, (g, t._data.dtype), {}, np.array(g, dtype=t._data.dtype))
-        res.append(None if g is None else Tensor._wrap(g))
+            res.append(Tensor._wrap(g))
     return tuple(res)
+
+
+# imported last: they call ``grad`` above. As in torch, the name ``gradcheck`` is the function
+# (the module stays importable: ``from torch.autograd.gradcheck import GradcheckError``).
+from . import functional  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402

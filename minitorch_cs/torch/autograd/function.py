@@ -1,13 +1,20 @@
-"""``torch.autograd.Function``: user-defined ops with a hand-written backward."""
+"""``torch.autograd.Function``: user-defined ops with a hand-written backward.
+
+A Function's backward is the user's Python over tensor ops, so a backward that records a graph
+(``create_graph=True``) runs it with grad mode on and gets gradients that can be differentiated
+again; ``@once_differentiable`` marks a backward that cannot (torch's decorator and error).
+"""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from .. import _dispatch
-from .._autograd import Anomaly, GradState, Node, record_forward_stack
+from .._autograd import Anomaly, GradState, Node, no_grad, record_forward_stack
 from .._tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -49,6 +56,64 @@ class _CustomOp(_dispatch.Op):
         for a, gr in zip(node.args, grads):
             out.append(gr._data if isinstance(gr, Tensor) and isinstance(a, Tensor) else None)
         return tuple(out)
+
+    @staticmethod
+    def graph_backward(node, g):
+        """The user's backward on tensor gradients with grad mode on (``create_graph=True``)."""
+        grads = node.fn_cls.backward(node.fctx, *(g if isinstance(g, list) else [g]))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        return tuple(gr if isinstance(gr, Tensor) and isinstance(a, Tensor) else None
+                     for a, gr in zip(node.args, grads))
+
+
+class _DelayedError(_dispatch.Op):
+    """The node behind the outputs of a ``@once_differentiable`` backward: differentiating
+    them raises (torch's ``DelayedError``)."""
+
+    name = "delayed_error"
+    node_name = "DelayedError"
+
+    @staticmethod
+    def backward(node, g):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
+
+    graph_backward = backward
+
+
+def once_differentiable(fn):
+    """Decorate a custom Function's ``backward`` that is not itself differentiable: it runs
+    under ``no_grad``, and when a graph is being recorded and a gradient it received requires
+    grad, its results require grad through a node that raises torch's error if a later backward
+    reaches it ("trying to differentiate twice a function that was marked with
+    @once_differentiable")."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not GradState.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        node = Node(_DelayedError, len(outs))
+        node.next = [None] * len(outs)
+        node.in_meta = [None] * len(outs)
+        node.needs_input_grad = [False] * len(outs)
+        node.saved_versions = []
+        node.out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                         for o in outs]
+        res = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                t = Tensor._wrap(o._data)
+                t._rg, t.grad_fn, t._output_nr = True, node, i
+                o = t
+            res.append(o)
+        return res[0] if single else tuple(res)
+    return wrapper
 
 
 class Function:

@@ -486,6 +486,85 @@ def activation_checkpoint_non_reentrant(env):
     return standard(env, _checkpointed(False), factory=DropNet)
 
 
+def _input_gradient_penalty(c, x, y):
+    """WGAN-GP style: the norm of d(model output)/d(input), recorded with create_graph=True,
+    pushed toward 1 and added to the loss."""
+    x = x.detach().requires_grad_()
+    out = c.compiled(x)
+    g, = torch.autograd.grad(out.sum(), x, create_graph=True)
+    penalty = ((g.norm(dim=1) - 1) ** 2).mean()
+    loss = F.cross_entropy(out, y) + 0.1 * penalty
+    loss.backward()
+    c.opt.step()
+    c.opt.zero_grad()
+    return loss
+
+
+@pattern()
+def gradient_penalty_input(env):
+    """A gradient penalty on the input gradient (autograd.grad(create_graph=True)): the recorded
+    backward is captured and replayed like the forward."""
+    return standard(env, _input_gradient_penalty)
+
+
+def _parameter_gradient_penalty(c, x, y):
+    """Double backprop on the parameters: the squared norm of the loss gradient (recorded with
+    create_graph=True) regularizes the loss."""
+    out = c.compiled(x)
+    loss = F.mse_loss(torch.tanh(out), F.one_hot(y, 3).float())
+    params = list(c.model.parameters())
+    grads = torch.autograd.grad(loss, params, create_graph=True)
+    gp = sum((g * g).sum() for g in grads)
+    (loss + 0.01 * gp).backward()
+    c.opt.step()
+    c.opt.zero_grad()
+    return loss
+
+
+@pattern()
+def gradient_penalty_parameters(env):
+    """A penalty on the parameter gradients (double backprop through linear, relu, tanh, mse)."""
+    return standard(env, _parameter_gradient_penalty, opt=sgd(momentum=0.9))
+
+
+def _hvp_backward_create_graph(c, x, y):
+    """backward(create_graph=True): the .grad of each parameter is a graph tensor; a
+    Hessian-vector product with the detached gradient is added to the step's gradient."""
+    loss = (c.compiled(x) ** 2).mean()
+    params = list(c.model.parameters())
+    loss.backward(create_graph=True)
+    hv = torch.autograd.grad(sum((p.grad * p.grad.detach()).sum() for p in params), params)
+    with torch.no_grad():
+        for p, h in zip(params, hv):
+            p.grad = p.grad.detach() + 0.01 * h
+    c.opt.step()
+    c.opt.zero_grad(set_to_none=True)
+    return loss
+
+
+@pattern()
+def hessian_vector_product_backward_create_graph(env):
+    """backward(create_graph=True), then a Hessian-vector product through the recorded .grad."""
+    return standard(env, _hvp_backward_create_graph)
+
+
+def _penalty_through_cross_entropy(c, x, y):
+    x = x.detach().requires_grad_()
+    loss = F.cross_entropy(c.compiled(x), y)
+    g, = torch.autograd.grad(loss, x, create_graph=True)
+    (loss + (g * g).sum()).backward()
+    c.opt.step()
+    c.opt.zero_grad()
+    return loss
+
+
+@pattern(Refused((r"create_graph", r"internally", r"CPU backend|outside create_graph")))
+def gradient_penalty_through_cross_entropy(env):
+    """create_graph through cross_entropy reads the forward's log-probabilities, which this
+    capture cannot name for replay yet: refused with the rule and the fix."""
+    return standard(env, _penalty_through_cross_entropy)
+
+
 class BNNet(nn.Module):
     def __init__(self, momentum=0.1):
         super().__init__()
