@@ -1,0 +1,79 @@
+"""Docstrings of the public ops, kept as tables and attached at import (as torch's ``_torch_docs``).
+
+The op modules stay free of per-op prose; each table here maps a public name to torch 2.13's
+signature, the rule in our words and any difference in parameters (see the table modules).
+``attach(...)`` runs once, at the end of ``minitorch_cs/torch/__init__.py``:
+
+- a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
+  torch:" paragraph); a docstring already written in the code is kept as the rule;
+- a Tensor method that is the same object as a torch function (``Tensor.add is torch.add``) gets
+  one docstring with both signature lines (``add(input, ...)`` and ``Tensor.add(...)``);
+- properties get theirs on the property object.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .functional import FUNCTIONAL, INIT
+from .tensor import TENSOR
+from .torch_api import LINALG, TORCH_API
+from .torch_functions import TORCH_FUNCTIONS
+
+_ATTACHED = False
+
+
+class _Entry:
+    __slots__ = ("obj", "sigs", "body", "differs")
+
+    def __init__(self, obj, body):
+        self.obj, self.sigs, self.body, self.differs = obj, [], body, []
+
+
+def _own_doc(obj):
+    doc = obj.__doc__ if not isinstance(obj, type) or "__doc__" in vars(obj) else None
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else ""
+
+
+def attach(torch, linalg, functional, init) -> None:
+    """Attach the tables' docstrings to the public callables of the given modules (idempotent).
+
+    The modules are passed in (not imported here) so that this package depends on nothing."""
+    global _ATTACHED
+    if _ATTACHED:
+        return
+    _ATTACHED = True
+    torch_ns = vars(torch)
+    Tensor = torch.Tensor
+
+    entries: dict = {}
+
+    def add(obj, sig, rule, differs):
+        key = id(obj)
+        if key not in entries:
+            entries[key] = _Entry(obj, _own_doc(obj) or rule)
+        e = entries[key]
+        e.sigs += [s for s in sig.split("\n") if s not in e.sigs]
+        if differs and differs not in e.differs:
+            e.differs.append(differs)
+
+    for table, lookup in ((TORCH_FUNCTIONS, torch_ns.get), (TORCH_API, torch_ns.get),
+                          (LINALG, vars(linalg).get), (FUNCTIONAL, vars(functional).get),
+                          (INIT, vars(init).get)):
+        for name, (sig, rule, differs) in table.items():
+            obj = lookup(name)
+            if obj is not None:
+                add(obj, sig, rule, differs)
+    for name, (sig, rule, differs) in TENSOR.items():
+        attr = vars(Tensor).get(name)
+        if attr is None:
+            attr = inspect.getattr_static(Tensor, name, None)
+            if attr is None:
+                continue
+        add(attr if isinstance(attr, property) else getattr(Tensor, name), sig, rule, differs)
+
+    for e in entries.values():
+        doc = "\n\n".join(["\n".join(e.sigs)] + ([e.body] if e.body else []) + e.differs)
+        try:
+            e.obj.__doc__ = doc
+        except (AttributeError, TypeError):  # a builtin or slot descriptor: leave it
+            pass
