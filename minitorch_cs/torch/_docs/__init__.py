@@ -71,8 +71,11 @@ def attach(torch, linalg, functional, init) -> None:
                 continue
         add(attr if isinstance(attr, property) else getattr(Tensor, name), sig, rule, differs)
 
+    lead = "Differs from torch: "
     for e in entries.values():
-        doc = "\n\n".join(["\n".join(e.sigs)] + ([e.body] if e.body else []) + e.differs)
+        differs = [lead + "; ".join(d[len(lead):].rstrip(".") if d.startswith(lead) else d
+                                     for d in e.differs) + "."] if e.differs else []
+        doc = "\n\n".join(["\n".join(e.sigs)] + ([e.body] if e.body else []) + differs)
         try:
             e.obj.__doc__ = doc
         except (AttributeError, TypeError):  # a builtin or slot descriptor: leave it
