@@ -5,7 +5,8 @@ signature, the rule in our words and any difference in parameters (see the table
 ``attach(...)`` runs once, at the end of ``minitorch_cs/torch/__init__.py``:
 
 - a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
-  torch:" paragraph); a docstring already written in the code is kept as the rule;
+  torch:" paragraph); a docstring already written in the code is kept (after the table's rule,
+  when the table has one: the code's text is then a note on how the rule is computed);
 - a Tensor method that is the same object as a torch function (``Tensor.add is torch.add``) gets
   one docstring with both signature lines (``add(input, ...)`` and ``Tensor.add(...)``);
 - properties get theirs on the property object.
@@ -50,7 +51,7 @@ def attach(torch, linalg, functional, init) -> None:
     def add(obj, sig, rule, differs):
         key = id(obj)
         if key not in entries:
-            entries[key] = _Entry(obj, _own_doc(obj) or rule)
+            entries[key] = _Entry(obj, "\n\n".join(part for part in (rule, _own_doc(obj)) if part))
         e = entries[key]
         e.sigs += [s for s in sig.split("\n") if s not in e.sigs]
         if differs and differs not in e.differs:

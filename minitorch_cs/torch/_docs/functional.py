@@ -34,7 +34,9 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'batch_norm': (
         ('batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,'
          ' momentum=0.1, eps=1e-05) -> Tensor'),
-        "", ""),
+        ('Normalises each channel (dim 1). In training, batch statistics are used and the '
+         'running statistics updated with ``momentum`` (unbiased variance); otherwise the '
+         'running statistics are used.'), ""),
     'bilinear': ('bilinear(input1, input2, weight, bias=None) -> Tensor',
         'y[..., o] = input1 @ weight[o] @ input2 + bias[o]: ``weight`` is (out, in1, in2).', ""),
     'binary_cross_entropy': (
@@ -47,7 +49,10 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'binary_cross_entropy_with_logits': (
         ('binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, '
          "reduce=None, reduction='mean', pos_weight=None) -> Tensor"),
-        "", ""),
+        ('Binary cross-entropy of sigmoid(input), computed stably from the logits; '
+         "``pos_weight`` scales the positive term per class. ``reduction`` is 'mean' "
+         "(default), 'sum' or 'none'; the legacy ``size_average``/``reduce`` warn and map to "
+         'it.'), ""),
     'celu': ('celu(input, alpha=1., inplace=False) -> Tensor',
         ('max(0, x) + min(0, alpha * (exp(x / alpha) - 1)). With ``inplace=True`` the result '
          "is written into ``input`` (torch's in-place checks apply)."), ""),
@@ -78,11 +83,16 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
         ('1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where target is -1, '
          "reduced. ``reduction`` is 'mean' (default), 'sum' or 'none'; the legacy "
          '``size_average``/``reduce`` warn and map to it.'), ""),
-    'cosine_similarity': ('cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor', '', ''),
+    'cosine_similarity': ('cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor',
+        'x1·x2 / max(‖x1‖·‖x2‖, eps) along ``dim``, the inputs broadcast together.', ""),
     'cross_entropy': (
         ('cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, '
          "reduce=None, reduction='mean', label_smoothing=0.0) -> Tensor"),
-        "", ""),
+        ('log_softmax over the class dim (1) followed by nll_loss for int64 class targets, or '
+         '-sum(target * log_softmax) for class-probability targets (same shape, floating); '
+         '``weight``, ``ignore_index`` and ``label_smoothing`` as in torch. ``reduction`` is '
+         "'mean' (default), 'sum' or 'none'; the legacy ``size_average``/``reduce`` warn and "
+         'map to it.'), ""),
     'dropout': ('dropout(input, p=0.5, training=True, inplace=False) -> Tensor', '', ''),
     'dropout1d': ('dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor',
         ('Channel dropout for (N, C, L) or (C, L) input: whole channels are zeroed with '
@@ -105,7 +115,8 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'gaussian_nll_loss': (
         ("gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction='mean') -> "
          'Tensor'),
-        "", ""),
+        ('0.5·(log(max(var, eps)) + (input - target)²/max(var, eps)), plus 0.5·log(2π) when '
+         "``full``. ``reduction`` is 'mean' (default), 'sum' or 'none'."), ""),
     'gelu': ("gelu(input, approximate='none') -> Tensor",
         ("x * Φ(x) with Φ the standard normal CDF; ``approximate='tanh'`` uses the tanh "
          'approximation.'), ""),
@@ -134,7 +145,9 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
          "is 'mean' (default), 'sum' or 'none'; the legacy ``size_average``/``reduce`` warn "
          'and map to it.'), ""),
     'huber_loss': ("huber_loss(input, target, reduction='mean', delta=1.0, weight=None) -> Tensor",
-        "", ""),
+        ('0.5·d² where |d| < delta, delta·(|d| - 0.5·delta) elsewhere (d = input - target), '
+         "optionally times ``weight``, reduced. ``reduction`` is 'mean' (default), 'sum' or "
+         "'none'."), ""),
     'instance_norm': (
         ('instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, '
          'use_input_stats=True, momentum=0.1, eps=1e-05) -> Tensor'),
@@ -147,7 +160,9 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'kl_div': (
         ("kl_div(input, target, size_average=None, reduce=None, reduction='mean', "
          'log_target=False) -> Tensor'),
-        "", ""),
+        ('target·(log(target) - input) with ``input`` in log space (``target`` too when '
+         "``log_target``); 'batchmean' divides the sum by the batch size, 'mean' warns as "
+         'torch.'), ""),
     'l1_loss': (
         ("l1_loss(input, target, size_average=None, reduce=None, reduction='mean', "
          'weight=None) -> Tensor'),

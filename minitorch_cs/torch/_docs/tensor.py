@@ -669,7 +669,7 @@ TENSOR = {  # Tensor.<name>
     'square_': ('Tensor.square_() -> Tensor',
         ('In-place Tensor.square: writes the result into ``self`` and returns it; ``self`` '
          'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
-    'squeeze': ('Tensor.squeeze(dim) -> Tensor', None, ''),
+    'squeeze': ('Tensor.squeeze(dim=None) -> Tensor', None, ''),
     'squeeze_': ('Tensor.squeeze_(dim=None) -> Tensor',
         ("In-place Tensor.squeeze: changes ``self``'s shape and strides (not its data) and "
          'returns ``self``.'), ""),

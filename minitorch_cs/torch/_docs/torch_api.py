@@ -43,15 +43,17 @@ TORCH_API = {  # torch.<name>
         ('Differs from torch: ``asarray`` is the same function as ``as_tensor`` here: its '
          'first parameter is ``data`` (torch: ``obj``) and ``copy`` and ``requires_grad`` are '
          'not accepted.')),
-    'autocast': ('autocast(device_type, dtype=None, enabled=True, cache_enabled=None)', '', ''),
+    'autocast': ('autocast(device_type, dtype=None, enabled=True, cache_enabled=None)',
+        "",
+        ("Differs from torch: ``device_type`` is optional here and defaults to 'cpu' (torch "
+         'requires it).')),
     'compile': (
         ('compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, '
          'options=None, name=None, disable=False, recompile_limit=None, '
-         'isolate_recompiles=False, shapes_spec=None) -> '
-         'collections.abc.Callable[[collections.abc.Callable[~_InputT, ~_RetT]], '
-         'collections.abc.Callable[~_InputT, ~_RetT]] | collections.abc.Callable[~_InputT, '
-         '~_RetT]'),
-        "", ""),
+         'isolate_recompiles=False, shapes_spec=None) -> Callable'),
+        "",
+        ('Differs from torch: every keyword is accepted and ignored (``fullgraph``, '
+         '``backend``, ``mode``, ...): there is no graph compiler, the model runs eagerly.')),
     'device': ('device(type, index=None)', '', ''),
     'dtype': ('dtype',
         "",
@@ -103,7 +105,9 @@ TORCH_API = {  # torch.<name>
          'and its dtype unless ``dtype`` is given; the result does not share memory or '
          'autograd history with ``input``.'), ""),
     'get_autocast_dtype': ('get_autocast_dtype(device_type) -> dtype',
-        'The dtype autocast uses for ``device_type`` (bfloat16 for the CPU by default).', ""),
+        'The dtype autocast uses for ``device_type`` (bfloat16 for the CPU by default).',
+        ("Differs from torch: ``device_type`` is optional here and defaults to 'cpu' (torch "
+         'requires it).')),
     'get_default_dtype': ('get_default_dtype() -> torch.dtype',
         'The dtype of new floating tensors (float32 unless set).', ""),
     'get_num_threads': ('get_num_threads() -> int', 'Always 1 here.', ''),

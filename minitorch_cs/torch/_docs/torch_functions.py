@@ -484,7 +484,7 @@ TORCH_FUNCTIONS = {  # torch.<name>
          ' default float dtype, float16/bfloat16 compute in float32 and round once.'), ""),
     'square': ('square(input, *, out=None) -> Tensor',
         'x * x, elementwise; integer inputs stay integer, bool becomes int64.', ""),
-    'squeeze': ('squeeze(input, dim) -> Tensor',
+    'squeeze': ('squeeze(input, dim=None) -> Tensor',
         ('Removes dims of size 1 (all of them, or those named by ``dim``, an int or tuple). '
          'The result is a view: it shares storage (and the version counter) with ``input``.'), ""),
     'stack': ('stack(tensors, dim=0, *, out=None) -> Tensor',
