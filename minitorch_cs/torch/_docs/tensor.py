@@ -609,7 +609,7 @@ TENSOR = {  # Tensor.<name>
         "", ""),
     'scatter_': (
         ('Tensor.scatter_(dim, index, src, *, reduce=None) -> Tensor\n'
-         'Tensor.scatter_(dim, index, value, *, reduce=None) -> Tensor:'),
+         'Tensor.scatter_(dim, index, value, *, reduce=None) -> Tensor'),
         ('In-place Tensor.scatter: writes the result into ``self`` and returns it; ``self`` '
          'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
     'scatter_add': ('Tensor.scatter_add(dim, index, src) -> Tensor', None, ''),
