@@ -145,6 +145,33 @@ def _check(doc, name, fn, method, prefix):
     assert not undeclared, (f"{prefix}{name}: parameters {sorted(undeclared)} differ between the "
                             f"documented signature {lines} and the callable, and the docstring's "
                             "'Differs from torch:' paragraph does not name them")
+    stale = _stale_differences(doc, fn)
+    assert not stale, (f"{prefix}{name}: the 'Differs from torch:' paragraph names {sorted(stale)}, "
+                       "which the documented signatures and the callable now agree on")
+
+
+def _stale_differences(doc, fn):
+    """Parameter names a "Differs from torch:" paragraph claims are missing ("torch's ``x`` is not
+    accepted here") or extra ("also takes ``x``"), where no signature line of the docstring
+    (functions and ``Tensor.`` methods alike: one object) differs from ``fn`` in that name."""
+    got = actual_params(fn)
+    if got is None or got[1] or got[2]:
+        return set()
+    groups: dict = {}
+    for line in signature_block(doc):
+        if "(" in line:
+            groups.setdefault(line.strip().split("(")[0], []).append(line.strip())
+    differing = set()
+    for head, group in groups.items():
+        d, o = mismatch(group, fn, head.startswith("Tensor."))
+        differing |= d | o
+    claims = set()
+    for para in re.split(r"\n\s*\n", doc):
+        if para.strip().startswith("Differs from torch:"):
+            for m in re.finditer(r"torch's ((?:``\w+``(?:, )?)+) (?:is|are) not accepted here|"
+                                 r"also takes ((?:``\w+``(?:, )?)+)", para):
+                claims |= set(re.findall(r"``(\w+)``", m.group(0)))
+    return claims - differing
 
 
 @pytest.mark.parametrize("where,name", CASES, ids=[f"{w}.{n}" for w, n in CASES])
@@ -167,6 +194,14 @@ def test_examples_of_the_rule():
     import minitorch_cs.torch.nn.functional as F
     assert F.relu.__doc__.startswith("relu(input, inplace=False) -> Tensor")
     assert Tensor.shape.__doc__.startswith("Tensor.shape -> torch.Size")
+
+
+def test_the_check_catches_a_stale_difference():
+    def f(input, other, *, alpha=1):
+        return input
+    doc = ("f(input, other, *, alpha=1) -> Tensor\n\nRule.\n\n"
+           "Differs from torch: torch's ``alpha`` is not accepted here.")
+    assert _stale_differences(doc, f) == {"alpha"}
 
 
 def test_the_check_catches_an_undeclared_difference():

@@ -697,9 +697,10 @@ TENSOR = {  # Tensor.<name>
          'Tensor.sum(dim, keepdim=False, *, dtype=None) -> Tensor'),
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
-    'swapaxes': ('Tensor.swapaxes(dim0, dim1) -> Tensor',
+    'swapaxes': ('Tensor.swapaxes(axis0, axis1) -> Tensor',
         "",
-        "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
+        ("Differs from torch: the method's dims are the keywords ``dim0``, ``dim1`` here "
+         '(torch: ``axis0``, ``axis1``).')),
     'swapdims': ('Tensor.swapdims(dim0, dim1) -> Tensor', None, ''),
     't': ('Tensor.t() -> Tensor', None, ''),
     't_': ('Tensor.t_() -> Tensor',
