@@ -307,18 +307,18 @@ TENSOR = {  # Tensor.<name>
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'index_add_': ('Tensor.index_add_(dim, index, source, *, alpha=1) -> Tensor',
-        ('In-place Tensor.index_add: writes the result into ``self`` and returns it; ``self`` '
-         'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ('In-place Tensor.index_add: adds alpha * source[i] to slice index[i] along ``dim`` of'
+         " ``self`` and returns it; ``source`` must have ``self``'s dtype."), ""),
     'index_copy': ('Tensor.index_copy(dim, index, source) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'index_copy_': ('Tensor.index_copy_(dim, index, source) -> Tensor',
-        ('In-place Tensor.index_copy: writes the result into ``self`` and returns it; ``self``'
-         ' keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ('In-place Tensor.index_copy: writes source[i] to slice index[i] along ``dim`` of '
+         '``self`` and returns it.'), ""),
     'index_fill': ('Tensor.index_fill(dim, index, value) -> Tensor', '', ''),
     'index_fill_': ('Tensor.index_fill_(dim, index, value) -> Tensor',
-        ('In-place Tensor.index_fill: writes the result into ``self`` and returns it; ``self``'
-         ' keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ("In-place Tensor.index_fill: writes ``value`` (converted to ``self``'s dtype) into "
+         'the slices at ``index`` along ``dim`` and returns ``self``.'), ""),
     'index_put_': ('Tensor.index_put_(indices, values, accumulate=False) -> Tensor',
         ('``self[indices] = values`` in place, where ``indices`` is a tuple of index tensors; '
          'with ``accumulate=True`` values are added (repeated indices accumulate).'), ""),
@@ -405,8 +405,8 @@ TENSOR = {  # Tensor.<name>
         'A view with the last two dims swapped (a batch of matrices transposed).', ""),
     'masked_fill': ('Tensor.masked_fill(mask, value) -> Tensor', None, ''),
     'masked_fill_': ('Tensor.masked_fill_(mask, value)',
-        ('In-place Tensor.masked_fill: writes the result into ``self`` and returns it; '
-         '``self`` keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ("In-place Tensor.masked_fill: writes ``value`` (converted to ``self``'s dtype) where "
+         '``mask`` is True and returns ``self``.'), ""),
     'masked_select': ('Tensor.masked_select(mask) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -610,12 +610,12 @@ TENSOR = {  # Tensor.<name>
     'scatter_': (
         ('Tensor.scatter_(dim, index, src, *, reduce=None) -> Tensor\n'
          'Tensor.scatter_(dim, index, value, *, reduce=None) -> Tensor'),
-        ('In-place Tensor.scatter: writes the result into ``self`` and returns it; ``self`` '
-         'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ('In-place Tensor.scatter: writes ``src`` (or ``value``) into ``self`` at ``index`` '
+         'along ``dim`` and returns ``self``.'), ""),
     'scatter_add': ('Tensor.scatter_add(dim, index, src) -> Tensor', None, ''),
     'scatter_add_': ('Tensor.scatter_add_(dim, index, src) -> Tensor',
-        ('In-place Tensor.scatter_add: writes the result into ``self`` and returns it; '
-         '``self`` keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
+        ('In-place Tensor.scatter_add: adds ``src`` into ``self`` at ``index`` along ``dim`` '
+         '(repeated indices accumulate) and returns ``self``.'), ""),
     'select': ('Tensor.select(dim, index) -> Tensor', None, ''),
     'sgn': ('Tensor.sgn() -> Tensor',
         "",
