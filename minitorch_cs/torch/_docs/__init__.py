@@ -5,8 +5,8 @@ signature, the rule in our words and any difference in parameters (see the table
 ``attach(...)`` runs once, at the end of ``minitorch_cs/torch/__init__.py``:
 
 - a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
-  torch:" paragraph); a docstring already written in the code is kept (after the table's rule,
-  when the table has one: the code's text is then a note on how the rule is computed);
+  torch:" paragraph); a docstring already written in the code is kept in place of the rule (after
+  it, for the few functions in ``RULE_FIRST`` whose code docstring notes how the rule is computed);
 - a Tensor method that is the same object as a torch function (``Tensor.add is torch.add``) gets
   one docstring with both signature lines (``add(input, ...)`` and ``Tensor.add(...)``);
 - properties get theirs on the property object.
@@ -21,6 +21,10 @@ from .torch_api import LINALG, TORCH_API
 from .torch_functions import TORCH_FUNCTIONS
 
 _ATTACHED = False
+# Where the code's docstring is a note on how the result is computed rather than the rule itself,
+# the table's rule goes first and the code's text follows. Everywhere else the code's text wins.
+RULE_FIRST = {"huber_loss", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
+              "gaussian_nll_loss", "cross_entropy", "batch_norm"}
 
 
 class _Entry:
@@ -48,10 +52,12 @@ def attach(torch, linalg, functional, init) -> None:
 
     entries: dict = {}
 
-    def add(obj, sig, rule, differs):
+    def add(obj, sig, rule, differs, rule_first=False):
         key = id(obj)
         if key not in entries:
-            entries[key] = _Entry(obj, "\n\n".join(part for part in (rule, _own_doc(obj)) if part))
+            own = _own_doc(obj)
+            body = "\n\n".join(p for p in (rule, own) if p) if rule_first else (own or rule)
+            entries[key] = _Entry(obj, body)
         e = entries[key]
         e.sigs += [s for s in sig.split("\n") if s not in e.sigs]
         if differs and differs not in e.differs:
@@ -63,7 +69,7 @@ def attach(torch, linalg, functional, init) -> None:
         for name, (sig, rule, differs) in table.items():
             obj = lookup(name)
             if obj is not None:
-                add(obj, sig, rule, differs)
+                add(obj, sig, rule, differs, table is FUNCTIONAL and name in RULE_FIRST)
     for name, (sig, rule, differs) in TENSOR.items():
         attr = vars(Tensor).get(name)
         if attr is None:

@@ -174,7 +174,7 @@ TENSOR = {  # Tensor.<name>
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'count_nonzero': ('Tensor.count_nonzero(dim=None) -> Tensor', None, ''),
     'cpu': ('Tensor.cpu(memory_format=torch.preserve_format) -> Tensor',
-        'Returns ``self`` (every tensor is on the CPU here).',
+        "",
         "Differs from torch: torch's ``memory_format`` is not accepted here."),
     'cuda': (
         ('Tensor.cuda(device=None, non_blocking=False, memory_format=torch.preserve_format) ->'
@@ -192,8 +192,7 @@ TENSOR = {  # Tensor.<name>
     'detach': ('Tensor.detach() -> Tensor', '', ''),
     'detach_': ('Tensor.detach_() -> Tensor',
         'Cuts ``self`` itself from the autograd graph (in place) and returns it.', ""),
-    'device': ('Tensor.device -> torch.device',
-        "Where the tensor lives: always ``device('cpu')`` here (``meta`` for meta tensors).", ""),
+    'device': ('Tensor.device -> torch.device', '', ''),
     'diag': ('Tensor.diag(diagonal=0) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),

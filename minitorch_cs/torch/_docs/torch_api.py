@@ -65,8 +65,7 @@ TORCH_API = {  # torch.<name>
          'requires_grad=False, pin_memory=False, memory_format=torch.contiguous_format) -> '
          'Tensor'),
         ('A tensor with the given shape; its values are unspecified in torch. ``dtype`` '
-         'defaults to the default float dtype (torch.get_default_dtype()); the device is '
-         'always the CPU.'), ""),
+         'defaults to the default float dtype (torch.get_default_dtype()).'), ""),
     'empty_like': (
         ('empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, '
          'memory_format=torch.preserve_format) -> Tensor'),
@@ -77,15 +76,14 @@ TORCH_API = {  # torch.<name>
         ('empty_strided(size, stride, *, dtype=None, layout=None, device=None, '
          'requires_grad=False, pin_memory=False) -> Tensor'),
         ('A tensor of ``size`` with the given element ``stride``s. ``dtype`` defaults to the '
-         'default float dtype (torch.get_default_dtype()); the device is always the CPU.'),
+         'default float dtype (torch.get_default_dtype()).'),
         "Differs from torch: torch's ``layout``, ``pin_memory`` are not accepted here."),
     'enable_grad': ('enable_grad(orig_func=None)', '', ''),
     'eye': (
         ('eye(n, m=None, *, out=None, dtype=None, layout=torch.strided, device=None, '
          'requires_grad=False) -> Tensor'),
         ('An n x m matrix (m = n by default) with ones on the main diagonal. ``dtype`` '
-         'defaults to the default float dtype (torch.get_default_dtype()); the device is '
-         'always the CPU.'), ""),
+         'defaults to the default float dtype (torch.get_default_dtype()).'), ""),
     'fork_rng': (
         ("fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='devices', "
          "device_type='cuda')"),
@@ -128,8 +126,7 @@ TORCH_API = {  # torch.<name>
         ('linspace(start, end, steps, *, out=None, dtype=None, layout=torch.strided, '
          'device=None, requires_grad=False) -> Tensor'),
         ('``steps`` evenly spaced values from ``start`` to ``end`` inclusive. ``dtype`` '
-         'defaults to the default float dtype (torch.get_default_dtype()); the device is '
-         'always the CPU.'), ""),
+         'defaults to the default float dtype (torch.get_default_dtype()).'), ""),
     'load': (
         ('load(f, map_location=None, pickle_module=pickle, *, weights_only=True, mmap=None, '
          '**pickle_load_args)'),
@@ -138,8 +135,7 @@ TORCH_API = {  # torch.<name>
         ('logspace(start, end, steps, base=10.0, *, out=None, dtype=None, '
          'layout=torch.strided, device=None, requires_grad=False) -> Tensor'),
         ('``steps`` values base**x for x evenly spaced from ``start`` to ``end`` inclusive. '
-         '``dtype`` defaults to the default float dtype (torch.get_default_dtype()); the '
-         'device is always the CPU.'), ""),
+         '``dtype`` defaults to the default float dtype (torch.get_default_dtype()).'), ""),
     'manual_seed': ('manual_seed(seed) -> torch._C.Generator', '', ''),
     'no_grad': ('no_grad(orig_func=None)', '', ''),
     'normal': (
@@ -152,7 +148,7 @@ TORCH_API = {  # torch.<name>
         ('ones(*size, *, out=None, dtype=None, layout=torch.strided, device=None, '
          'pin_memory=False, requires_grad=False) -> Tensor'),
         ('A tensor of ones with the given shape. ``dtype`` defaults to the default float dtype'
-         ' (torch.get_default_dtype()); the device is always the CPU.'), ""),
+         ' (torch.get_default_dtype()).'), ""),
     'ones_like': (
         ('ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, '
          'memory_format=torch.preserve_format) -> Tensor'),
@@ -167,7 +163,7 @@ TORCH_API = {  # torch.<name>
          'device=None, requires_grad=False, pin_memory=False) -> Tensor'),
         ('Uniform samples in [0, 1) with the given shape, from ``generator`` or the default '
          'generator. ``dtype`` defaults to the default float dtype '
-         '(torch.get_default_dtype()); the device is always the CPU.'), ""),
+         '(torch.get_default_dtype()).'), ""),
     'rand_like': (
         ('rand_like(input, *, generator=None, dtype=None, layout=None, device=None, '
          'requires_grad=False, memory_format=torch.preserve_format) -> Tensor'),
@@ -187,7 +183,7 @@ TORCH_API = {  # torch.<name>
          'device=None, requires_grad=False, pin_memory=False) -> Tensor'),
         ('Standard normal samples with the given shape, from ``generator`` or the default '
          'generator. ``dtype`` defaults to the default float dtype '
-         '(torch.get_default_dtype()); the device is always the CPU.'), ""),
+         '(torch.get_default_dtype()).'), ""),
     'randn_like': (
         ('randn_like(input, *, generator=None, dtype=None, layout=None, device=None, '
          'requires_grad=False, memory_format=torch.preserve_format) -> Tensor'),
@@ -231,7 +227,7 @@ TORCH_API = {  # torch.<name>
         ('zeros(*size, *, out=None, dtype=None, layout=torch.strided, device=None, '
          'pin_memory=False, requires_grad=False) -> Tensor'),
         ('A tensor of zeros with the given shape. ``dtype`` defaults to the default float '
-         'dtype (torch.get_default_dtype()); the device is always the CPU.'), ""),
+         'dtype (torch.get_default_dtype()).'), ""),
     'zeros_like': (
         ('zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, '
          'memory_format=torch.preserve_format) -> Tensor'),
