@@ -529,8 +529,8 @@ TENSOR = {  # Tensor.<name>
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'numel': ('Tensor.numel() -> int', 'The number of elements.', ''),
     'numpy': ('Tensor.numpy(*, force=False) -> numpy.ndarray',
-        ('A numpy array sharing memory with ``self`` (zero copy); a tensor that requires grad '
-         'raises unless ``force=True``.'), ""),
+        ('A numpy array sharing memory with ``self`` (zero copy). A tensor that requires grad,'
+         " or one on the emulated wafer's lazy device, raises unless ``force=True``."), ""),
     'outer': ('Tensor.outer(vec2) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
