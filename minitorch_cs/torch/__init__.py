@@ -124,3 +124,13 @@ def compile(model=None, **kwargs):
     if model is None:
         return lambda m: m
     return model
+
+
+# Last: every public name exists by now. Docstrings live in tables (see _docs), as torch's.
+import sys as _sys  # noqa: E402
+from ._docs import attach as _attach_docs  # noqa: E402
+from . import linalg as _linalg  # noqa: E402
+from .nn import functional as _functional, init as _init  # noqa: E402
+
+_attach_docs(_sys.modules[__name__], _linalg, _functional, _init)
+del _sys, _attach_docs, _linalg, _functional, _init

@@ -1,0 +1,89 @@
+"""Docstrings of the public ops, kept as tables and attached at import (as torch's ``_torch_docs``).
+
+The op modules stay free of per-op prose; each table here maps a public name to torch 2.13's
+signature, the rule in our words and any difference in parameters (see the table modules).
+``attach(...)`` runs once, at the end of ``minitorch_cs/torch/__init__.py``:
+
+- a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
+  torch:" paragraph); a docstring already written in the code is kept in place of the rule (after
+  it, for the few functions in ``RULE_FIRST`` whose code docstring notes how the rule is computed);
+- a Tensor method that is the same object as a torch function (``Tensor.add is torch.add``) gets
+  one docstring with both signature lines (``add(input, ...)`` and ``Tensor.add(...)``);
+- properties get theirs on the property object.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .functional import FUNCTIONAL, INIT
+from .tensor import TENSOR
+from .torch_api import LINALG, TORCH_API
+from .torch_functions import TORCH_FUNCTIONS
+
+_ATTACHED = False
+# Where the code's docstring is a note on how the result is computed rather than the rule itself,
+# the table's rule goes first and the code's text follows. Everywhere else the code's text wins.
+RULE_FIRST = {"huber_loss", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
+              "gaussian_nll_loss", "cross_entropy", "batch_norm"}
+
+
+class _Entry:
+    __slots__ = ("obj", "sigs", "body", "differs")
+
+    def __init__(self, obj, body):
+        self.obj, self.sigs, self.body, self.differs = obj, [], body, []
+
+
+def _own_doc(obj):
+    doc = obj.__doc__ if not isinstance(obj, type) or "__doc__" in vars(obj) else None
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else ""
+
+
+def attach(torch, linalg, functional, init) -> None:
+    """Attach the tables' docstrings to the public callables of the given modules (idempotent).
+
+    The modules are passed in (not imported here) so that this package depends on nothing."""
+    global _ATTACHED
+    if _ATTACHED:
+        return
+    _ATTACHED = True
+    torch_ns = vars(torch)
+    Tensor = torch.Tensor
+
+    entries: dict = {}
+
+    def add(obj, sig, rule, differs, rule_first=False):
+        key = id(obj)
+        if key not in entries:
+            own = _own_doc(obj)
+            body = "\n\n".join(p for p in (rule, own) if p) if rule_first else (own or rule)
+            entries[key] = _Entry(obj, body)
+        e = entries[key]
+        e.sigs += [s for s in sig.split("\n") if s not in e.sigs]
+        if differs and differs not in e.differs:
+            e.differs.append(differs)
+
+    for table, lookup in ((TORCH_FUNCTIONS, torch_ns.get), (TORCH_API, torch_ns.get),
+                          (LINALG, vars(linalg).get), (FUNCTIONAL, vars(functional).get),
+                          (INIT, vars(init).get)):
+        for name, (sig, rule, differs) in table.items():
+            obj = lookup(name)
+            if obj is not None:
+                add(obj, sig, rule, differs, table is FUNCTIONAL and name in RULE_FIRST)
+    for name, (sig, rule, differs) in TENSOR.items():
+        attr = vars(Tensor).get(name)
+        if attr is None:
+            attr = inspect.getattr_static(Tensor, name, None)
+            if attr is None:
+                continue
+        add(attr if isinstance(attr, property) else getattr(Tensor, name), sig, rule, differs)
+
+    lead = "Differs from torch: "
+    for e in entries.values():
+        differs = [lead + "; ".join(d[len(lead):].rstrip(".") if d.startswith(lead) else d
+                                     for d in e.differs) + "."] if e.differs else []
+        doc = "\n\n".join(["\n".join(e.sigs)] + ([e.body] if e.body else []) + differs)
+        try:
+            e.obj.__doc__ = doc
+        except (AttributeError, TypeError):  # a builtin or slot descriptor: leave it
+            pass
