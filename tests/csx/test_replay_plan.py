@@ -243,7 +243,7 @@ def test_planned_kernels_keep_the_ops_rules_for_special_values(tmp_path, dtype):
             if k == 2:
                 y[:] = 3  # every target ignored
             data.append((torch.from_numpy(x), torch.from_numpy(y)))
-        scale = torch.from_numpy(np.array([1.0, np.inf, -0.0, 2.0], dtype))
+        scale = torch.from_numpy(np.array([1.0, np.inf, -0.0, 2.0], dtype)).to(b.torch_device)
 
         @cstorch.trace
         def step(x, y):
