@@ -32,7 +32,37 @@ import numpy as np
 
 from ._autograd import (AccumulateGrad, Anomaly, GradState, Node, _toposort, freed_error,
                         modified_error)
-from ._ops._xp import TX
+from ._dispatch import OPS, apply
+
+
+class TX:
+    """The four tensor operations the engine itself records (a cast, a call of an op, zeros, a
+    sum), through the op registry: the tensor core names ops, it never imports an op module."""
+
+    @staticmethod
+    def astype(x, dtype):
+        dt = np.dtype(getattr(dtype, "np", dtype))
+        return x if x._data.dtype == dt else apply(OPS["to_copy"], x, dtype=dt)
+
+    @staticmethod
+    def call(op, *args, **attrs):
+        return apply(op, *args, **attrs)
+
+    @staticmethod
+    def zeros(shape, dtype=None):
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        return apply(OPS["full"], shape=shape, value=0,
+                     dtype=np.dtype(getattr(dtype, "np", dtype) or np.float64))
+
+    @staticmethod
+    def sum(x, axis=None, keepdims=False):
+        if axis is not None and x.ndim == 0:
+            return x
+        nd = max(x.ndim, 1)
+        if axis is not None:
+            axis = tuple(sorted(a % nd for a in (axis if isinstance(axis, (tuple, list))
+                                                 else (axis,)))) if x.ndim else None
+        return apply(OPS["sum"], x, axis=axis, keepdim=keepdims)
 
 __all__ = ["GraphCtx", "run_backward_graph", "accumulate_graph", "derived_outputs"]
 
@@ -249,7 +279,7 @@ def derived_outputs(ctx, op, inputs, outputs, **saved):
 # ----- nodes whose rule is not an op's ------------------------------------------------------------
 def _copy_slices(node, g):
     """An in-place op on a view of a tensor in the graph (``_dispatch._CopySlices``)."""
-    from ._ops.movement import ViewSet, ViewTake
+    ViewSet, ViewTake = OPS["view_set"], OPS["view_take"]
     inner = node.inner
     gv = TX.call(ViewTake, g, view_fn=node.view_fn)
     out = node.saved_versions[-1][0] if inner.op.saves_output and node.saved_versions else None
@@ -271,7 +301,7 @@ def _copy_slices(node, g):
 def _view_of(node, g):
     """The view an in-place op on a view rebased (``_dispatch._ViewOf``): its gradient placed
     in zeros of the base's shape."""
-    from ._ops.movement import ViewSet
+    ViewSet = OPS["view_set"]
     shape, dt = node.in_meta[0]
     return (TX.call(ViewSet, TX.zeros(shape, dt), g, view_fn=node.view_fn),)
 
@@ -363,12 +393,11 @@ def accumulate_graph(acc, g) -> None:
     """A leaf's ``.grad`` while a graph is recorded: a copy of ``g`` when unset, else
     ``.grad + g`` (a new tensor, as torch's AccumulateGrad does in grad mode)."""
     from . import _dispatch
-    from ._ops import elementwise as E
     var = acc.variable
     if g._data.dtype != var._data.dtype:
         g = TX.astype(g, var._data.dtype)
     if var._grad is None:
-        new = TX.call(E.Clone, g)
+        new = TX.call(OPS["clone"], g)
     else:
         cur = var._grad
         if tuple(cur.shape) != tuple(g.shape):

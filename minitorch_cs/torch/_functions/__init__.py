@@ -238,5 +238,3 @@ def _install_out():
 
 
 _install_out()
-
-from .. import linalg  # noqa: E402,F401  (``torch.linalg``; its functions use _with_out above)

@@ -21,6 +21,14 @@ from __future__ import annotations
 
 from .._autograd import enable_grad, is_grad_enabled, set_grad_enabled
 from .._tensor import Tensor
+from .._dispatch import OPS, apply
+
+
+def stack(tensors, dim):
+    """``torch.stack`` of same-shaped, same-dtype rows (the Jacobian's), through the op registry
+    (the tensor core names ops, it never imports the functional layer)."""
+    nd = tensors[0].ndim + 1
+    return apply(OPS["stack"], *tensors, dim=dim % nd)
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -254,7 +262,6 @@ def _jacobian(func, inputs, create_graph, strict, vectorize, strategy, hessian_f
                 '`create_graph=False` or `strategy="reverse-mode"`.')
         return _jacobian_forward(func, inputs, strict, vectorize, keep_graph=hessian_fwd)
     from .._creation import zeros_like
-    from .._functions import stack
     with enable_grad():
         in_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
         inputs = _fresh(inputs, create_graph, need_graph=True)
@@ -306,7 +313,6 @@ def _jacobian_forward(func, inputs, strict, vectorize, keep_graph=False):
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
     from .._creation import zeros, zeros_like
-    from .._functions import stack
     graph = keep_graph or any(t.requires_grad for t in inputs)
     outputs_info = None
     cols = None  # [output][input] -> list of columns

@@ -1,0 +1,564 @@
+"""Binary elementwise kernels: arithmetic, powers, extrema, comparisons, logical and bitwise
+ops, ``where``, ``lerp``, ``addcmul``/``addcdiv`` (torch 2.13's promotion and broadcasting rules,
+shared with :mod:`.elementwise`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from ._kernel import Pointwise
+from ._xp import ns
+
+__all__ = [  # private helpers too: callers reach them as E._name
+    "Add", "Addcdiv", "Addcmul", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Eq",
+    "FloorDivide", "Fmod", "Ge", "Gt", "Isclose", "Le", "LeftShift", "Lerp", "LogicalAnd",
+    "LogicalOr", "LogicalXor", "Lt", "Maximum", "Minimum", "Mul", "Ne", "Pow", "PowScalar",
+    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "_LOGICAL", "_add_sub",
+    "_addc", "_check_integer_zero", "_check_sub", "_cpp", "_extremum", "_int_pow",
+    "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
+]
+
+from .elementwise import (  # the shared promotion helpers and the pointwise base
+    _HALF_DT, _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
+    _wrap_int)
+
+
+# ----- binary math ------------------------------------------------------------------------------
+def _scaled(a, b, alpha):
+    """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is
+    refused for integral results, a bool alpha for non-bool ones. Computed in the result dtype
+    (half precision in float32, rounded once with the sum)."""
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if isinstance(alpha, (bool, np.bool_)) and rt.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if alpha == 1 and not isinstance(alpha, (bool, np.bool_)):
+        return b
+    if not isinstance(b, np.ndarray):
+        return b * alpha
+    if rt.kind == "b":
+        return np.asarray(b.astype(bool) & bool(alpha))
+    wide = np.float32 if rt in _HALF_DT else rt
+    return np.asarray(b.astype(wide, copy=False) * np.asarray(alpha).astype(wide))
+
+
+def _check_sub(a, b):
+    if _is_bool(a) and _is_bool(b) and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _add_sub(f, a, b, alpha, out):
+    b2 = _scaled(a, b, alpha)
+    if b2 is b or not isinstance(b2, np.ndarray):
+        return _binary(f, a, b2, out)
+    rt = _rtype(a, b)
+    r = np.asarray(f(a.astype(b2.dtype, copy=False) if isinstance(a, np.ndarray) else a, b2))
+    r = r.astype(rt, copy=False)
+    if out is not None:
+        _out_check(rt, out)
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+class Add(Pointwise):
+    name = "add"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1, out=None):
+        ctx.alpha = alpha
+        return _add_sub(np.add, a, b, alpha, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g if n[0] else None, (g if ctx.alpha == 1 else g * ctx.alpha) if n[1] else None)
+
+
+class Sub(Pointwise):
+    name = "sub"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1, out=None):
+        _check_sub(a, b)
+        ctx.alpha = alpha
+        return _add_sub(np.subtract, a, b, alpha, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g if n[0] else None, (-g if ctx.alpha == 1 else g * -ctx.alpha) if n[1] else None)
+
+
+class Mul(Pointwise):
+    name = "mul"
+    saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # a is read for b's gradient, b for a's
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        return _binary(np.multiply, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
+
+
+def _check_integer_zero(a, b):
+    """torch raises for an integer division (floor, trunc, remainder, fmod) by zero; numpy would
+    return 0 with a warning."""
+    if np.dtype(_rtype(a, b)).kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+class Div(Pointwise):
+    name = "div"
+    saved = (0, 1)
+    reads = {0: (1,), 1: (0, 1)}
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode=None, out=None):
+        ctx.a, ctx.b, ctx.mode = a, b, rounding_mode
+        if rounding_mode is None:
+            a, b, rt = _prep(a, b)
+            if np.dtype(rt).kind in "biu":
+                ft = D.get_default_dtype().np
+                a = a.astype(ft) if isinstance(a, np.ndarray) else a
+                b = b.astype(ft) if isinstance(b, np.ndarray) else b
+            if out is not None:
+                _out_check(_rtype(a, b), out)
+                return np.true_divide(a, b, out=out, casting="unsafe")
+            r = np.true_divide(a, b)
+            rt = _rtype(a, b)
+            return r if isinstance(r, np.ndarray) and r.dtype == rt else np.asarray(r, rt)
+        if rounding_mode in ("floor", "trunc"):
+            _refuse(f"div_{rounding_mode}_cpu", _rtype(a, b))
+        _check_integer_zero(a, b)
+        if rounding_mode == "floor":
+            return _binary(np.floor_divide, a, b, out)
+        if rounding_mode == "trunc":
+            a2, b2, rt = _prep(a, b)
+            r = np.trunc(np.true_divide(a2, b2))
+            r = r.astype(rt) if isinstance(r, np.ndarray) else np.asarray(r, rt)
+            if out is not None:
+                out[...] = r
+                return out
+            return r
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+
+    @staticmethod
+    def backward(ctx, g):
+        n = ctx.needs_input_grad
+        if ctx.mode is not None:
+            xp = ns(g)
+            return (xp.zeros_like(g) if n[0] else None, xp.zeros_like(g) if n[1] else None)
+        b = ctx.b
+        # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
+        return (g / b if n[0] else None, -g * ((ctx.a / b) / b) if n[1] else None)
+
+
+class Pow(Pointwise):
+    """``a ** b`` with a tensor exponent: torch saves both operands and the result."""
+
+    name = "pow"
+    node_name = "PowBackward1"
+    saved = (0, 1)
+    saves_output = True
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        return _pow_forward(ctx, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        n = ctx.needs_input_grad
+        ga = gb = None
+        if n[0]:
+            if not _is_arr(b) and b == 0:
+                ga = xp.zeros_like(g)
+            elif not _is_arr(b) and b == 2:
+                ga = g * 2 * a
+            elif not _is_arr(b):
+                with xp.errstate(divide="ignore", invalid="ignore"):
+                    ga = g * b * xp.power(a, b - 1)
+            else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
+                with xp.errstate(divide="ignore", invalid="ignore"):
+                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * b * xp.power(a, b - 1))
+        if len(n) > 1 and n[1]:
+            y = ctx.y
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                la = xp.log(a)
+            if not _is_arr(a):  # a number base: 0 ** b has no log
+                gb = xp.where(b >= 0, 0, g * y * la) if a == 0 else g * y * la
+            else:
+                gb = xp.where((a == 0) & (b >= 0), 0, g * y * la)
+        return (ga, gb)
+
+
+def _pow_forward(ctx, a, b, out=None):
+    ctx.a, ctx.b = a, b
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind == "b":
+        raise _not_implemented("pow", rt)
+    if rt.kind in "iu" and isinstance(b, np.ndarray):
+        r = _int_pow(a, b, rt)
+        if out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
+    else:
+        if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        r = _pow_special(a, b, rt)
+        if r is None:
+            r = _binary(np.power, a, b, out)
+        elif out is not None:
+            _out_check(rt, out)
+            np.copyto(out, r, casting="unsafe")
+            r = out
+    ctx.y = r
+    return r
+
+
+def _pow_special(a, b, rt):
+    """torch's scalar-exponent kernel where numpy's differs: ``x ** -0.5`` is ``rsqrt`` for
+    float32/float64/bfloat16 (NaN at -inf, -inf at -0); float16 has no special cases, so its
+    ``x ** ±0.5`` follows C's ``pow`` (``(-inf) ** 0.5 = inf``, ``(-inf) ** -0.5 = 0``) where
+    numpy's float32 path would take ``sqrt``. None: numpy's ``power`` is torch's."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
+            not isinstance(b, bool) and b in (0.5, -0.5) and D._BY_NP[rt].is_floating_point):
+        return None
+    x = a.astype(np.float32 if rt in _HALF_DT else rt, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rt == np.float16:
+            r = np.sqrt(np.abs(x)) if b > 0 else 1 / np.sqrt(np.abs(x))  # pow on |x| ...
+            r = np.where(x < 0, np.where(np.isinf(x), r, np.nan), r)  # ... NaN below 0, not -inf
+            if b < 0:
+                r = np.where(x == 0, np.inf, r)  # pow(±0, -0.5) = +inf
+        elif b > 0:
+            return None  # numpy's power takes sqrt as torch does
+        else:
+            r = 1 / np.sqrt(x)
+    return np.asarray(r).astype(rt)
+
+
+class PowScalar(Pow):
+    """``a ** n`` with a number exponent: torch saves only ``a`` (an in-place change of the
+    result does not spoil the gradient)."""
+
+    name = "pow_scalar"
+    node_name = "PowBackward0"
+    saved = (0,)
+    saves_output = False
+
+
+class PowScalarBase(Pow):
+    """``n ** t`` with a number base: a contiguous result (torch's kernel for a Scalar base
+    does not follow the exponent's layout, unlike ``tensor(n) ** t``)."""
+
+    name = "pow_scalar_base"
+    node_name = "PowBackward2"
+    saved = (1,)
+    elementwise = False
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        return _pow_forward(ctx, a, b, out)
+
+
+def _int_pow(a, b, rt):
+    """Integer powers with an integer tensor exponent: a negative exponent gives 0, except for
+    bases 1 and -1 (torch's integer kernel; numpy refuses negative integer powers)."""
+    a = np.asarray(a).astype(rt, copy=False)
+    b = np.asarray(b).astype(rt, copy=False)
+    neg = b < 0
+    with np.errstate(over="ignore"):
+        r = np.power(a, np.where(neg, np.zeros((), rt), b))
+    if neg.any():
+        one = np.ones((), rt)
+        special = np.where(a == 1, one, np.where((a == -1) & (b % 2 != 0), -one, np.zeros((), rt)))
+        special = np.where((a == -1) & (b % 2 == 0), one, special)
+        r = np.where(neg, special, r)
+    return np.asarray(r, dtype=rt)
+
+
+def _extremum(name, np_fn, loses):
+    """``maximum``/``minimum``; ties share the gradient evenly and a NaN comparison (the result
+    is NaN) sends the whole gradient to both operands, as torch's backward does (each operand's
+    gradient is masked only where it strictly loses)."""
+
+    def forward(ctx, a, b, out=None):
+        a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
+        ctx.a, ctx.b = a, b
+        return _binary(np_fn, a, b, out)
+
+    def backward(ctx, g):
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        zero = xp.zeros((), g.dtype)
+        half = g * xp.asarray(0.5, g.dtype)
+        tie = a == b
+        lose = getattr(xp, loses)
+        ga = xp.where(tie, half, xp.where(lose(a, b), zero, g))
+        gb = xp.where(tie, half, xp.where(lose(b, a), zero, g))
+        return (ga, gb)
+
+    return type(name.capitalize(), (Pointwise,), {"name": name, "saved": (0, 1),
+                                                  "graph_inputs": {"a": 0, "b": 1},
+                                                  "forward": staticmethod(forward),
+                                                  "backward": staticmethod(backward)})
+
+
+Maximum = _extremum("maximum", np.maximum, "less")
+Minimum = _extremum("minimum", np.minimum, "greater")
+
+
+class Atan2(Pointwise):
+    name = "atan2"
+    saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        if rt.kind in "biu":  # integer and bool operands give the default float
+            rt = D.get_default_dtype().np
+        ctx.a_bool = isinstance(a, np.ndarray) and a.dtype == np.bool_
+        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
+        ctx.a, ctx.b = a, b
+        return _binary(np.arctan2, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        # torch: grad * other * recip, grad * -self * recip, with recip 0 where the squared
+        # norm is 0 (underflow included): (0, 0) has zero gradients, not NaN
+        if getattr(ctx, "a_bool", False) and len(ctx.needs_input_grad) > 1 and \
+                ctx.needs_input_grad[1]:  # torch's formula negates self: refused for bool
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        d = a * a + b * b
+        with xp.errstate(divide="ignore"):
+            recip = xp.where(d == 0, xp.zeros((), xp.npdtype(d)), 1 / d)
+        return (g * b * recip, g * -a * recip)
+
+
+class Remainder(Pointwise):
+    name = "remainder"
+    saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        _refuse("remainder_cpu", _rtype(a, b))
+        _check_integer_zero(a, b)
+        return _binary(np.remainder, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g, -g * ns(g).floor_divide(ctx.a, ctx.b))
+
+
+class Fmod(Pointwise):
+    name = "fmod"
+    saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        ctx.a, ctx.b = a, b
+        _refuse("fmod_cpu", _rtype(a, b))
+        _check_integer_zero(a, b)
+        return _binary(np.fmod, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g, -g * ns(g).trunc(ctx.a / ctx.b))
+
+
+def _nondiff_binary(name, f):
+    def forward(ctx, a, b, out=None):
+        if out is not None:
+            return f(a, b, out=out)
+        a2, b2, _ = _prep(a, b) if name not in _LOGICAL else (a, b, None)
+        r = f(a2, b2)
+        return r if isinstance(r, np.ndarray) else np.asarray(r)
+    return type(name.capitalize(), (Pointwise,), {"name": name, "differentiable": False,
+                                            "forward": staticmethod(forward)})
+
+
+_LOGICAL = {"logical_and", "logical_or", "logical_xor"}
+Eq = _nondiff_binary("eq", np.equal)
+Ne = _nondiff_binary("ne", np.not_equal)
+Lt = _nondiff_binary("lt", np.less)
+Le = _nondiff_binary("le", np.less_equal)
+Gt = _nondiff_binary("gt", np.greater)
+Ge = _nondiff_binary("ge", np.greater_equal)
+LogicalAnd = _nondiff_binary("logical_and", np.logical_and)
+LogicalOr = _nondiff_binary("logical_or", np.logical_or)
+LogicalXor = _nondiff_binary("logical_xor", np.logical_xor)
+BitwiseAnd = _nondiff_binary("bitwise_and", np.bitwise_and)
+BitwiseOr = _nondiff_binary("bitwise_or", np.bitwise_or)
+BitwiseXor = _nondiff_binary("bitwise_xor", np.bitwise_xor)
+FloorDivide = _nondiff_binary("floor_divide", np.floor_divide)
+LeftShift = _nondiff_binary("bitwise_left_shift", np.left_shift)
+RightShift = _nondiff_binary("bitwise_right_shift", np.right_shift)
+
+
+class Isclose(Pointwise):
+    """``|a - b| <= atol + rtol * |b|`` elementwise (``equal_nan``: NaNs compare equal)."""
+
+    name = "isclose"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+class Where(Pointwise):
+    name = "where"
+    saved = (0,)
+    promoted = (1, 2)  # the condition is not converted
+    graph_inputs = {"cond": 0}
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.cond = cond
+        rt = _rtype(a, b)
+        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else _wrap_int(x, rt)
+                for x in (a, b))
+        return np.asarray(np.where(cond, a, b)).astype(rt, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        c = ctx.cond
+        n = ctx.needs_input_grad
+        zero = xp.zeros((), g.dtype)
+        return (None, xp.where(c, g, zero) if n[1] else None, xp.where(c, zero, g) if n[2] else None)
+
+
+def _cpp(dt) -> str:
+    return D.cpp_name(D._BY_NP[np.dtype(dt)])
+
+
+class Lerp(Pointwise):
+    """``start + weight * (end - start)``, evaluated as torch's kernel does (from ``end`` when
+    ``|weight| >= 0.5``, so ``weight = 1`` gives ``end`` exactly); no promotion: ``end`` and a
+    tensor ``weight`` must have ``start``'s dtype."""
+
+    name = "lerp"
+    saved = (0, 1, 2)
+    reads = {0: (2,), 1: (2,), 2: (0, 1)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"a": 0, "b": 1, "w": 2}
+
+    @staticmethod
+    def forward(ctx, a, b, w, out=None):
+        if b.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `end` but got dtype "
+                               f"{_cpp(b.dtype)}")
+        tensor_w = isinstance(w, np.ndarray)
+        if tensor_w and w.ndim and w.dtype != a.dtype:
+            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
+                               f"{_cpp(w.dtype)}")
+        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
+        rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        if rt != a.dtype:
+            a, b = a.astype(rt), b.astype(rt)
+        ctx.a, ctx.b, ctx.w = a, b, w
+        wide = np.float32 if a.dtype in _HALF_DT else a.dtype
+        aa, bb = a.astype(wide, copy=False), b.astype(wide, copy=False)
+        ww = np.asarray(w).astype(wide, copy=False)
+        d = bb - aa
+        r = np.where(np.abs(ww) < 0.5, aa + ww * d, bb - d * (1 - ww)).astype(a.dtype)
+        if out is not None:
+            np.copyto(out, r, casting="unsafe")
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b, w = ctx.a, ctx.b, ctx.w
+        return (g * (1 - w), g * w, g * (b - a) if _is_arr(w) else None)
+
+
+def _addc(a, t1, t2, value, combine, out):
+    """``a + value * combine(t1, t2)`` in the promoted dtype of all three tensors (``value``
+    takes the result's type: truncated for integer results, as torch's scalar cast does)."""
+    rt = np.dtype(_rtype(a, t1, t2))
+    wide = np.dtype(np.float32) if rt in _HALF_DT else rt
+    if rt.kind in "biu":
+        value = int(value)
+    a2, x1, x2 = (np.asarray(x).astype(wide, copy=False) for x in (a, t1, t2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.asarray(a2 + np.asarray(value).astype(wide) * combine(x1, x2)).astype(rt)
+    if out is not None:
+        _out_check(rt, out)
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+class Addcmul(Pointwise):
+    """a + value * t1 * t2 (one op so optimizer updates stay a single kernel)."""
+
+    name = "addcmul"
+    saved = (1, 2)
+    reads = {1: (2,), 2: (1,)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"t1": 1, "t2": 2}
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1, out=None):
+        if np.dtype(_rtype(a, t1, t2)) == np.bool_:
+            raise _not_implemented("addcmul_cpu_out", np.bool_)
+        ctx.t1, ctx.t2, ctx.value = t1, t2, value
+        return _addc(a, t1, t2, value, np.multiply, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        v = ctx.value
+        return (g, g * ctx.t2 * v, g * ctx.t1 * v)
+
+
+class Addcdiv(Pointwise):
+    name = "addcdiv"
+    saved = (1, 2)
+    reads = {1: (2,), 2: (1, 2)}  # (torch saves an operand only for the gradients that read it)
+    graph_inputs = {"t1": 1, "t2": 2}
+
+    @staticmethod
+    def forward(ctx, a, t1, t2, value=1, out=None):
+        if np.asarray(t1).dtype.kind in "biu" and np.asarray(t2).dtype.kind in "biu":
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+                "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
+                "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+                "float inputs. The future addcdiv behavior is just the latter implementation: "
+                "(input + value * tensor1 / tensor2), for all dtypes.")
+        ctx.t1, ctx.t2, ctx.value = t1, t2, value
+        return _addc(a, t1, t2, value, np.true_divide, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        v, t1, t2 = ctx.value, ctx.t1, ctx.t2
+        return (g, g * v / t2, -g * v * t1 / (t2 * t2))

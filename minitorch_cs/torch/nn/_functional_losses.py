@@ -1,0 +1,384 @@
+"""``torch.nn.functional``'s losses (torch 2.13's kernels and compositions, in its order)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .. import _functions as T
+from .._autograd import GradState
+from .._dispatch import apply, values_hidden, wafer_dtypes
+from .._fpe import warn_user
+from .._ops import nn as N
+from .._tensor import Tensor
+from ._functional_base import _check_reduction, _floating, _reduce, logsigmoid
+
+
+__all__ = [
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+    "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "cosine_similarity", "cosine_embedding_loss",
+    "pairwise_distance", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+]
+
+
+# ----- losses -------------------------------------------------------------------------------------
+def _class_target(target):
+    """The class-index target; torch's NLL kernels take Long (int64) or Byte (uint8) only:
+    anything else raises its "expected target dtype to be Long or Byte" error."""
+    if target._dtype not in (D.int64, D.uint8):
+        if wafer_dtypes() and not target._dtype.is_floating_point and target._dtype is not D.bool:
+            return target.to(D.int64)  # the wafer takes int32/int16 labels as they are
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{D.scalar_name(target._dtype)}")
+    return target
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy over logits; targets are class indices or class probabilities."""
+    reduction = _check_reduction(reduction, size_average, reduce)
+    if label_smoothing > 1.0:  # torch checks only the upper bound, with a RuntimeError
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if tuple(target.shape) == tuple(input.shape):  # torch's rule for probability targets
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    _floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
+              "log_softmax_kernel_impl")
+    t = _class_target(target)
+    _check_weight_dtype(input, weight)
+    return apply(N.CrossEntropy, input, t, weight=weight, ignore_index=ignore_index,
+                 reduction=reduction, label_smoothing=label_smoothing)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
+    """torch's composition for class-probability targets: ``log_softmax`` in the input's dtype,
+    then ``-(logp * target * weight)`` summed, so the three promote together."""
+    if not target._dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                           f"{D.scalar_name(target._dtype)}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = T.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    prod = logp * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = n_classes
+        prod = prod * (weight.view(shape) if input.ndim > 1 else weight)
+    if reduction == "mean":
+        if input.numel() == 0:
+            return -prod.sum().fill_(float("nan"))
+        return -prod.sum() / (input.numel() // n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+def _check_weight_dtype(input, weight):
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {input.type_name()[6:-6]} but found "
+                           f"{weight.type_name()[6:-6]}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    t = _class_target(target)
+    _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
+    _check_weight_dtype(input, weight)
+    return apply(N.NllLoss, input, t, weight=weight, ignore_index=ignore_index,
+                 reduction=reduction)
+
+
+def _check_same_size(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        warn_user(f"Using a target size ({target.shape}) that is different to the input size "
+                  f"({input.shape}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.")
+
+
+def _promoted_kernel(input, target, kernel):
+    """The loss kernels' dtype rule: input and target promote; an integer or bool result has no
+    kernel (torch's NotImplementedError)."""
+    rt = D.result_type(input, target)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_name(rt)}\'')
+    return rt
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    _check_same_size(input, target, "mse_loss")
+    rt = _promoted_kernel(input, target, "mse_cpu")
+    d = input.to(rt) - target.to(rt)
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    _check_same_size(input, target, "l1_loss")
+    return _reduce(T.abs(input - target), reduction)
+
+
+def _broadcast_pair(a, b):
+    """Both operands at their broadcast shape (the loss kernels take equal shapes; the engine
+    sums the gradients back)."""
+    if tuple(a.shape) == tuple(b.shape):
+        return a, b
+    return T.broadcast_tensors(a, b)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_same_size(input, target, "smooth_l1_loss")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    rt = _promoted_kernel(input, target, "smooth_l1_cpu")
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    return apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """torch's kernel writes into a tensor like ``input``: input and target promote, and the
+    result is cast back to ``input``'s dtype (an integer input with a float target is refused)."""
+    reduction = _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_same_size(input, target, "huber_loss")
+    rt = D.result_type(input, target)
+    if not D.can_cast(rt, input._dtype):
+        raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the desired output "
+                           f"type {D.scalar_name(input._dtype)}")
+    _promoted_kernel(input, target, "huber_cpu")
+    x, y = _broadcast_pair(input.to(rt), target.to(rt))
+    loss = apply(N.HuberLoss, x, y, delta=delta, reduction=reduction)
+    return loss if loss._dtype is input._dtype else loss.to(input._dtype)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(tuple(input.shape))
+    if target._dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_name(target._dtype)} but expected "
+                           f"{D.scalar_name(input._dtype)}")
+    _floating(input, "binary_cross_entropy")
+    w = None
+    if weight is not None:
+        w = weight if weight._dtype is input._dtype else weight.to(input._dtype)
+        w = w.detach()
+    args = (input, target) if w is None else (input, target, w)
+    return apply(N.BinaryCrossEntropy, *args, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """torch's composition, in its order: ``(1 - target).mul_(input).sub_(logsigmoid(input))``
+    (times ``weight`` in place): the result has ``1 - target``'s dtype, as in torch."""
+    reduction = _check_reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad and GradState.enabled:
+            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not "
+                               f"differentiable with respect to argument '{name}'. This input "
+                               "cannot have requires_grad True.")
+    if all(t is None or t._dtype.is_floating_point for t in (input, target, weight, pos_weight)):
+        # floating operands: torch's fused kernel (its backward keeps infinite gradients
+        # infinite); other dtypes take the composition below, which raises torch's errors
+        if weight is not None:
+            weight = weight.expand(input.shape)
+        if pos_weight is not None:
+            pos_weight = pos_weight.expand(input.shape)
+        return apply(N.BinaryCrossEntropyWithLogits, input, target, weight, pos_weight,
+                     reduction=reduction)
+    log_sigmoid_input = logsigmoid(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1).mul(target).add_(1)
+        log_sigmoid_input = log_sigmoid_input.mul_(log_weight)
+    loss = (1 - target).mul_(input).sub_(log_sigmoid_input)
+    if weight is not None:
+        loss = loss.mul_(weight)
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """torch's formula: ``exp(t) * (t - x)`` (log targets) or ``xlogy(t, t) - t * x`` (0 where
+    ``t == 0``, NaN where ``t < 0`` or NaN); integer inputs are refused."""
+    reduction = _check_reduction(reduction, size_average, reduce) if reduction != "batchmean" \
+        else "batchmean"
+    if not input._dtype.is_floating_point or not target._dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        loss = T.exp(target) * (target - input)
+    else:
+        loss = _xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    if reduction == "mean":
+        warn_user("reduction: 'mean' divides the total loss by both the batch size and the "
+                  "support size.'batchmean' divides only by the batch size, and aligns with the "
+                  "KL div math definition.'mean' will be changed to behave the same as "
+                  "'batchmean' in the next major release.")
+    return _reduce(loss, reduction)
+
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN): torch.xlogy."""
+    zero = Tensor._wrap(np.zeros((), D.result_type(x, y).np))
+    return T.where((x == 0) & ~T.isnan(y), zero, x * T.log(y))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    loss = T.exp(input) - target * input if log_input else input - target * T.log(input + eps)
+    if full:
+        stirling = target * T.log(target) - target + 0.5 * T.log(2 * math.pi * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """torch's code path: ``var`` reshaped to ``input`` (one missing last dim allowed),
+    ValueError for a negative entry, clamped at ``eps`` without autograd seeing the clamp."""
+    if isinstance(var, (int, float)):
+        var = Tensor._wrap(np.full(tuple(input.shape), var, input._dtype.np))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # torch checks the values in Python; inside a traced step (values exist only after it runs)
+    # the check is skipped rather than read a value
+    if not values_hidden() and bool(T.any(var < 0)):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    prev = GradState.enabled
+    GradState.enabled = False
+    try:
+        var.clamp_(min=eps)
+    finally:
+        GradState.enabled = prev
+    loss = 0.5 * (T.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    zero = Tensor._wrap(np.zeros((), input._dtype.np))
+    # torch's rule, also for targets other than ±1: the hinge term wherever the target is not 1,
+    # the input itself wherever it is not -1
+    loss = T.where(target != 1, T.clamp(margin - input, min=0), zero) + \
+        T.where(target != -1, input, zero)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    return _reduce(T.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    return _reduce(T.log1p(T.exp(-target * input)), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.mean(-1), reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """torch's formulation: both inputs promote (integer ones are cast to the common floating
+    dtype), broadcast, and are divided by their own norms (clamped at ``eps`` without autograd
+    seeing the clamp) before the product is summed over ``dim``."""
+    rt = D.result_type(x1, x2)
+    if not rt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{rt!r}".replace("torch.", ""))
+    if not x1._dtype.is_floating_point:
+        x1 = x1.to(rt)
+    if not x2._dtype.is_floating_point:
+        x2 = x2.to(rt)
+    x1, x2 = T.broadcast_tensors(x1, x2)
+    n1 = T.norm(x1, 2, dim, keepdim=True).clone()
+    n2 = T.norm(x2, 2, dim, keepdim=True).clone()
+    prev = GradState.enabled
+    GradState.enabled = False
+    try:
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    finally:
+        GradState.enabled = prev
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    cos = cosine_similarity(input1, input2, dim=-1)
+    zero = Tensor._wrap(np.zeros((), cos._dtype.np))
+    loss = T.where(target == 1, 1 - cos, zero) + T.where(target == -1, T.clamp(cos - margin, min=0),
+                                                         zero)
+    return _reduce(loss, reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``norm(x1 - x2 + eps, p)`` over the last dim of the broadcast inputs (torch's formula)."""
+    return T.norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _check_reduction(reduction, size_average, reduce)
+    dp = pairwise_distance(anchor, positive, p, eps)
+    dn = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dn = T.minimum(dn, pairwise_distance(positive, negative, p, eps))
+    return _reduce(T.clamp(dp - dn + margin, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """max(margin + d(a, p) - d(a, n), 0) for any distance ``d`` (default: pairwise_distance)."""
+    reduction = _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = T.minimum(d_neg, dist(positive, negative))
+    return _reduce(T.clamp_min(margin + d_pos - d_neg, 0), reduction)
