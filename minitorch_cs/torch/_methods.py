@@ -628,8 +628,12 @@ METHODS.update({
     'fill_': fill_,
     'zero_': zero_,
     'uniform_': _random_fill("uniform"),
-    'normal_': _random_fill("normal"),
-    'exponential_': _random_fill("exponential"),
+    'normal_': lambda self, mean=0, std=1, *, generator=None: _random_fill("normal")(
+        self, mean, std, generator=generator),
+    'exponential_': lambda self, lambd=1, *, generator=None: _random_fill("exponential")(
+        self, lambd, generator=generator),
+    'round_': lambda self, *, decimals=0: apply_inplace(E.RoundDecimals, self, decimals=decimals)
+    if decimals else apply_inplace(E.Round, self),
     'random_': _random_fill("integers"),
     'masked_fill_': masked_fill_,
     'index_put_': index_put_,

@@ -256,8 +256,7 @@ TENSOR = {  # Tensor.<name>
     'exponential_': ('Tensor.exponential_(lambd=1, *, generator=None) -> Tensor',
         ('Fills ``self`` in place with samples of the exponential distribution with rate '
          '``lambd``.'),
-        ('Differs from torch: the rate is the parameter ``a`` here (with an unused ``b``; '
-         "torch's keyword is ``lambd``); positional calls agree.")),
+        ''),
     'fill_': ('Tensor.fill_(value) -> Tensor',
         ('Fills ``self`` with ``value`` (a number or 0-d tensor) in place; a number the dtype '
          'cannot hold raises.'), ""),
@@ -521,9 +520,7 @@ TENSOR = {  # Tensor.<name>
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'normal_': ('Tensor.normal_(mean=0, std=1, *, generator=None) -> Tensor',
         'Fills ``self`` in place with normal samples of the given ``mean`` and ``std``.',
-        ('Differs from torch: the mean and standard deviation are the parameters ``a`` and '
-         "``b`` here, so ``normal_(mean=0., std=1.)`` raises TypeError (torch's keywords are "
-         '``mean``, ``std``); positional calls agree.')),
+        ''),
     'not_equal': ('Tensor.not_equal(other) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -595,7 +592,7 @@ TENSOR = {  # Tensor.<name>
     'round_': ('Tensor.round_(decimals=0) -> Tensor',
         ('In-place Tensor.round: writes the result into ``self`` and returns it; ``self`` '
          'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'),
-        "Differs from torch: torch's ``decimals`` is not accepted here."),
+        ''),
     'rsqrt': ('Tensor.rsqrt() -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
