@@ -1,6 +1,8 @@
-"""torch's CPU rule for half precision: kernels that accumulate (sums, means, norms, softmax,
-normalization, losses) read float16/bfloat16 inputs as float32, compute in float32, and round
-only the result back. numpy would accumulate bfloat16 in bfloat16 (3000 × 0.1 sums to 32).
+"""The one half-precision policy (torch's CPU rule): kernels read float16/bfloat16 inputs as
+float32 (torch's "opmath" type), compute in float32, and round only the result back -- those that
+accumulate (sums, means, norms, softmax, normalization, losses) through :func:`opmath`, the
+elementwise ones through :func:`opmath_dtype`. numpy would accumulate bfloat16 in bfloat16 (3000 ×
+0.1 sums to 32). Every op module takes ``HALF`` and these two helpers from here.
 """
 from __future__ import annotations
 
@@ -8,7 +10,16 @@ import functools
 
 import numpy as np
 
-from .elementwise import _HALF_DT as HALF
+from .. import _dtype as D
+
+# the half-precision dtypes: every kernel reads them as float32 ("opmath") and rounds once
+HALF = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+
+
+def opmath_dtype(dt):
+    """The dtype a kernel computes in for arrays of ``dt``: float32 for half precision (torch's
+    opmath type), else ``dt`` itself."""
+    return np.dtype(np.float32) if dt in HALF else dt
 
 
 def opmath(forward):

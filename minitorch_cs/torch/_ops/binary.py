@@ -18,8 +18,9 @@ __all__ = [  # private helpers too: callers reach them as E._name
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
 
+from ._opmath import opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
-    _HALF_DT, _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
+    _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
     _wrap_int)
 
 
@@ -40,7 +41,7 @@ def _scaled(a, b, alpha):
         return b * alpha
     if rt.kind == "b":
         return np.asarray(b.astype(bool) & bool(alpha))
-    wide = np.float32 if rt in _HALF_DT else rt
+    wide = opmath_dtype(rt)
     return np.asarray(b.astype(wide, copy=False) * np.asarray(alpha).astype(wide))
 
 
@@ -243,7 +244,7 @@ def _pow_special(a, b, rt):
     if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
             not isinstance(b, bool) and b in (0.5, -0.5) and D._BY_NP[rt].is_floating_point):
         return None
-    x = a.astype(np.float32 if rt in _HALF_DT else rt, copy=False)
+    x = a.astype(opmath_dtype(rt), copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
         if rt == np.float16:
             r = np.sqrt(np.abs(x)) if b > 0 else 1 / np.sqrt(np.abs(x))  # pow on |x| ...
@@ -485,7 +486,7 @@ class Lerp(Pointwise):
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w
-        wide = np.float32 if a.dtype in _HALF_DT else a.dtype
+        wide = opmath_dtype(a.dtype)
         aa, bb = a.astype(wide, copy=False), b.astype(wide, copy=False)
         ww = np.asarray(w).astype(wide, copy=False)
         d = bb - aa
@@ -505,7 +506,7 @@ def _addc(a, t1, t2, value, combine, out):
     """``a + value * combine(t1, t2)`` in the promoted dtype of all three tensors (``value``
     takes the result's type: truncated for integer results, as torch's scalar cast does)."""
     rt = np.dtype(_rtype(a, t1, t2))
-    wide = np.dtype(np.float32) if rt in _HALF_DT else rt
+    wide = opmath_dtype(rt)
     if rt.kind in "biu":
         value = int(value)
     a2, x1, x2 = (np.asarray(x).astype(wide, copy=False) for x in (a, t1, t2))

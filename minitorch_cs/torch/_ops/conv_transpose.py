@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dispatch import Op
 from ._xp import ns
-from .linalg import _HALF
+from ._opmath import HALF as _HALF
 
 __all__ = ["ConvTranspose"]
 

@@ -127,7 +127,7 @@ def _size_mismatch(sa, sb):
     return None
 
 
-_HALF_DT = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+from ._opmath import HALF as _HALF_DT, opmath_dtype  # noqa: E402  (the one half-precision rule)
 
 
 def _wrap_int(v, rt):
@@ -422,7 +422,7 @@ def _digamma(x, out=None):
 
 
 def _trigamma(x):
-    wide = np.float32 if x.dtype in _HALF_DT else x.dtype  # torch's opmath for half dtypes
+    wide = opmath_dtype(x.dtype)  # torch's opmath for half dtypes
     return special.trigamma(x.astype(wide)).astype(x.dtype)
 
 
@@ -460,7 +460,7 @@ class Polygamma(Pointwise):
             r = _trigamma(x)
         else:
             from scipy.special import polygamma
-            wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+            wide = opmath_dtype(x.dtype)
             r = np.asarray(polygamma(n, x.astype(wide))).astype(x.dtype)
         if out is not None:
             out[...] = r
@@ -511,7 +511,7 @@ class RoundDecimals(Pointwise):
     @staticmethod
     def forward(ctx, x, decimals=0, out=None):
         _refuse("round_cpu", x.dtype, "biu")
-        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         p = np.asarray(10.0 ** abs(decimals)).astype(wide)
         r = (np.round(xw / p) * p if decimals < 0 else np.round(xw * p) / p).astype(x.dtype)
@@ -614,7 +614,7 @@ class Elu(Pointwise):
     @staticmethod
     def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0, out=None):
         ctx.x, ctx.alpha, ctx.scale, ctx.input_scale = x, alpha, scale, input_scale
-        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         c = lambda v: np.asarray(v, wide)  # noqa: E731
         r = np.where(xw > 0, xw * c(scale),
@@ -703,7 +703,7 @@ class Hardsigmoid(Pointwise):
     @staticmethod
     def forward(ctx, x, out=None):
         ctx.x = x
-        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         r = (np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
         if out is not None:
@@ -746,7 +746,7 @@ class Hardswish(Pointwise):
     @staticmethod
     def forward(ctx, x, out=None):
         ctx.x = x
-        wide = np.float32 if x.dtype in _HALF_DT else x.dtype
+        wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         r = (xw * np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
         if out is not None:

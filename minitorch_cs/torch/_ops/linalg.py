@@ -6,7 +6,7 @@ import numpy as np
 from .. import _dtype as D
 from ._kernel import Kernel
 from ._xp import graph_mode, ns, raw
-from .elementwise import _HALF_DT as _HALF
+from ._opmath import HALF as _HALF
 from .elementwise import _prep
 
 

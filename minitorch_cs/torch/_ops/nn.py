@@ -12,7 +12,7 @@ from .._dispatch import Op
 from ._kernel import Kernel
 from ._opmath import opmath
 from ._xp import graph_mode, ns, raw
-from .linalg import _HALF
+from ._opmath import HALF as _HALF
 
 
 def _numel(a) -> int:
