@@ -1,6 +1,7 @@
 """torch.utils.checkpoint: recomputation gives the gradients of the plain forward."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -65,3 +66,22 @@ def test_reentrant_errors_match_torch():
         C.checkpoint(lambda a, k=1: a, x, use_reentrant=True, k=2)
     with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
         C.checkpoint(lambda a: a * 2, torch.ones(2), use_reentrant=True)
+
+
+def test_reentrant_checkpoint_refuses_grad_and_backward_inputs_as_torch():
+    from minitorch_cs.torch.utils.checkpoint import checkpoint
+    msg = "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()"
+    lin = torch.nn.Linear(3, 3)
+    x = torch.randn(2, 3, requires_grad=True)
+    y = checkpoint(lambda t: torch.tanh(lin(t)), x, use_reentrant=True).sum()
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        torch.autograd.grad(y, x, retain_graph=True)
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        y.backward(inputs=[x], retain_graph=True)
+    y.backward()  # a plain backward re-enters the checkpoint
+    assert x.grad is not None
+    x.grad = None
+    z = checkpoint(lambda t: torch.tanh(lin(t)), x, use_reentrant=False).sum()
+    (g,) = torch.autograd.grad(z, x)  # the non-reentrant form works with grad()
+    ref = torch.autograd.grad(torch.tanh(lin(x)).sum(), x)[0]
+    np.testing.assert_allclose(g.numpy(), ref.numpy())

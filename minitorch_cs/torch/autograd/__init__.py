@@ -94,6 +94,29 @@ def _check_outputs(outputs):
                                "a grad_fn")
 
 
+# Whether the backward pass now running may re-enter a reentrant checkpoint: not while
+# ``grad()`` or ``backward(inputs=...)`` runs (torch's ``_is_checkpoint_valid``); passes nest.
+_CHECKPOINT_VALID = [True]
+
+
+def _is_checkpoint_valid() -> bool:
+    return _CHECKPOINT_VALID[-1]
+
+
+class _Pass:
+    """One engine pass: ``valid`` says whether a reentrant checkpoint may run inside it."""
+
+    def __init__(self, valid):
+        self.valid = valid
+
+    def __enter__(self):
+        _CHECKPOINT_VALID.append(self.valid)
+
+    def __exit__(self, *exc):
+        _CHECKPOINT_VALID.pop()
+        return False
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on.
 
@@ -112,7 +135,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if inputs is not None:
             inputs = _as_list(inputs)
             capture = {t._edge(): None for t in inputs}
-            run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+            with _Pass(False):
+                run_backward_graph(roots, grads, retain_graph=bool(retain_graph),
+                                   capture=capture)
             for t in inputs:
                 g = capture[t._edge()]
                 if g is None:
@@ -122,13 +147,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 else:
                     t.grad = g if t.grad is None else t.grad + g
             return
-        run_backward_graph(roots, grads, retain_graph=bool(retain_graph))
+        with _Pass(True):
+            run_backward_graph(roots, grads, retain_graph=bool(retain_graph))
         return
     grads = _root_grads(outputs, grad_tensors)
     if inputs is not None:
         inputs = _as_list(inputs)
         capture = {t._edge(): None for t in inputs}
-        run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+        with _Pass(False):
+            run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
         from .._autograd import _accumulate
         obs = _dispatch.engine_observers()
         for t in inputs:
@@ -142,7 +169,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             else:
                 t.grad = t.grad + Tensor._wrap(g)
         return
-    run_backward(roots, grads, retain_graph=bool(retain_graph))
+    with _Pass(True):
+        run_backward(roots, grads, retain_graph=bool(retain_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -162,12 +190,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     capture = {t._edge(): None for t in inputs}
     roots = [o._edge() for o in outputs]
-    if create_graph:
-        grads = _graph_root_grads(outputs, _as_list(grad_outputs))
-        run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
-    else:
-        grads = _root_grads(outputs, _as_list(grad_outputs))
-        run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+    with _Pass(False):
+        if create_graph:
+            grads = _graph_root_grads(outputs, _as_list(grad_outputs))
+            run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+        else:
+            grads = _root_grads(outputs, _as_list(grad_outputs))
+            run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
     obs = _dispatch.engine_observers()
     res = []
     for t in inputs:

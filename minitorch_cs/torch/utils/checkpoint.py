@@ -17,7 +17,7 @@ splits a ``Sequential`` (or a list of modules) into ``segments`` checkpointed ru
 """
 from __future__ import annotations
 
-from ..autograd import Function, backward as _backward
+from ..autograd import Function, _is_checkpoint_valid, backward as _backward
 from .._autograd import enable_grad, is_grad_enabled, no_grad
 from .._fpe import warn_user
 from .._random import default_generator
@@ -49,6 +49,12 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument.")
         inputs = [a.detach().requires_grad_(r) if isinstance(a, Tensor) else a
                   for a, r in zip(ctx.inputs, ctx.input_requires_grad)]
         if ctx.preserve_rng_state:
