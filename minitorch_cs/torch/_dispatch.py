@@ -465,6 +465,10 @@ def _wrap_out(op, arr, args, node, nr):
     t = Tensor.__new__(Tensor)
     t._data = arr
     t._dtype = _BY_NP[arr.dtype]
+    if node is not None and not t._dtype.is_floating_point:
+        # torch's set_history: a recorded op's output must be of a differentiable dtype (an
+        # integer tensor that requires grad -- left by an in-place op -- cannot flow further)
+        raise RuntimeError(f"Autograd not support dtype: {scalar_name(t._dtype)}")
     t._rg = node is not None
     t.grad_fn = node
     t._output_nr = nr

@@ -330,7 +330,15 @@ def _wrap1(f):
     return fn
 
 
-Neg = _unary("neg", _wrap1(np.negative), lambda x, y, g: -g, saved=(), float_only=False)
+def _negative(x, out=None):
+    if x.dtype == np.bool_:  # every path (function, method, in-place, out=): torch's refusal
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return np.negative(x, out=out) if out is not None else np.negative(x)
+
+
+Neg = _unary("neg", _negative, lambda x, y, g: -g, saved=(), float_only=False)
 def _sgn(x):
     """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN (a NaN input gets a zero
     gradient from abs and the 1-norm, as in torch)."""
@@ -900,11 +908,14 @@ class Div(Pointwise):
     def forward(ctx, a, b, rounding_mode=None, out=None):
         ctx.a, ctx.b, ctx.mode = a, b, rounding_mode
         if rounding_mode is None:
+            a0, b0 = a, b
             a, b, rt = _prep(a, b)
             if np.dtype(rt).kind in "biu":
+                # torch promotes integer inputs straight to the float type (each operand cast
+                # from its own dtype: uint8 253 / int32 -3 is -84.3, not 253 / 253)
                 ft = D.get_default_dtype().np
-                a = a.astype(ft) if isinstance(a, np.ndarray) else a
-                b = b.astype(ft) if isinstance(b, np.ndarray) else b
+                a = a0.astype(ft) if isinstance(a0, np.ndarray) else a
+                b = b0.astype(ft) if isinstance(b0, np.ndarray) else b
             if out is not None:
                 _out_check(_rtype(a, b), out)
                 return np.true_divide(a, b, out=out, casting="unsafe")

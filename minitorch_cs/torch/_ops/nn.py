@@ -415,8 +415,8 @@ class Conv(Kernel):
               skip_padding=_uses_onednn(ctx.x, w, groups, nd))
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
-        if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
-            return np.rint(y).astype(np.int64).astype(x.dtype)
+        if x.dtype.kind in "iu":  # integer convolution (int64 products and sums, wrapping as C)
+            return y.astype(x.dtype)
         return y if half is None else y.astype(half)
 
     @staticmethod
