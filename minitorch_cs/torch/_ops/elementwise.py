@@ -243,9 +243,16 @@ class Fill(Pointwise):
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
-           no_bool=None):
+           no_bool=None, kernel_bwd=False):
     """Declare a unary op from a numpy forward and a backward ``bwd(x, y, g)``; ``no_bool`` names
-    the torch kernel that has no bool implementation (its error is raised for bool inputs)."""
+    the torch kernel that has no bool implementation (its error is raised for bool inputs).
+
+    For float16/bfloat16 inputs the forward computes in float32 and rounds once. The backward
+    follows torch's: where torch has a backward *kernel* (``kernel_bwd``: tanh, sigmoid, gelu,
+    silu, mish, ...) it computes in float32 too; where torch's derivative is a formula of tensor
+    ops (``grad * self.cos()``, ``grad * (self.pow(2) + 1).rsqrt()``, ...) every step rounds to
+    the half dtype (so ``x * x`` overflows to inf there as in torch), and ``bwd`` is written in
+    torch's order of operations."""
 
     def forward(ctx, x, out=None):
         if no_bool is not None and x.dtype == np.bool_:
@@ -270,13 +277,17 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
                 r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
-            ctx.x = xw if saved else None
+            ctx.x = (xw if kernel_bwd else x) if saved else None
             ctx.y = r if saves_output else None
         return r
 
     def backward(ctx, g):
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
-        return (bwd(getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
+        x, y = getattr(ctx, "x", None), getattr(ctx, "y", None)
+        if kernel_bwd and g.dtype in _HALF_DT:  # torch's backward kernel: float32 inside
+            g = g.astype(np.float32)
+            y = y.astype(np.float32) if y is not None else None
+        return (bwd(x, y, g),)
 
     cls = type(name.capitalize(), (Pointwise,), {
         "name": name, "saved": saved, "saves_output": saves_output,
@@ -324,6 +335,23 @@ def _silu_bwd(x, y, g):
     return g * (s * (1 + x * (1 - s)))
 
 
+def _mish(x, out=None):
+    with np.errstate(over="ignore"):
+        r = x * np.tanh(np.log1p(np.exp(x)))  # torch's kernel: x * tanh(log1p(exp(x)))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _mish_bwd(x, y, g):
+    # torch's mish_backward: dy * (tanh_sp + x * sigmoid * (1 - tanh_sp^2)), in one kernel
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + np.exp(-x))
+        t = np.tanh(np.log1p(np.exp(x)))
+    return g * (t + x * s * (1 - t * t))
+
+
 def _wrap1(f):
     def fn(x, out=None):
         return f(x, out=out) if out is not None else f(x)
@@ -358,9 +386,9 @@ Log10 = _unary("log10", _wrap1(np.log10), lambda x, y, g: g / (x * np.log(10.0).
 Log1p = _unary("log1p", _wrap1(np.log1p), lambda x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda x, y, g: g / (2 * y), saved=(), saves_output=True)
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
-               lambda x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
+               lambda x, y, g: (-0.5 * g) * np.power(y, 3), saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
-                    lambda x, y, g: -g * y * y, saved=(), saves_output=True)
+                    lambda x, y, g: -g * (y * y), saved=(), saves_output=True)
 def _square(x, out=None):
     if x.dtype == np.bool_:  # bool ** 2 is int64 (which a bool target cannot take)
         x = x.astype(np.int64)
@@ -372,7 +400,7 @@ def _square(x, out=None):
 
 
 Square = _unary("square", _square,
-                lambda x, y, g: 2 * g * x, float_only=False)
+                lambda x, y, g: g * (2 * x), float_only=False)
 Sin = _unary("sin", _wrap1(np.sin), lambda x, y, g: g * np.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda x, y, g: -g * np.sin(x))
 Tan = _unary("tan", _wrap1(np.tan), lambda x, y, g: g * (1 + y * y), saved=(), saves_output=True)
@@ -420,20 +448,24 @@ def _trigamma(x):
     return special.trigamma(x.astype(wide)).astype(x.dtype)
 
 
-Lgamma = _unary("lgamma", _lgamma, lambda x, y, g: g * _digamma(x))
-Digamma = _unary("digamma", _digamma, lambda x, y, g: g * _trigamma(x))
+Lgamma = _unary("lgamma", _lgamma, lambda x, y, g: g * _digamma(x), kernel_bwd=True)
+Digamma = _unary("digamma", _digamma, lambda x, y, g: g * _trigamma(x), kernel_bwd=True)
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda x, y, g: g * np.sinh(x))
-Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True)
-Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True)
+Tanh = _unary("tanh", _wrap1(np.tanh), lambda x, y, g: g * (1 - y * y), saved=(), saves_output=True,
+              kernel_bwd=True)
+Sigmoid = _unary("sigmoid", _sigmoid, lambda x, y, g: g * y * (1 - y), saved=(), saves_output=True,
+                 kernel_bwd=True)
 Relu = _unary("relu", _relu, lambda x, y, g: np.where(y <= 0, np.zeros((), g.dtype), g), saved=(),
               saves_output=True, float_only=False, no_bool="relu")
-Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
-Silu = _unary("silu", _silu, _silu_bwd)
+Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True)
+Silu = _unary("silu", _silu, _silu_bwd, kernel_bwd=True)
+Mish = _unary("mish", _mish, _mish_bwd, kernel_bwd=True)
 Erf = _unary("erf", special.erf,
-             lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x))
+             lambda x, y, g: g * (2 / np.sqrt(np.pi)) * np.exp(-x * x), kernel_bwd=True)
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
 Erfinv = _unary("erfinv", special.erfinv,
-                lambda x, y, g: g * (0.5 * np.sqrt(np.pi)) * np.exp(np.square(special.erfinv(x))))
+                lambda x, y, g: g * (0.5 * np.sqrt(np.pi)) * np.exp(np.square(special.erfinv(x))),
+                kernel_bwd=True)
 def _sign(x, out=None):
     """np.sign, except that torch's sign of NaN is 0 (and of a bool, the bool)."""
     if x.dtype == np.bool_:
@@ -883,13 +915,24 @@ class Mul(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         return _binary(np.multiply, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
         n = ctx.needs_input_grad
         return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
+
+
+def _grad_operands(a, b):
+    """Operands as a backward formula reads them: an integer or bool array operand of a floating
+    result in the result's dtype (torch's formula promotes it against the gradient: in float16
+    a large int32 is inf there, so a zero gradient times it is NaN, as in torch)."""
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind not in "fV" and rt not in _HALF_DT:
+        return a, b
+    return tuple(x.astype(rt) if isinstance(x, np.ndarray) and x.dtype.kind in "biu" else x
+                 for x in (a, b))
 
 
 def _check_integer_zero(a, b):
@@ -906,7 +949,8 @@ class Div(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None, out=None):
-        ctx.a, ctx.b, ctx.mode = a, b, rounding_mode
+        ctx.a, ctx.b = _grad_operands(a, b)
+        ctx.mode = rounding_mode
         if rounding_mode is None:
             a0, b0 = a, b
             a, b, rt = _prep(a, b)
@@ -1131,7 +1175,7 @@ class Remainder(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.remainder, a, b, out)
@@ -1147,7 +1191,7 @@ class Fmod(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         _refuse("fmod_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
