@@ -449,6 +449,13 @@ class Cumprod(Kernel):
     @staticmethod
     def backward(ctx, g):
         x, y, d = ctx.x, ctx.y, ctx.dim
+        if g.dtype in _HALF:  # torch's formula runs on the half tensors (its saved result is
+            # the rounded one, so an overflowed product is inf there); its cumsum sums in float32
+            x, y = x.astype(g.dtype), y.astype(g.dtype)
+            if x.ndim and not (x == 0).any():
+                w = g * y
+                acc = np.flip(_accumulate(np.add, np.flip(w.astype(np.float32), d), d), d)
+                return (acc.astype(g.dtype) / x,)
         if x.ndim and not (x == 0).any():
             return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
         # with zeros, as torch: d y_j / d x_i is the product of x_k over k <= j, k != i
