@@ -68,6 +68,7 @@ class Op:
     saved: tuple = ()
     reads: dict | None = None
     saves_output = False
+    saved_outputs: tuple = ()  # outputs of a multi-output op that backward reads (indices)
     differentiable = True
     is_view = False
     alias = False
@@ -421,8 +422,11 @@ def _eager(op, args, attrs):
                 node.saved_versions.append((res, res._vc[0]))
             return res
         node.out_meta = [(o.shape, o.dtype) for o in out]
-        return tuple(_wrap_out(op, o, args, None if i in op.nondiff_outputs else node, i)
-                     for i, o in enumerate(out))
+        res = tuple(_wrap_out(op, o, args, None if i in op.nondiff_outputs else node, i)
+                    for i, o in enumerate(out))
+        for i in op.saved_outputs:  # e.g. the indices of max(dim): changing them in place is
+            node.saved_versions.append((res[i], res[i]._vc[0]))  # refused at backward (torch)
+        return res
     out = op.forward(Ctx(), *arrays, **attrs)
     if op.n_outputs == 1:
         res = _wrap_out(op, out, args, None, 0)

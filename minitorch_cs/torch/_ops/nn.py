@@ -459,6 +459,7 @@ class MaxPool2dWithIndices(Kernel):
     suggest_format = (0,)  # torch: input.suggest_memory_format()
     n_outputs = 2
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # torch's backward reads the indices
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):

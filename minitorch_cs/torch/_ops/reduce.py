@@ -185,6 +185,7 @@ class MaxDim(Kernel):
 
     name = "max_dim"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -251,6 +252,7 @@ class MedianDim(Kernel):
     name = "median_dim"
     node_name = "MedianBackward1"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -511,6 +513,7 @@ class Sort(Kernel):
     name = "sort"
     elementwise = True  # values and indices keep the input's layout, as torch's sort does
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -532,6 +535,7 @@ class Sort(Kernel):
 class TopK(Kernel):
     name = "topk"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
