@@ -1284,8 +1284,9 @@ class Lerp(Pointwise):
         if tensor_w and w.ndim and w.dtype != a.dtype:
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
                                f"{_cpp(w.dtype)}")
-        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
         rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        _out_check(rt, out)  # (TensorIterator's cast check comes before the kernel's dtype check)
+        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w

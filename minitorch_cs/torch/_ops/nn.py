@@ -244,7 +244,13 @@ class LayerNorm(Kernel):
         xc = x - mu
         var = (xc * xc).mean(axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        xhat = xc * rstd
+        if getattr(ctx, "half_dtype", None) is not None:
+            # torch's mixed-type kernel: x * rstd + (-mean * rstd) as one fused multiply-add
+            # (a slice of equal values normalizes to a rounding residue, not exactly 0)
+            bias = -(mu * rstd)
+            xhat = (x.astype(np.float64) * rstd + bias).astype(np.float32)
+        else:
+            xhat = xc * rstd
         ctx.xhat, ctx.rstd, ctx.axes, ctx.w = xhat, rstd, axes, w
         y = xhat * w if w is not None else xhat.copy()
         if b is not None:
