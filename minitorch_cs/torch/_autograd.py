@@ -383,6 +383,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 if g.shape != shape:
                     g = _rec(obs, _unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
+                    _differentiable_grad(dt)
                     g = _rec(obs, _astype, (g, dt), {}, g.astype(dt))
                 buf = buffers.setdefault(m, [None] * m.n_outputs)
                 nr = e[1]
@@ -390,6 +391,17 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             deps[m] -= 1
             if deps[m] == 0:
                 ready.append(m)
+
+
+def _differentiable_grad(dt) -> None:
+    """torch's engine (validate_outputs) asserts that every gradient it passes on has a
+    differentiable dtype: a gradient for an integer tensor that requires grad (left by an
+    in-place op with a floating value) stops the backward with a RuntimeError."""
+    if np.dtype(dt).kind in "biu":
+        raise RuntimeError("isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED: a "
+                           f"gradient of dtype {np.dtype(dt).name} reached the autograd engine "
+                           "(only floating tensors can carry gradients); make the tensor that "
+                           "requires grad floating")
 
 
 def record_forward_stack(node) -> None:
