@@ -55,6 +55,11 @@ def mm(input, mat2):
 
 
 def bmm(input, mat2):
+    _check_bmm(input, mat2)
+    return apply(L.Matmul, input, mat2, bmm=True)
+
+
+def _check_bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -62,7 +67,18 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    return apply(L.Matmul, input, mat2, bmm=True)
+
+
+def _bmm_out_check(out, input, mat2):
+    """``bmm(..., out=)``: after the shape checks, ``out`` must have mat2's dtype (torch's meta
+    function gives the result mat2's options), before the kernel's own dtype checks."""
+    _check_bmm(input, mat2)
+    if out.dtype is not mat2.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {D.cpp_name(mat2.dtype)}, but got "
+                           f"{D.cpp_name(out.dtype)} instead")
+
+
+bmm.out_check = _bmm_out_check
 
 
 def mv(input, vec):
