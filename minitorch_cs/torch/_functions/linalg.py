@@ -6,6 +6,7 @@ import builtins
 from .. import _dtype as D
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
+from .._ops import movement as M
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
@@ -205,8 +206,8 @@ def kron(input, other):
     nd = builtins.max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input.shape)
     sb = (1,) * (nd - other.ndim) + tuple(other.shape)
-    a = input.reshape([v for n in sa for v in (n, 1)])
-    b = other.reshape([v for n in sb for v in (1, n)])
+    a = apply(M.UnsafeView, input, shape=tuple(v for n in sa for v in (n, 1)))
+    b = apply(M.UnsafeView, other, shape=tuple(v for n in sb for v in (1, n)))
     return mul(a, b).view([x * y for x, y in zip(sa, sb)])
 
 

@@ -12,6 +12,24 @@ from .._tensor import Tensor
 
 
 # ----- views (forward returns a numpy view of the input) -----------------------------------------
+class UnsafeView(Op):
+    """torch's ``_unsafe_view``: the same storage reshaped, but not an autograd view -- its own
+    version counter, so an in-place change of the source later is not seen by a backward that
+    saved it (torch's kron saves its operands this way)."""
+
+    name = "_unsafe_view"
+    alias = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g.reshape(ctx.shape),)
+
+
 class View(Op):
     name = "view"
     is_view = True
