@@ -527,6 +527,7 @@ def inplace_forward_grad(op, ctx, dst, arrays, attrs):
     that is the value the op overwrites, so the kernel sees a private copy of it (torch saves
     ``original_self`` the same way). Eager execution and graph replay both call this."""
     first = dst.copy() if 0 in op.saved else dst
+    ctx.inplace_target = dst  # (a kernel that checks the result's cast before its own checks)
     _copy_into(dst, op.forward(ctx, first, *arrays, **attrs))
 
 

@@ -1285,7 +1285,8 @@ class Lerp(Pointwise):
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
                                f"{_cpp(w.dtype)}")
         rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
-        _out_check(rt, out)  # (TensorIterator's cast check comes before the kernel's dtype check)
+        # TensorIterator's cast check comes before the kernel's dtype check (in place too)
+        _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
         _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
