@@ -549,8 +549,9 @@ def _not_writable(target):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
-    raise RuntimeError("in-place operation on a tensor whose memory is read-only (a read-only "
-                       "numpy array given to from_numpy?); clone() it first")
+    raise RuntimeError("in-place operation on a tensor whose memory is read-only (a view of an "
+                       "expanded tensor, or a read-only numpy array given to from_numpy); "
+                       "clone() it first")
 
 
 def _copy_into(dst, src):

@@ -1172,6 +1172,7 @@ class Atan2(Pointwise):
 class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
+    reads = {0: (1,), 1: (1,)}  # only other's gradient reads them (self's is the gradient itself)
 
     @staticmethod
     def forward(ctx, a, b, out=None):
@@ -1188,6 +1189,7 @@ class Remainder(Pointwise):
 class Fmod(Pointwise):
     name = "fmod"
     saved = (0, 1)
+    reads = {0: (1,), 1: (1,)}  # only other's gradient reads them (self's is the gradient itself)
 
     @staticmethod
     def forward(ctx, a, b, out=None):

@@ -36,8 +36,13 @@ def _accumulate(ufunc, x, axis, dtype=None):
 
 
 def _var(x, axis, n, correction, keepdim):
-    """np.var's arithmetic (sum, divide, square the deviations, sum, divide)."""
+    """np.var's arithmetic (sum, divide, square the deviations, sum, divide). Along given dims
+    the mean is refined once by the mean deviation: torch's per-dim kernel is Welford's, exact
+    where a slice is constant (a zero variance, so std's gradient is masked there); the
+    all-reduce (``axis=None``) is torch's plain two-pass, as here."""
     mean = np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
+    if axis is not None:
+        mean = mean + np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
     dev = np.asarray(x - mean)
     np.multiply(dev, dev, out=dev)
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
