@@ -174,7 +174,9 @@ class IndexPut(Kernel):
                     "Index put requires the source and destination dtypes match, got "
                     f"{scalar_name(_BY_NP[r.dtype])} for the destination and "
                     f"{scalar_name(_BY_NP[v.dtype])} for the source.")
-            v = v.astype(r.dtype)
+            # masked_fill converts its one value as a Scalar (out of range or NaN: refused)
+            v = _to_dtype_checked(v.reshape(-1)[0].item(), r.dtype) if mask_fill else \
+                v.astype(r.dtype)
         if accumulate:
             np.add.at(r, key, v)
         else:

@@ -369,9 +369,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
-    _floating(input, "adaptive_avg_pool2d")
     out = _pair(output_size)
     out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(out))
+    if out == (1, 1) and not input._dtype.is_floating_point:  # torch's (1, 1) path is a mean
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
+    _floating(input, "adaptive_avg_pool2d")
     return apply(N.AdaptiveAvgPool2d, input, output_size=out)
 
 
