@@ -68,6 +68,7 @@ class Op:
     saved: tuple = ()
     reads: dict | None = None
     saves_output = False
+    inplace_saves_output = False  # the in-place form's backward reads the written result
     saved_outputs: tuple = ()  # outputs of a multi-output op that backward reads (indices)
     differentiable = True
     is_view = False
@@ -614,7 +615,7 @@ def _inplace_with_grad(op, target, full, attrs):
     target.grad_fn = node
     target._output_nr = 0
     target._rg = True
-    if op.saves_output:
+    if op.saves_output or op.inplace_saves_output:
         node.saved_versions.append((target, target._vc[0]))
     _refresh_views(target)
     return target
@@ -728,7 +729,7 @@ def _inplace_on_view(op, target, full, attrs):
         node.__dict__["forward_stack"] = inner.__dict__.get("forward_stack")
     inplace_forward_grad(op, inner, target._data, arrays[1:], unwrap_attrs(op, attrs))
     target._vc[0] += 1
-    if op.saves_output:
+    if op.saves_output or op.inplace_saves_output:
         node.saved_versions = node.saved_versions + [(target, target._vc[0])]
     base.grad_fn = node
     base._output_nr = 0

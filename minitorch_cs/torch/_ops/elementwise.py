@@ -576,6 +576,7 @@ class GeluTanh(Pointwise):
 class LeakyRelu(Pointwise):
     name = "leaky_relu"
     saved = (0,)
+    inplace_saves_output = True  # torch's leaky_relu_ backward reads its result
 
     @staticmethod
     def forward(ctx, x, negative_slope=0.01, out=None):
@@ -597,6 +598,7 @@ class Elu(Pointwise):
     left branch's (``scale * alpha * input_scale``), as in torch."""
 
     name = "elu"
+    inplace_saves_output = True  # torch's elu_ (selu_, celu_) backward reads its result
     saved = (0,)
 
     @staticmethod
