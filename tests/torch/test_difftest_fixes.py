@@ -152,3 +152,48 @@ def test_inplace_activation_checks_overlap_before_dtype():
     x = torch.tensor([[2]], dtype=torch.int64).expand(4, 1).reshape(-1)[:2]
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         torch.nn.functional.celu(x, inplace=True)
+
+
+def test_inplace_elu_family_saves_its_result():
+    for act in (lambda y: torch.nn.functional.elu(y, inplace=True),
+                lambda y: torch.nn.functional.leaky_relu(y, inplace=True)):
+        x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = act(x * 1)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = torch.nn.functional.hardtanh(x * 1, inplace=True)
+    y.mul_(2)
+    y.sum().backward()  # hardtanh_ keeps no result (as torch)
+
+
+def test_masked_assignment_converts_its_one_value_as_a_scalar():
+    x = torch.zeros(3, dtype=torch.int8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without "
+                                           "overflow"):
+        x[torch.tensor([True, False, True])] = torch.tensor([float("nan")])
+    x[torch.tensor([True, False, True])] = torch.tensor([2.7])
+    assert x.tolist() == [2, 0, 2]
+
+
+def test_adaptive_avg_pool_to_one_is_a_mean():
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 3, dtype=torch.int64), (1, 1))
+    with pytest.raises(NotImplementedError, match="adaptive_avg_pool2d"):
+        torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 3, dtype=torch.int64), (2, 1))
+
+
+def test_std_along_a_dim_of_equal_values_has_zero_gradient():
+    x = torch.tensor([1.6], dtype=torch.float64, requires_grad=True)
+    s = x.repeat(6).reshape(3, 2).std(0, False)
+    s.sum().backward()
+    assert s.tolist() == [0.0, 0.0] and x.grad.tolist() == [0.0]
+
+
+def test_linear_without_bias_follows_matmuls_fold_rule():
+    x = torch.ones(1, 4, 2, dtype=torch.bool).permute(0, 2, 1)  # does not fold: bmm
+    with pytest.raises(NotImplementedError, match='"bmm" not implemented for \'Bool\''):
+        torch.nn.functional.linear(x, torch.ones(3, 4))
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
+        torch.nn.functional.linear(torch.ones(1, 2, 4, dtype=torch.bool), torch.ones(3, 4))
