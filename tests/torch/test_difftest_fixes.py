@@ -197,3 +197,11 @@ def test_linear_without_bias_follows_matmuls_fold_rule():
         torch.nn.functional.linear(x, torch.ones(3, 4))
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
         torch.nn.functional.linear(torch.ones(1, 2, 4, dtype=torch.bool), torch.ones(3, 4))
+
+
+def test_ignored_targets_have_zero_loss_even_at_infinite_inputs():
+    x = torch.tensor([[0.0, -float("inf")], [float("inf"), 1.0], [1.0, 2.0]], dtype=torch.float64)
+    t = torch.tensor([1, -100, 0])
+    assert torch.nn.functional.nll_loss(x, t, reduction="none").tolist() == \
+        [float("inf"), 0.0, -1.0]
+    assert torch.nn.functional.cross_entropy(x, t, reduction="none").tolist()[1] == 0.0

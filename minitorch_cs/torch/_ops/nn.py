@@ -111,7 +111,8 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
         picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
     w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
     w = w.astype(logp.dtype)
-    loss = -picked * w
+    # torch skips an ignored target (a select: its loss is 0 even where the input is ±inf/NaN)
+    loss = np.where(valid, -picked * w, np.zeros((), logp.dtype))
     wsum = w.sum()
     ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
     return _reduce(loss, wsum, reduction), None
