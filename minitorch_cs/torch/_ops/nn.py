@@ -242,7 +242,8 @@ class LayerNorm(Kernel):
     def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
         mu = x.mean(axis=axes, keepdims=True)
-        xc = x - mu
+        mu = mu + (x - mu).mean(axis=axes, keepdims=True)  # torch's row moments are exact on
+        xc = x - mu  # a row of equal values (a zero variance, a zero normalized value)
         var = (xc * xc).mean(axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
         if getattr(ctx, "half_dtype", None) is not None:
