@@ -349,8 +349,10 @@ def _cross_entropy(tape, fe, be):
                     raise IndexError(f"Target {bad} is out of bounds.")
                 w = (ones * valid).astype(dt)
                 wsum = w.sum()
-            # -picked * w (w of ones multiplies exactly), summed, over the weight sum
-            loss = -logp[rows, t] if w is None else -logp[rows, t] * w
+            # -picked * w (w of ones multiplies exactly), summed, over the weight sum; an
+            # ignored target's loss is 0 even at an infinite input (the op's select)
+            loss = -logp[rows, t] if w is None else \
+                np.where(valid, -logp[rows, t] * w, np.zeros((), dt))
             state[0], state[1], state[2] = t, w, wsum
             env[y] = np.asarray(loss.sum() / wsum, dt) if mean else np.asarray(loss.sum(), dt)
 

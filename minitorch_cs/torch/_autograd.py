@@ -397,6 +397,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 if g.shape != shape:
                     g = _rec(obs, _unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
+                    _differentiable_grad(dt)
                     g = _rec(obs, _astype, (g, dt), {}, g.astype(dt))
                 buf = buffers.get(m)
                 if buf is None:
@@ -414,6 +415,15 @@ def _engine_observers():
     from ._dispatch import engine_observers
     _engine_observers = engine_observers  # resolved once (the dispatch module imports this one)
     return engine_observers()
+def _differentiable_grad(dt) -> None:
+    """torch's engine (validate_outputs) asserts that every gradient it passes on has a
+    differentiable dtype: a gradient for an integer tensor that requires grad (left by an
+    in-place op with a floating value) stops the backward with a RuntimeError."""
+    if np.dtype(dt).kind in "biu":
+        raise RuntimeError("isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED: a "
+                           f"gradient of dtype {np.dtype(dt).name} reached the autograd engine "
+                           "(only floating tensors can carry gradients); make the tensor that "
+                           "requires grad floating")
 
 
 def record_forward_stack(node) -> None:

@@ -145,7 +145,9 @@ class GraphCtx:
         sv = node.saved_versions or []
         n_out = node.n_outputs if op.saves_output and not self._inner else 0
         n_out = min(n_out, len(sv))
-        n_in = len(sv) - n_out
+        # outputs a multi-output op saves for the version check only (max(dim)'s indices): last
+        n_extra = min(len(getattr(op, "saved_outputs", ())), len(sv) - n_out)
+        n_in = len(sv) - n_out - n_extra
         pos = _saved_positions(node, 0)
         inplace0 = False
         if len(pos) != n_in:
@@ -154,7 +156,7 @@ class GraphCtx:
             if len(pos) != n_in:
                 raise RuntimeError(f"internal error: cannot match the saved tensors of "
                                    f"{node.name()} to its inputs")
-        outs = [t for t, _ in sv[n_in:]]
+        outs = [t for t, _ in sv[n_in:len(sv) - n_extra]]
         if self._output is not None:
             outs = [self._output]
         m = ({p: sv[k][0] for k, p in enumerate(pos)}, inplace0, outs)

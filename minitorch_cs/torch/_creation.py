@@ -165,7 +165,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             out = data.to(dt) if data._dtype is not dt else data.clone()
         return _finish(out, requires_grad)
     _check_ragged(data, dt)
-    arr = np.array(_to_nested(data), dtype=dt.np)
+    nested = _to_nested(data)
+    if dt.name.startswith(("int", "uint")) and not (isinstance(data, np.ndarray) and data.ndim):
+        # torch refuses Python numbers (not arrays, which it casts) the dtype cannot hold
+        src = np.asarray(nested)
+        if src.dtype.kind in "fViu":
+            info = np.iinfo(dt.np)
+            lo = info.min  # c10's overflows: an unsigned dtype takes integers down to -max
+            if src.dtype.kind in "fV":
+                src = src.astype(np.float64)
+            elif dt.name.startswith("uint"):
+                lo = -int(info.max)
+            if src.size and not (np.isfinite(src).all() and src.min() >= lo
+                                 and src.max() <= info.max):
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                                   "overflow")
+        if src.dtype.kind in "iu":  # numpy refuses to wrap Python ints; torch wraps them
+            nested = src.astype(dt.np)
+    arr = np.array(nested, dtype=dt.np)
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))
         t._meta = True

@@ -28,6 +28,8 @@ Meta tensors (shape and dtype only) are handled by the eager path itself.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ._autograd import Anomaly, GradState, Node, record_forward_stack
@@ -66,6 +68,8 @@ class Op:
     saved: tuple = ()
     reads: dict | None = None
     saves_output = False
+    inplace_saves_output = False  # the in-place form's backward reads the written result
+    saved_outputs: tuple = ()  # outputs of a multi-output op that backward reads (indices)
     differentiable = True
     is_view = False
     alias = False
@@ -350,6 +354,8 @@ def _needs_grad(op, args):
 
 
 def _make_node(op, args):
+    if _STALE[0]:
+        _check_stale(args)
     node = Node(op, op.n_outputs)
     nxt = []
     meta = []
@@ -454,17 +460,23 @@ def _eager(op, args, attrs, arrays=None, grad=None):
             res = _wrap_out(op, out, args, node, 0)
             if op.is_view:
                 _set_view_fn(res, op, args[0], arrays[1:], attrs)
+                _register_view(res)
             if op.saves_output:
                 node.saved_versions.append((res, res._vc[0]))
             return res
         node.out_meta = [(o.shape, o.dtype) for o in out]
-        return tuple(_wrap_out(op, o, args, None if i in op.nondiff_outputs else node, i)
-                     for i, o in enumerate(out))
+        res = tuple(_wrap_out(op, o, args, None if i in op.nondiff_outputs else node, i)
+                    for i, o in enumerate(out))
+        for i in op.saved_outputs:  # e.g. the indices of max(dim): changing them in place is
+            node.saved_versions.append((res[i], res[i]._vc[0]))  # refused at backward (torch)
+        return res
     out = op.forward(Ctx(), *arrays, **attrs)
     if op.n_outputs == 1:
         res = _wrap_out(op, out, args, None, 0)
         if op.is_view:
             _set_view_fn(res, op, args[0], arrays[1:], attrs)
+            if GradState.enabled:
+                _register_view(res)
         return res
     if op.n_outputs == 0:
         return None
@@ -500,6 +512,10 @@ def _wrap_out(op, arr, args, node, nr):
     t = Tensor.__new__(Tensor)
     t._data = arr
     t._dtype = _BY_NP[arr.dtype]
+    if node is not None and not t._dtype.is_floating_point:
+        # torch's set_history: a recorded op's output must be of a differentiable dtype (an
+        # integer tensor that requires grad -- left by an in-place op -- cannot flow further)
+        raise RuntimeError(f"Autograd not support dtype: {scalar_name(t._dtype)}")
     t._rg = node is not None
     t.grad_fn = node
     t._output_nr = nr
@@ -606,6 +622,7 @@ def inplace_forward_grad(op, ctx, dst, arrays, attrs):
     that is the value the op overwrites, so the kernel sees a private copy of it (torch saves
     ``original_self`` the same way). Eager execution and graph replay both call this."""
     first = dst.copy() if 0 in op.saved else dst
+    ctx.inplace_target = dst  # (a kernel that checks the result's cast before its own checks)
     _copy_into(dst, op.forward(ctx, first, *arrays, **attrs))
 
 
@@ -627,24 +644,56 @@ def _not_writable(target):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
-    raise RuntimeError("in-place operation on a tensor whose memory is read-only (a read-only "
-                       "numpy array given to from_numpy?); clone() it first")
+    raise RuntimeError("in-place operation on a tensor whose memory is read-only (a view of an "
+                       "expanded tensor, or a read-only numpy array given to from_numpy); "
+                       "clone() it first")
 
 
 def _copy_into(dst, src):
-    if not np.can_cast(src.dtype, dst.dtype, casting="same_kind") and dst.dtype != np.bool_:
+    if src.shape != dst.shape and src.ndim > dst.ndim:  # numpy would drop leading 1s silently
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast "
+                           f"shape {list(np.broadcast_shapes(src.shape, dst.shape))}")
+    if src.dtype != dst.dtype and not can_cast(_BY_NP[src.dtype], _BY_NP[dst.dtype]):
         raise RuntimeError(f"result type {scalar_name(_BY_NP[src.dtype])} can't be cast to the "
                            f"desired output type {scalar_name(_BY_NP[dst.dtype])}")
     np.copyto(dst, src, casting="unsafe")
 
 
+def _is_copy(op, full, attrs):
+    """torch's copy_ paths: ``copy_`` and ``t[basic key] = value`` with a value that has dims
+    (a 0-d value is ``fill_``; an advanced key is ``index_put_``)."""
+    if op.name == "copy_":
+        return True
+    if op.name != "index_put" or len(full) < 2 or not isinstance(full[1], Tensor):
+        return False
+    key = attrs.get("key", ())
+    if any(isinstance(k, (Tensor, np.ndarray)) for k in key):
+        return False
+    # torch's copy_to: copy_ when the value has the slice's shape or has dims, else fill_
+    return full[1].ndim > 0 or full[0]._data[key].shape == full[1]._data.shape
+
+
 def _inplace_with_grad(op, target, full, attrs):
-    if target.grad_fn is None and target._rg and target._base is None:
+    if target.grad_fn is None and target._rg:  # a leaf, also one that is a view of another
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    multi = target.__dict__.get("_multi_view")
+    if multi is not None:  # an output of split/chunk/unbind (set by those functions)
+        raise RuntimeError(f"Output {multi[1]} of {multi[0]} is a view and is being modified "
+                           "inplace. This view is the output of a function that returns multiple "
+                           "views. Such functions do not allow the output views to be modified "
+                           "inplace. You should replace the inplace operation by an out-of-place "
+                           "one.")
     if not target._data.flags.writeable and not target._meta:
         _not_writable(target)
+    if not target._dtype.is_floating_point and _is_copy(op, full, attrs):  # torch: copy_ into
+        # an integer/bool tensor gives no grad (fill_/masked_fill_/index_fill_ do, as in torch)
+        GradState.enabled = False
+        try:
+            return eager_inplace(op, target, full[1:], attrs)
+        finally:
+            GradState.enabled = True
     base = target._base
-    if base is not None and (base._rg or target._rg):
+    if base is not None:  # the base's history is rebased, whichever input brings the gradient
         if base.grad_fn is None and base._rg:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
@@ -660,9 +709,65 @@ def _inplace_with_grad(op, target, full, attrs):
     target.grad_fn = node
     target._output_nr = 0
     target._rg = True
-    if op.saves_output:
+    if op.saves_output or op.inplace_saves_output:
         node.saved_versions.append((target, target._vc[0]))
+    _refresh_views(target)
     return target
+
+
+_STALE = [False]  # set once an output of split/unbind went stale (see _refresh_views)
+
+
+def _check_stale(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._rg:
+            multi = a.__dict__.get("_multi_view_stale")
+            if multi is not None:
+                raise RuntimeError(
+                    f"Output {multi[1]} of {multi[0]} is a view and its base or another view of "
+                    "its base has been modified inplace. This view is the output of a function "
+                    "that returns multiple views. Such functions do not allow the output views "
+                    "to be modified inplace. You should replace the inplace operation by an "
+                    "out-of-place one.")
+
+
+def _register_view(t):
+    """Remember ``t`` among its base's views (weakly), so an in-place change of the base
+    through another view, or of the base itself, reaches ``t``'s gradient (``_refresh_views``)."""
+    views = t._base.__dict__.get("_views")
+    if views is None:
+        views = t._base.__dict__["_views"] = weakref.WeakSet()
+    views.add(t)
+
+
+def _refresh_views(base, skip=None):
+    """After an in-place op rebased ``base``'s history, every live view of it reads its gradient
+    through the new history (torch regenerates a view's grad_fn, AsStridedBackward0, when the
+    version it was made at is stale); ``skip`` is the view the op wrote through (already done).
+    Expanded (read-only) views keep their node."""
+    views = base.__dict__.get("_views")
+    if not views or not base._rg:
+        return
+    edge = base._edge()
+    for v in list(views):
+        if v is skip or v._base is not base:
+            continue
+        multi = v.__dict__.get("_multi_view")
+        if multi is not None:  # torch: this view may no longer take part in autograd
+            v.__dict__["_multi_view_stale"] = multi
+            _STALE[0] = True
+            continue
+        if v._view_fn is None or not v._data.flags.writeable:
+            continue
+        node = Node(_ViewOf)
+        node.view_fn = v._view_fn
+        node.next = [edge]
+        node.in_meta = [(base._data.shape, base._data.dtype)]
+        node.needs_input_grad = [True]
+        node.saved_versions = []
+        v.grad_fn = node
+        v._output_nr = 0
+        v._rg = True
 
 
 def _inplace_arrays(op, full, node):
@@ -718,7 +823,7 @@ def _inplace_on_view(op, target, full, attrs):
         node.__dict__["forward_stack"] = inner.__dict__.get("forward_stack")
     inplace_forward_grad(op, inner, target._data, arrays[1:], unwrap_attrs(op, attrs))
     target._vc[0] += 1
-    if op.saves_output:
+    if op.saves_output or op.inplace_saves_output:
         node.saved_versions = node.saved_versions + [(target, target._vc[0])]
     base.grad_fn = node
     base._output_nr = 0
@@ -733,6 +838,7 @@ def _inplace_on_view(op, target, full, attrs):
     target.grad_fn = vnode
     target._output_nr = 0
     target._rg = True
+    _refresh_views(base, skip=target)
     return target
 
 
@@ -772,4 +878,4 @@ class _ViewOf(Op):
 
 
 from ._tensor import Tensor, _meta_array  # noqa: E402  (Tensor needs Op/apply at class creation)
-from ._dtype import _BY_NP, scalar_name  # noqa: E402
+from ._dtype import _BY_NP, can_cast, scalar_name  # noqa: E402

@@ -28,7 +28,8 @@ cumsum cumprod sort argsort topk nonzero matmul mm bmm mv dot outer addmm reshap
 unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveaxis expand
 broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat_interleave diagonal
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
-unique bincount erfinv nan_to_num median index_add index_copy index_fill""".split()
+unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
+atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90""".split()
 
 
 def _where(self, condition, other):
@@ -130,7 +131,7 @@ def _rsub(self, other):
 
 
 def _rdiv(self, other):
-    return apply(E.Div, other, self)
+    return F.reciprocal(self) * other  # torch's __rdiv__: reciprocal, then the product
 
 
 def _rfloordiv(self, other):
@@ -138,9 +139,7 @@ def _rfloordiv(self, other):
 
 
 def _rpow(self, other):
-    if not isinstance(other, Tensor):
-        other = Tensor._wrap(np.asarray(other, dtype=D.result_type(self, other).np))
-    return apply(E.Pow, other, self)
+    return F.pow(other, self)  # a number base: torch's Scalar-base kernel (a contiguous result)
 
 
 def _rmatmul(self, other):
@@ -458,8 +457,8 @@ def __setitem__(self, key, value):
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
 def _inplace_view(name, fn):
     """``t.transpose_(...)`` and friends: ``t`` becomes the view ``fn(t, ...)`` (dispatch.become)."""
-    def method(self, *args):
-        become(self, fn(self, *args))
+    def method(self, *args, **kwargs):  # t.unsqueeze_(dim=0) as well
+        become(self, fn(self, *args, **kwargs))
         return self
     method.__name__ = name
     return method
@@ -547,6 +546,11 @@ def _contiguous(self, memory_format=None):
 METHODS: dict = {name: getattr(F, name) for name in _SAME}
 METHODS.update({f"{name}_": (lambda op: lambda self: apply_inplace(op, self))(op)
                 for name, op in _INPLACE_UNARY.items()})
+# the in-place forms the functional table declares (``fn.inplace``: acos_, eq_, fmod_, cumsum_,
+# addmm_, ...); a new function gets its ``<name>_`` method by declaring one
+METHODS.update({f"{name}_": getattr(F, name).inplace for name in _SAME
+                if getattr(getattr(F, name), "inplace", None) is not None
+                and f"{name}_" not in METHODS})
 METHODS.update({
     'to': _to,
     'type_as': _type_as,

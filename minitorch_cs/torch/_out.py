@@ -32,7 +32,7 @@ def write(result: Tensor, out: Tensor) -> None:
     point: an in-place copy, or for a resize ``out`` rebinding to a new tensor of the result's
     shape in ``out``'s dtype (``set_data``)."""
     src, dst = result._data, out._data
-    if src.dtype != dst.dtype and not np.can_cast(src.dtype, dst.dtype, casting="same_kind"):
+    if src.dtype != dst.dtype and not D.can_cast(result._dtype, out._dtype):
         raise RuntimeError(f"result type {D.scalar_name(result._dtype)} can't be cast to the "
                            f"desired output type {D.scalar_name(out._dtype)}")
     if dst.shape != src.shape:

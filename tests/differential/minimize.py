@@ -251,7 +251,8 @@ def repro(run, target) -> str:
     body = "\n".join("    " + ln for ln in lines)
     head = "import numpy as np\nfrom numpy import nan, inf\n"
     if uses_row:
-        head += "from tests.differential.program import ROWS_BY_NAME as ROW\n"
+        head += ("from tests.differential.program import ROWS_BY_NAME\n"
+                 "ROW = {name: row.call for name, row in ROWS_BY_NAME.items()}\n")
     return (f"# {target.category} at {target.where}: {target.detail}\n{head}\n\n"
             f"def program(T):\n{body}\n    return {show}\n\n\n"
             "import torch\nimport minitorch_cs.torch as mt\n"

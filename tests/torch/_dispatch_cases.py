@@ -607,6 +607,12 @@ EXAMPLES: dict[str, list[Example]] = {
                     ex(lambda: (_graph(leaf()),), run=lambda y: y[0].mul_(2.0),
                        label="view in a graph")],
     "Tensor.bmm": [ex(lambda: (f234(), f234().transpose(1, 2)))],
+    "Tensor.baddbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
+    "Tensor.addbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
+    "Tensor.baddbmm_": [ex(lambda: (f23().reshape(1, 2, 3), f23b().reshape(1, 2, 3),
+                                    sq().reshape(1, 3, 3)))],
+    "Tensor.addbmm_": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
+    "Tensor.float_power_": [ex(lambda: (f23().double(), 2.0))],
     "Tensor.max": [ex(lambda: (f23(),), label="all"), ex(lambda: (f23(), 1), label="dim")],
     "Tensor.min": [ex(lambda: (f23(),), label="all"), ex(lambda: (f23(), 1), label="dim")],
 }
@@ -698,6 +704,8 @@ ALLOWED: dict[str, Allowed] = {
                                 Example(lambda: (np.ones(3, np.float32),))),
     "torch.load": Allowed("external", "builds new leaves from a file's bytes; no tensor value is "
                           "read or computed", Example(_saved_bytes)),
+    "Tensor.positive": ident("returns its input (torch's positive is the identity)",
+                             lambda: (f23(),)),
     "torch.positive": ident("returns its input (torch's positive is the identity)",
                             lambda: (f23(),)),
     # ---- nn.functional ----

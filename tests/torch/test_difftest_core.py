@@ -1,6 +1,6 @@
-"""Behaviours (measured on torch 2.13) whose fix lives in the dispatch/method/movement layers:
-``/work/helper_notes/difftest_core.patch`` makes them pass. Until it is applied they are strict
-xfails; applying it turns them into XPASS failures -- then drop the ``@NEEDS_PATCH`` marks."""
+"""Behaviours (measured on torch 2.13) whose rules live in the dispatch/method/movement layers:
+in-place rules (leaves, views, outputs of split/unbind, sibling views), in-place methods derived
+from the functional table, layouts of expand/index/flip, dtype and overflow checks."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,16 +8,12 @@ import pytest
 
 from minitorch_cs import torch
 
-NEEDS_PATCH = pytest.mark.xfail(strict=True, reason="needs difftest_core.patch")
-
-
 # ----- _methods: in-place methods derived from the functional table's ``fn.inplace`` ----------
 @pytest.mark.parametrize("name,args", [
     ("acos_", ()), ("asinh_", ()), ("atanh_", ()), ("lgamma_", ()), ("digamma_", ()),
     ("sinh_", ()), ("eq_", (0.5,)), ("ge_", (0.25,)), ("fmod_", (0.3,)), ("atan2_", (0.7,)),
     ("cumsum_", (0,)),
 ])
-@NEEDS_PATCH
 def test_inplace_methods_from_the_table(name, args):
     x = torch.tensor([0.1, 0.25, 0.5])
     want = getattr(torch, name[:-1])(x.clone(), *args)
@@ -26,7 +22,6 @@ def test_inplace_methods_from_the_table(name, args):
     assert torch.equal(x, want.to(x.dtype))
 
 
-@NEEDS_PATCH
 def test_new_methods():
     a = torch.arange(6.0).reshape(2, 3)
     assert torch.equal(a.kron(torch.ones(2)), torch.kron(a, torch.ones(2)))
@@ -40,20 +35,17 @@ def test_new_methods():
                        torch.full((2, 2, 2), 3.0))
 
 
-@NEEDS_PATCH
 def test_inplace_view_methods_take_keywords():
     x = torch.ones(3)
     assert x.unsqueeze_(dim=0).shape == (1, 3)
 
 
-@NEEDS_PATCH
 def test_rpow_is_the_scalar_base_kernel():
     x = torch.ones(2, 3).t()
     assert (2 ** x).stride() == (2, 1)  # torch's pow(Scalar, Tensor): a contiguous result
 
 
 # ----- _dispatch: in-place rules ---------------------------------------------------------------
-@NEEDS_PATCH
 def test_split_outputs_refuse_inplace():
     a = torch.ones(4, requires_grad=True) * 1
     with pytest.raises(RuntimeError, match="Output 0 of Split is a view and is being "
@@ -63,7 +55,6 @@ def test_split_outputs_refuse_inplace():
         a.unbind()[1].add_(1)
 
 
-@NEEDS_PATCH
 def test_leaf_that_is_a_view_refuses_inplace():
     x = torch.ones(4)[1:3]
     x.requires_grad_()
@@ -71,7 +62,6 @@ def test_leaf_that_is_a_view_refuses_inplace():
         x.add_(1)
 
 
-@NEEDS_PATCH
 def test_copy_into_integer_tensor_gives_no_grad():
     v = torch.ones(3, requires_grad=True)
     x = torch.zeros(3, dtype=torch.int64)
@@ -85,7 +75,6 @@ def test_copy_into_integer_tensor_gives_no_grad():
     assert z.requires_grad
 
 
-@NEEDS_PATCH
 def test_inplace_on_a_view_rebases_its_base():
     b = torch.zeros(3)
     w = torch.ones(2, requires_grad=True)
@@ -104,7 +93,6 @@ def test_inplace_cast_rule_is_torchs():  # (holds already through the kernels' o
         torch.zeros(3).add_(torch.ones(1, 3))
 
 
-@NEEDS_PATCH
 def test_sibling_views_follow_an_inplace_change():
     """torch regenerates a view's grad_fn when its base changed in place (through another view
     or directly): gradients then flow through the new history."""
@@ -132,8 +120,6 @@ def test_sibling_views_follow_an_inplace_change():
     assert v.requires_grad
 
 
-@NEEDS_PATCH
-@NEEDS_PATCH
 def test_split_outputs_go_stale_after_their_base_changes():
     x = torch.ones(3, 2, requires_grad=True)
     a = x * 1
@@ -146,13 +132,11 @@ def test_split_outputs_go_stale_after_their_base_changes():
         u[0] * 1  # no autograd, no refusal (as torch)
 
 
-@NEEDS_PATCH
 def test_number_over_tensor_is_reciprocal_times_number():
     x = torch.tensor([3.0, 7.0, 11.0])
     assert torch.equal(1.7 / x, torch.reciprocal(x) * 1.7)
 
 
-@NEEDS_PATCH
 def test_number_over_tensor_saves_the_reciprocal():
     x = torch.tensor([2.0, 4.0], requires_grad=True) * 1
     y = 3.0 / x
@@ -160,7 +144,6 @@ def test_number_over_tensor_saves_the_reciprocal():
     y.sum().backward()
 
 
-@NEEDS_PATCH
 def test_inplace_inverse_hyperbolics_have_no_derivative():
     x = torch.tensor([1.5, 2.0], requires_grad=True) * 1
     y = x.acosh_()
@@ -170,25 +153,21 @@ def test_inplace_inverse_hyperbolics_have_no_derivative():
 
 
 # ----- _ops/movement: layouts and dtype checks --------------------------------------------------
-@NEEDS_PATCH
 def test_expand_keeps_strides_of_unexpanded_dims():
     assert torch.ones(3, 1).expand(2, 3, 1).stride() == (0, 1, 1)
     assert torch.ones(1, 3).expand(1, 3).stride() == (3, 1)
 
 
-@NEEDS_PATCH
 def test_advanced_index_layout():
     a = torch.arange(24.0).reshape(2, 3, 4).transpose(0, 2)
     assert a[[0, 1]].stride() == (6, 1, 3)
     assert a[:, [0, 1]].stride() == (1, 4, 8)
 
 
-@NEEDS_PATCH
 def test_flip_keeps_layout():
     assert torch.ones(2, 3).t().flip(0).stride() == (1, 3)
 
 
-@NEEDS_PATCH
 def test_scatter_and_index_put_dtype_checks():
     with pytest.raises(RuntimeError, match="scatter\\(\\): Expected self.dtype to be equal to "
                                            "src.dtype"):
@@ -199,7 +178,6 @@ def test_scatter_and_index_put_dtype_checks():
         x[torch.tensor([0, 1])] = torch.ones(2, dtype=torch.float64)
 
 
-@NEEDS_PATCH
 def test_fill_values_checked_for_overflow():
     with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without "
                                            "overflow"):
@@ -207,7 +185,6 @@ def test_fill_values_checked_for_overflow():
 
 
 # ----- _creation: Python numbers the dtype cannot hold ------------------------------------------
-@NEEDS_PATCH
 def test_tensor_of_out_of_range_numbers():
     with pytest.raises(RuntimeError, match="value cannot be converted to type uint8 without "
                                            "overflow"):

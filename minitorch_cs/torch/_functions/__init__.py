@@ -203,6 +203,12 @@ def _with_out(fname, f):
                                           f"'{_D.scalar_name(od)}'")
             else:
                 kwargs["dtype"] = od
+        if fname == "addbmm" and args and isinstance(args[0], Tensor) and \
+                isinstance(out, Tensor) and len(args) > 2 and isinstance(args[2], Tensor) and \
+                out.dtype is args[2].dtype and args[0].dtype is not out.dtype:
+            # torch's addbmm_out copies self into out, then runs out.addmm_(...) per batch: the
+            # sum is computed in out's dtype (out must have the batches' dtype)
+            args = (args[0].to(out.dtype),) + tuple(args[1:])
         if fname == "logsumexp" and not outs[0].dtype.is_floating_point:
             raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
                                f"got: {_D.scalar_name(outs[0].dtype)}")

@@ -6,6 +6,7 @@ import builtins
 from .. import _dtype as D
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
+from .._ops import movement as M
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
@@ -55,6 +56,11 @@ def mm(input, mat2):
 
 
 def bmm(input, mat2):
+    _check_bmm(input, mat2)
+    return apply(L.Matmul, input, mat2, bmm=True)
+
+
+def _check_bmm(input, mat2):
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3 else
                            "batch2 must be a 3D tensor")
@@ -62,7 +68,18 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    return apply(L.Matmul, input, mat2, bmm=True)
+
+
+def _bmm_out_check(out, input, mat2):
+    """``bmm(..., out=)``: after the shape checks, ``out`` must have mat2's dtype (torch's meta
+    function gives the result mat2's options), before the kernel's own dtype checks."""
+    _check_bmm(input, mat2)
+    if out.dtype is not mat2.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {D.cpp_name(mat2.dtype)}, but got "
+                           f"{D.cpp_name(out.dtype)} instead")
+
+
+bmm.out_check = _bmm_out_check
 
 
 def mv(input, vec):
@@ -189,8 +206,8 @@ def kron(input, other):
     nd = builtins.max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input.shape)
     sb = (1,) * (nd - other.ndim) + tuple(other.shape)
-    a = input.reshape([v for n in sa for v in (n, 1)])
-    b = other.reshape([v for n in sb for v in (1, n)])
+    a = apply(M.UnsafeView, input, shape=tuple(v for n in sa for v in (n, 1)))
+    b = apply(M.UnsafeView, other, shape=tuple(v for n in sb for v in (1, n)))
     return mul(a, b).view([x * y for x, y in zip(sa, sb)])
 
 

@@ -118,6 +118,15 @@ def _as_float(a) -> np.ndarray:
     return a
 
 
+def _operands(x, w):
+    """Forward operands: integer ones as int64 (an exact product sum that wraps as in C, as
+    torch's integer convolution; float64 would round large values), others as floats."""
+    x, w = np.asarray(x), np.asarray(w)
+    if x.dtype.kind in "iu" and w.dtype.kind in "iu":
+        return x.astype(np.int64, copy=False), w.astype(np.int64, copy=False)
+    return _as_float(x), _as_float(w)
+
+
 # ---------------------------------------------------------------------------
 # convolution
 # ---------------------------------------------------------------------------
@@ -263,7 +272,7 @@ def _chunk(n, per_sample_bytes):
 def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     n = x.shape[0]
     cout, cg, kh, kw = w.shape
-    dt = _float_dtype(x, w)
+    dt = np.dtype(np.int64) if x.dtype == w.dtype == np.int64 else _float_dtype(x, w)
     x = x.astype(dt, copy=False)
     w = w.astype(dt, copy=False)
     ho = conv_output_size(x.shape[2], kh, stride[0], pads[0][0], pads[0][1], dilation[0])
@@ -351,8 +360,7 @@ def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding
     padding: int, pair, "valid" or "same" (stride 1 only; the odd extra
     padding goes to the bottom/right like torch).
     """
-    x = _as_float(x)
-    w = _as_float(w)
+    x, w = _operands(x, w)
     xb, unb, st, pads, dil, g = _prep_conv(x.shape, w.shape, stride, padding, dilation,
                                           groups, 2, "conv2d")
     y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g, skip_padding)
@@ -393,8 +401,7 @@ def _conv1d_to_2d(x_shape, w_shape, stride, padding, dilation, groups):
 
 def conv1d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding=False):
     """1-D cross-correlation on (N, C, L) or (C, L); w: (C_out, C/groups, K)."""
-    x = _as_float(x)
-    w = _as_float(w)
+    x, w = _operands(x, w)
     x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w.shape, stride, padding,
                                                   dilation, groups)
     y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g, skip_padding)

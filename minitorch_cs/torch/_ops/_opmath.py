@@ -35,6 +35,7 @@ def opmath(forward):
                 break
         if half is None:
             return forward(ctx, *args, **attrs)
+        ctx.half_dtype = half  # (a kernel whose float32 arithmetic differs for half inputs)
         wide = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype in HALF else a
                 for a in args]
         out = forward(ctx, *wide, **attrs)

@@ -18,7 +18,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
 
-from ._opmath import opmath_dtype
+from ._opmath import HALF, opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
     _wrap_int)
@@ -106,13 +106,24 @@ class Mul(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         return _binary(np.multiply, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
         n = ctx.needs_input_grad
         return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
+
+
+def _grad_operands(a, b):
+    """Operands as a backward formula reads them: an integer or bool array operand of a floating
+    result in the result's dtype (torch's formula promotes it against the gradient: in float16
+    a large int32 is inf there, so a zero gradient times it is NaN, as in torch)."""
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind not in "fV" and rt not in HALF:
+        return a, b
+    return tuple(x.astype(rt) if isinstance(x, np.ndarray) and x.dtype.kind in "biu" else x
+                 for x in (a, b))
 
 
 def _check_integer_zero(a, b):
@@ -130,13 +141,17 @@ class Div(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None, out=None):
-        ctx.a, ctx.b, ctx.mode = a, b, rounding_mode
+        ctx.a, ctx.b = _grad_operands(a, b)
+        ctx.mode = rounding_mode
         if rounding_mode is None:
+            a0, b0 = a, b
             a, b, rt = _prep(a, b)
             if np.dtype(rt).kind in "biu":
+                # torch promotes integer inputs straight to the float type (each operand cast
+                # from its own dtype: uint8 253 / int32 -3 is -84.3, not 253 / 253)
                 ft = D.get_default_dtype().np
-                a = a.astype(ft) if isinstance(a, np.ndarray) else a
-                b = b.astype(ft) if isinstance(b, np.ndarray) else b
+                a = a0.astype(ft) if isinstance(a0, np.ndarray) else a
+                b = b0.astype(ft) if isinstance(b0, np.ndarray) else b
             if out is not None:
                 _out_check(_rtype(a, b), out)
                 return np.true_divide(a, b, out=out, casting="unsafe")
@@ -364,11 +379,12 @@ class Atan2(Pointwise):
 class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
+    reads = {0: (1,), 1: (1,)}  # only other's gradient reads them (self's is the gradient itself)
     graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.remainder, a, b, out)
@@ -381,11 +397,12 @@ class Remainder(Pointwise):
 class Fmod(Pointwise):
     name = "fmod"
     saved = (0, 1)
+    reads = {0: (1,), 1: (1,)}  # only other's gradient reads them (self's is the gradient itself)
     graph_inputs = {"a": 0, "b": 1}
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = a, b
+        ctx.a, ctx.b = _grad_operands(a, b)
         _refuse("fmod_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
@@ -481,8 +498,10 @@ class Lerp(Pointwise):
         if tensor_w and w.ndim and w.dtype != a.dtype:
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
                                f"{_cpp(w.dtype)}")
-        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
         rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        # TensorIterator's cast check comes before the kernel's dtype check (in place too)
+        _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
+        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w

@@ -255,10 +255,17 @@ class Fill(Pointwise):
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
-           no_bool=None):
+           no_bool=None, kernel_bwd=False):
     """Declare a unary op from a numpy forward and a backward ``bwd(xp, x, y, g)`` (``xp`` the
     array namespace, ``_xp``); ``no_bool`` names the torch kernel that has no bool implementation
-    (its error is raised for bool inputs)."""
+    (its error is raised for bool inputs).
+
+    For float16/bfloat16 inputs the forward computes in float32 and rounds once. The backward
+    follows torch's: where torch has a backward *kernel* (``kernel_bwd``: tanh, sigmoid, gelu,
+    silu, mish, ...) it computes in float32 too; where torch's derivative is a formula of tensor
+    ops (``grad * self.cos()``, ``grad * (self.pow(2) + 1).rsqrt()``, ...) every step rounds to
+    the half dtype (so ``x * x`` overflows to inf there as in torch), and ``bwd`` is written in
+    torch's order of operations."""
 
     def forward(ctx, x, out=None):
         if no_bool is not None and x.dtype == np.bool_:
@@ -283,13 +290,18 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
                 r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
-            ctx.x = xw if saved else None
+            ctx.x = (xw if kernel_bwd else x) if saved else None
             ctx.y = r if saves_output else None
         return r
 
     def backward(ctx, g):
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
-        return (bwd(ns(g), getattr(ctx, "x", None), getattr(ctx, "y", None), g),)
+        xp = ns(g)
+        x, y = getattr(ctx, "x", None), getattr(ctx, "y", None)
+        if kernel_bwd and xp.npdtype(g) in _HALF_DT:  # torch's backward kernel: float32 inside
+            g = xp.astype(g, np.float32)
+            y = xp.astype(y, np.float32) if y is not None else None
+        return (bwd(xp, x, y, g),)
 
     cls = type(name.capitalize(), (Pointwise,), {
         "name": name, "saved": saved, "saves_output": saves_output,
@@ -337,13 +349,38 @@ def _silu_bwd(xp, x, y, g):
     return g * (s * (1 + x * (1 - s)))
 
 
+def _mish(x, out=None):
+    with np.errstate(over="ignore"):
+        r = x * np.tanh(np.log1p(np.exp(x)))  # torch's kernel: x * tanh(log1p(exp(x)))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _mish_bwd(xp, x, y, g):
+    # torch's mish_backward: dy * (tanh_sp + x * sigmoid * (1 - tanh_sp^2)), in one kernel
+    with np.errstate(over="ignore"):
+        s = 1 / (1 + xp.exp(-x))
+        t = xp.tanh(xp.log1p(xp.exp(x)))
+    return g * (t + x * s * (1 - t * t))
+
+
 def _wrap1(f):
     def fn(x, out=None):
         return f(x, out=out) if out is not None else f(x)
     return fn
 
 
-Neg = _unary("neg", _wrap1(np.negative), lambda xp, x, y, g: -g, saved=(), float_only=False)
+def _negative(x, out=None):
+    if x.dtype == np.bool_:  # every path (function, method, in-place, out=): torch's refusal
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return np.negative(x, out=out) if out is not None else np.negative(x)
+
+
+Neg = _unary("neg", _negative, lambda xp, x, y, g: -g, saved=(), float_only=False)
 from ._xp import _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
 
 
@@ -363,9 +400,9 @@ Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
               saves_output=True)
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
-               lambda xp, x, y, g: -0.5 * g * y * y * y, saved=(), saves_output=True)
+               lambda xp, x, y, g: (-0.5 * g) * xp.power(y, 3), saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
-                    lambda xp, x, y, g: -g * y * y, saved=(), saves_output=True)
+                    lambda xp, x, y, g: -g * (y * y), saved=(), saves_output=True)
 def _square(x, out=None):
     if x.dtype == np.bool_:  # bool ** 2 is int64 (which a bool target cannot take)
         x = x.astype(np.int64)
@@ -377,7 +414,7 @@ def _square(x, out=None):
 
 
 Square = _unary("square", _square,
-                lambda xp, x, y, g: 2 * g * x, float_only=False)
+                lambda xp, x, y, g: g * (2 * x), float_only=False)
 Sin = _unary("sin", _wrap1(np.sin), lambda xp, x, y, g: g * xp.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
 Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
@@ -426,22 +463,24 @@ def _trigamma(x):
     return special.trigamma(x.astype(wide)).astype(x.dtype)
 
 
-Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x))
-Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x))
+Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x), kernel_bwd=True)
+Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x), kernel_bwd=True)
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda xp, x, y, g: g * xp.sinh(x))
 Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), saved=(),
-              saves_output=True)
+              saves_output=True, kernel_bwd=True)
 Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * y * (1 - y), saved=(),
-                 saves_output=True)
+                 saves_output=True, kernel_bwd=True)
 Relu = _unary("relu", _relu, lambda xp, x, y, g: xp.where(y <= 0, xp.zeros((), g.dtype), g),
               saved=(), saves_output=True, float_only=False, no_bool="relu")
-Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd)
-Silu = _unary("silu", _silu, _silu_bwd)
+Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True)
+Silu = _unary("silu", _silu, _silu_bwd, kernel_bwd=True)
+Mish = _unary("mish", _mish, _mish_bwd, kernel_bwd=True)
 Erf = _unary("erf", special.erf,
-             lambda xp, x, y, g: g * (2 / np.sqrt(np.pi)) * xp.exp(-x * x))
+             lambda xp, x, y, g: g * (2 / np.sqrt(np.pi)) * xp.exp(-x * x), kernel_bwd=True)
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
 Erfinv = _unary("erfinv", special.erfinv,
-                lambda xp, x, y, g: g * (0.5 * np.sqrt(np.pi)) * xp.exp(xp.square(xp.erfinv(x))))
+                lambda xp, x, y, g: g * (0.5 * np.sqrt(np.pi)) * xp.exp(xp.square(xp.erfinv(x))),
+                kernel_bwd=True)
 
 
 class Polygamma(Pointwise):
@@ -587,6 +626,7 @@ class GeluTanh(Pointwise):
 class LeakyRelu(Pointwise):
     name = "leaky_relu"
     saved = (0,)
+    inplace_saves_output = True  # torch's leaky_relu_ backward reads its result
 
     @staticmethod
     def forward(ctx, x, negative_slope=0.01, out=None):
@@ -609,6 +649,7 @@ class Elu(Pointwise):
     left branch's (``scale * alpha * input_scale``), as in torch."""
 
     name = "elu"
+    inplace_saves_output = True  # torch's elu_ (selu_, celu_) backward reads its result
     saved = (0,)
 
     @staticmethod

@@ -149,7 +149,9 @@ class Linear(Kernel):
                                f"{w.shape[1]}x{w.shape[0]})")
         if b is not None:  # torch: addmm(bias, x, w.t()) checks self/mat2, then mat1/mat2
             _check_addmm_dtypes(b, x, w)
-        elif x.dtype != w.dtype:  # torch: matmul
+        elif (x.dtype != w.dtype or x.dtype == np.bool_) and not _folds(ctx, x):
+            check_matmul_dtypes(x, w.T, bmm=True)  # torch's matmul takes its bmm path
+        elif x.dtype != w.dtype:  # torch: matmul folded into one mm
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                                f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
         _no_bool("addmm_impl_cpu_", x)
@@ -173,6 +175,20 @@ class Linear(Kernel):
             if len(n) > 2 and n[2]:
                 gb = xp.sum(g2, 0)
         return (gx, gw, gb)
+
+
+def _folds(ctx, x):
+    """torch's matmul ``should_fold`` for ``x @ w.t()``: a 1-D/2-D input, a weight that requires
+    grad, an empty input, or leading dims of ``x`` that view as rows without a copy run one mm;
+    otherwise the weight is expanded and bmm runs."""
+    if x.ndim < 3:
+        return True
+    needs = getattr(ctx, "needs_input_grad", None)
+    if needs is not None and len(needs) > 1 and needs[1]:
+        return True
+    if x.size == 0:
+        return True
+    return all(x.strides[i] == x.strides[i + 1] * x.shape[i + 1] for i in range(x.ndim - 2))
 
 
 def _check_addmm_dtypes(c, a, b):

@@ -5,12 +5,32 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
+from ._kernel import Kernel, index_layout
+from .elementwise import _to_dtype_checked
 from .._dtype import bool as _bool
 from .._tensor import Tensor
 from ._xp import graph_mode, ns, raw
 
 
 # ----- views (forward returns a numpy view of the input) -----------------------------------------
+class UnsafeView(Op):
+    """torch's ``_unsafe_view``: the same storage reshaped, but not an autograd view -- its own
+    version counter, so an in-place change of the source later is not seen by a backward that
+    saved it (torch's kron saves its operands this way)."""
+
+    name = "_unsafe_view"
+    alias = True
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.shape
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g.reshape(ctx.shape),)
+
+
 class View(Op):
     name = "view"
     is_view = True
@@ -25,7 +45,7 @@ class View(Op):
         return (ns(g).reshape(g, ctx.shape),)
 
 
-class ReshapeCopy(Op):
+class ReshapeCopy(Kernel):
     name = "reshape_copy"
 
     @staticmethod
@@ -58,7 +78,11 @@ class Expand(Op):
 
     @staticmethod
     def forward(ctx, x, shape):
-        return np.broadcast_to(x, shape)
+        r = np.broadcast_to(x, shape)
+        lead = len(shape) - x.ndim  # torch keeps the stride of every dim it does not expand
+        strides = tuple(0 if i < lead or x.shape[i - lead] != n else x.strides[i - lead]
+                        for i, n in enumerate(r.shape))
+        return np.lib.stride_tricks.as_strided(x, r.shape, strides, writeable=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -124,12 +148,13 @@ class DiagonalEmbed(Op):
 
 
 # ----- copies ------------------------------------------------------------------------------------
-class AdvIndex(Op):
+class AdvIndex(Kernel):
     """Advanced indexing (integer/bool arrays): a gather; repeated indices accumulate in backward."""
 
     name = "index_adv"
     tensor_attrs = ("key",)
     graph_aliases = ("key",)
+    own_layout = True  # torch's index kernel decides the result's strides (index_layout)
 
     @staticmethod
     def dynamic_shape(args, attrs):
@@ -139,10 +164,7 @@ class AdvIndex(Op):
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x.shape, key
-        r = x[key]
-        if r.base is not None and np.may_share_memory(r, x):  # a 0-d index array reads as an int
-            r = r.copy()
-        return r
+        return index_layout(x, key, x[key])  # a view (0-d index array) is copied by Kernel
 
     @staticmethod
     def backward(ctx, g):
@@ -150,7 +172,7 @@ class AdvIndex(Op):
         return (xp.add_at(xp.zeros(ctx.shape, g.dtype), ctx.key, g),)
 
 
-class IndexPut(Op):
+class IndexPut(Kernel):
     """``x[key] = v`` as an op (also the in-place form behind ``__setitem__``)."""
 
     name = "index_put"
@@ -162,7 +184,17 @@ class IndexPut(Op):
         ctx.key, ctx.accumulate = key, accumulate
         r = out if out is not None else np.array(x, copy=True)
         if isinstance(v, np.ndarray) and v.dtype != r.dtype:
-            v = v.astype(r.dtype)
+            mask_fill = len(key) == 1 and isinstance(key[0], np.ndarray) and \
+                key[0].dtype == np.bool_ and v.size == 1  # torch: masked_fill, which casts
+            if any(isinstance(k, np.ndarray) for k in key) and not mask_fill:  # index_put_
+                from .._dtype import _BY_NP, scalar_name
+                raise RuntimeError(
+                    "Index put requires the source and destination dtypes match, got "
+                    f"{scalar_name(_BY_NP[r.dtype])} for the destination and "
+                    f"{scalar_name(_BY_NP[v.dtype])} for the source.")
+            # masked_fill converts its one value as a Scalar (out of range or NaN: refused)
+            v = _to_dtype_checked(v.reshape(-1)[0].item(), r.dtype) if mask_fill else \
+                v.astype(r.dtype)
         if accumulate:
             np.add.at(r, key, v)
         else:
@@ -181,7 +213,7 @@ class IndexPut(Op):
         return (gx, gv)
 
 
-class Cat(Op):
+class Cat(Kernel):
     name = "cat"
 
     @staticmethod
@@ -195,7 +227,7 @@ class Cat(Op):
         return tuple(ns(g).split_sizes(g, ctx.sizes, ctx.dim))
 
 
-class Stack(Op):
+class Stack(Kernel):
     name = "stack"
 
     @staticmethod
@@ -208,7 +240,8 @@ class Stack(Op):
         return tuple(ns(g).unstack(g, ctx.dim))
 
 
-class Flip(Op):
+class Flip(Kernel):
+    elementwise = True  # torch's flip keeps the input's layout
     name = "flip"
 
     @staticmethod
@@ -221,7 +254,7 @@ class Flip(Op):
         return (ns(g).flip(g, ctx.dims),)
 
 
-class Roll(Op):
+class Roll(Kernel):
     name = "roll"
 
     @staticmethod
@@ -235,7 +268,7 @@ class Roll(Op):
         return (ns(g).roll(g, neg, ctx.dims),)
 
 
-class Tile(Op):
+class Tile(Kernel):
     name = "repeat"
 
     @staticmethod
@@ -254,7 +287,7 @@ class Tile(Op):
         return (xp.reshape(g, ctx.shape),)
 
 
-class RepeatInterleave(Op):
+class RepeatInterleave(Kernel):
     name = "repeat_interleave"
     tensor_attrs = ("repeats",)
 
@@ -292,7 +325,7 @@ def _check_bounds(index, size, dim, message=None):
                            f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-class Gather(Op):
+class Gather(Kernel):
     name = "gather"
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
@@ -322,13 +355,15 @@ def _scatter_add(z, dim, index, src):
     np.add.at(z, _scatter_index(dim, index), src[tuple(slice(0, s) for s in index.shape)])
 
 
-class Scatter(Op):
+class Scatter(Kernel):
     name = "scatter"
     graph_aliases = ("index",)
 
     @staticmethod
     def forward(ctx, x, index, src, dim, reduce=None, out=None):
         _check_bounds(index, x.shape[dim], dim)
+        if isinstance(src, np.ndarray) and src.dtype != x.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         ctx.index, ctx.dim, ctx.reduce = index, dim, reduce
         r = out if out is not None else np.array(x, copy=True)
         key = _scatter_index(dim, index)
@@ -364,7 +399,7 @@ class Scatter(Op):
         return (gx, None, gsrc)
 
 
-class IndexSelect(Op):
+class IndexSelect(Kernel):
     name = "index_select"
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
@@ -392,7 +427,7 @@ def _as_nd(a, shape):
     return a if a.shape == shape else a.reshape(shape)
 
 
-class IndexAdd(Op):
+class IndexAdd(Kernel):
     """``index_add(dim, index, source, alpha)``: ``self[.., index[i], ..] += alpha * source[.., i,
     ..]``, repeated indices accumulating. ``index`` is checked and made 1-d by the caller."""
 
@@ -415,7 +450,7 @@ class IndexAdd(Op):
         r = out if out is not None else np.array(x, copy=True)
         src = _as_nd(source, sshape)
         if alpha != 1:
-            src = src * np.asarray(alpha, x.dtype) if x.dtype != np.bool_ else src
+            src = src * _to_dtype_checked(alpha, x.dtype) if x.dtype != np.bool_ else src
         np.add.at(_as_nd(r, shape), _along(dim, index), src)
         return r
 
@@ -433,7 +468,7 @@ class IndexAdd(Op):
         return (g if n[0] else None, gsrc)
 
 
-class IndexCopy(Op):
+class IndexCopy(Kernel):
     """``index_copy(dim, index, source)``: ``self[.., index[i], ..] = source[.., i, ..]`` (the last
     of repeated indices wins, as on torch's CPU); self's gradient is zero where it was
     overwritten, source's is the gradient at its target."""
@@ -470,13 +505,14 @@ class IndexCopy(Op):
         return (gx, gsrc)
 
 
-class IndexFill(Op):
+class IndexFill(Kernel):
     """``index_fill(dim, index, value)``: every slice ``self[.., index[i], ..]`` set to ``value``
     (a number, or a 0-d array when the value tensor requires grad: its gradient is the sum of the
     gradient over the filled slices). Negative entries of ``index`` count from the end."""
 
     name = "index_fill"
     node_name = "IndexFillBackward0"
+    elementwise = True  # a clone, then filled: the input's layout, as in torch
     tensor_attrs = ("index",)
 
     @staticmethod
@@ -489,7 +525,7 @@ class IndexFill(Op):
         index = np.where(index < 0, index + size, index)
         ctx.index, ctx.dim, ctx.shape = index, dim, x.shape
         r = out if out is not None else np.array(x, copy=True)
-        _as_nd(r, shape)[_along(dim, index)] = value
+        _as_nd(r, shape)[_along(dim, index)] = _to_dtype_checked(value, x.dtype)
         return r
 
     @staticmethod
@@ -524,7 +560,7 @@ class IndexFillTensor(IndexFill):
     node_name = "IndexFillBackward1"
 
 
-class MaskedFill(Op):
+class MaskedFill(Kernel):
     name = "masked_fill"
     saved = (1,)
     graph_inputs = {"mask": 1}
@@ -532,10 +568,11 @@ class MaskedFill(Op):
     @staticmethod
     def forward(ctx, x, mask, value, out=None):
         ctx.mask = mask
+        value = _to_dtype_checked(value, x.dtype)  # out of range: torch's overflow error
         if out is not None:
             np.copyto(out, value, where=np.broadcast_to(mask, out.shape), casting="unsafe")
             return out
-        return np.where(mask, np.asarray(value, x.dtype), x)
+        return np.where(mask, value, x)
 
     @staticmethod
     def backward(ctx, g):
@@ -561,7 +598,7 @@ def _triangle(name, np_fn):
     def backward(ctx, g):
         return (getattr(ns(g), name)(g, ctx.k),)
 
-    return type(name.capitalize(), (Op,), {"name": name, "forward": staticmethod(forward),
+    return type(name.capitalize(), (Kernel,), {"name": name, "forward": staticmethod(forward),
                                             "backward": staticmethod(backward)})
 
 
@@ -569,8 +606,10 @@ Tril = _triangle("tril", np.tril)
 Triu = _triangle("triu", np.triu)
 
 
-class Pad(Op):
+class Pad(Kernel):
     name = "constant_pad_nd"
+    suggest_format = (0,)  # torch (constant mode): the input's suggest_memory_format()
+    suggests = staticmethod(lambda attrs: attrs.get("mode", "constant") == "constant")
 
     @staticmethod
     def forward(ctx, x, pad, mode="constant", value=0.0):

@@ -125,7 +125,8 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
         picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
     w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
     w = w.astype(logp.dtype)
-    loss = -picked * w
+    # torch skips an ignored target (a select: its loss is 0 even where the input is ±inf/NaN)
+    loss = np.where(valid, -picked * w, np.zeros((), logp.dtype))
     wsum = w.sum()
     ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
     ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
@@ -252,10 +253,17 @@ class LayerNorm(Kernel):
     def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
         mu = x.mean(axis=axes, keepdims=True)
-        xc = x - mu
+        mu = mu + (x - mu).mean(axis=axes, keepdims=True)  # torch's row moments are exact on
+        xc = x - mu  # a row of equal values (a zero variance, a zero normalized value)
         var = (xc * xc).mean(axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        xhat = xc * rstd
+        if getattr(ctx, "half_dtype", None) is not None:
+            # torch's mixed-type kernel: x * rstd + (-mean * rstd) as one fused multiply-add
+            # (a slice of equal values normalizes to a rounding residue, not exactly 0)
+            bias = -(mu * rstd)
+            xhat = (x.astype(np.float64) * rstd + bias).astype(np.float32)
+        else:
+            xhat = xc * rstd
         ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.eps = xhat, rstd, axes, w, eps
         y = xhat * w if w is not None else xhat.copy()
         if b is not None:
@@ -448,8 +456,8 @@ class Conv(Kernel):
               skip_padding=_uses_onednn(ctx.x, w, groups, nd))
         if b is not None:
             y = y + b.reshape((-1,) + (1,) * nd)
-        if x.dtype.kind in "iu":  # integer convolution (exact in float64), wrapping as in C
-            return np.rint(y).astype(np.int64).astype(x.dtype)
+        if x.dtype.kind in "iu":  # integer convolution (int64 products and sums, wrapping as C)
+            return y.astype(x.dtype)
         return y if half is None else y.astype(half)
 
     @staticmethod
@@ -589,6 +597,7 @@ class MaxPool2dWithIndices(Kernel):
     suggest_format = (0,)  # torch: input.suggest_memory_format()
     n_outputs = 2
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # torch's backward reads the indices
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):

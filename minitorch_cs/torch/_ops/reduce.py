@@ -36,8 +36,13 @@ def _accumulate(ufunc, x, axis, dtype=None):
 
 
 def _var(x, axis, n, correction, keepdim):
-    """np.var's arithmetic (sum, divide, square the deviations, sum, divide)."""
+    """np.var's arithmetic (sum, divide, square the deviations, sum, divide). Along given dims
+    the mean is refined once by the mean deviation: torch's per-dim kernel is Welford's, exact
+    where a slice is constant (a zero variance, so std's gradient is masked there); the
+    all-reduce (``axis=None``) is torch's plain two-pass, as here."""
     mean = np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
+    if axis is not None:
+        mean = mean + np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
     dev = np.asarray(x - mean)
     np.multiply(dev, dev, out=dev)
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
@@ -196,6 +201,7 @@ class MaxDim(Kernel):
 
     name = "max_dim"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -265,6 +271,7 @@ class MedianDim(Kernel):
     name = "median_dim"
     node_name = "MedianBackward1"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -477,6 +484,13 @@ class Cumprod(Kernel):
         if graph_mode(xp):
             return (_cumprod_backward_graph(xp, ctx.x, g, ctx.dim),)
         x, y, d = ctx.x, ctx.y, ctx.dim
+        if g.dtype in _HALF:  # torch's formula runs on the half tensors (its saved result is
+            # the rounded one, so an overflowed product is inf there); its cumsum sums in float32
+            x, y = x.astype(g.dtype), y.astype(g.dtype)
+            if x.ndim and not (x == 0).any():
+                w = g * y
+                acc = np.flip(_accumulate(np.add, np.flip(w.astype(np.float32), d), d), d)
+                return (acc.astype(g.dtype) / x,)
         if x.ndim and not (x == 0).any():
             return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
         # with zeros, as torch: d y_j / d x_i is the product of x_k over k <= j, k != i
@@ -551,6 +565,7 @@ class Sort(Kernel):
     name = "sort"
     elementwise = True  # values and indices keep the input's layout, as torch's sort does
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod
@@ -572,6 +587,7 @@ class Sort(Kernel):
 class TopK(Kernel):
     name = "topk"
     n_outputs = 2
+    saved_outputs = (1,)  # torch's backward reads the indices
     nondiff_outputs = (1,)
 
     @staticmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dispatch
-from .._autograd import (_copy_as, _rec, enable_grad, inference_mode,
+from .._autograd import (_differentiable_grad, _copy_as, _rec, enable_grad, inference_mode,
                          is_grad_enabled, no_grad, run_backward, set_grad_enabled)
 from .._autograd_graph import accumulate_graph, run_backward_graph
 from .._tensor import Tensor
@@ -41,6 +41,8 @@ def _root_grads(outputs, grad_tensors):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                    f"{list(g.shape)} and output[{i}] has a shape of "
                                    f"{list(out._data.shape)}.")
+        if out._rg:
+            _differentiable_grad(out._data.dtype)  # (torch casts the gradient to the output's)
         grads.append(g)
     return grads
 

@@ -81,8 +81,12 @@ def _not_implemented(kernel, t):
     return NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_name(t._dtype)}\'')
 
 
-def _floating(t, kernel):
-    """torch's error for an activation/loss kernel given an integer or bool tensor."""
+def _floating(t, kernel, inplace=False):
+    """torch's error for an activation/loss kernel given an integer or bool tensor. An in-place
+    kernel (``inplace=True``) first refuses a target with internal overlap, as torch's
+    TensorIterator checks that before the dtype."""
+    if inplace:
+        _no_internal_overlap(t)
     if not t._dtype.is_floating_point:
         raise _not_implemented(kernel, t)
 
@@ -135,22 +139,22 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    _floating(input, "silu_cpu")
+    _floating(input, "silu_cpu", inplace)
     return _activation(E.Silu, input, inplace)
 
 
 def mish(input, inplace=False):
-    _floating(input, "mish_cpu")
-    return _composite_inplace(input, inplace, lambda x: x * T.tanh(softplus(x)))
+    _floating(input, "mish_cpu", inplace)
+    return _activation(E.Mish, input, inplace)  # one kernel (a half input: float32 inside)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    _floating(input, "leaky_relu_cpu")
+    _floating(input, "leaky_relu_cpu", inplace)
     return _activation(E.LeakyRelu, input, inplace, negative_slope=negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    _floating(input, "elu_cpu")
+    _floating(input, "elu_cpu", inplace)
     return _activation(E.Elu, input, inplace, alpha=alpha)
 
 
@@ -158,12 +162,12 @@ _SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772
 
 
 def selu(input, inplace=False):
-    _floating(input, "elu_cpu")
+    _floating(input, "elu_cpu", inplace)
     return _activation(E.Elu, input, inplace, alpha=_SELU_ALPHA, scale=_SELU_SCALE)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    _floating(input, "elu_cpu")
+    _floating(input, "elu_cpu", inplace)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     return _activation(E.Elu, input, inplace, alpha=alpha, input_scale=1.0 / alpha)
@@ -181,12 +185,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardsigmoid(input, inplace=False):
-    _floating(input, "hardsigmoid_cpu")
+    _floating(input, "hardsigmoid_cpu", inplace)
     return _activation(E.Hardsigmoid, input, inplace)
 
 
 def hardswish(input, inplace=False):
-    _floating(input, "hardswish_cpu")
+    _floating(input, "hardswish_cpu", inplace)
     return _activation(E.Hardswish, input, inplace)
 
 

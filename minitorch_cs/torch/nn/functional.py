@@ -115,9 +115,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
-    _floating(input, "adaptive_avg_pool2d")
     out = _pair(output_size)
     out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(out))
+    if out == (1, 1) and not input._dtype.is_floating_point:  # torch's (1, 1) path is a mean
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
+    _floating(input, "adaptive_avg_pool2d")
     return apply(N.AdaptiveAvgPool2d, input, output_size=out)
 
 
@@ -171,11 +174,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
-    params = [p for p in (running_mean, running_var, weight, bias) if p is not None]
+    params = [p for p in (weight, bias, running_mean, running_var) if p is not None]
     if training and not input._dtype.is_floating_point and not input.is_contiguous() and \
             (not params or params[0]._dtype is input._dtype):
-        # torch's CPU path for a non-contiguous input, when no mixed-dtype check intervenes,
-        # starts with a mean
+        # torch's CPU path for a non-contiguous input, when no mixed-dtype check intervenes (its
+        # mixed type is the first given of weight, bias, running_mean, running_var), starts
+        # with a mean
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,

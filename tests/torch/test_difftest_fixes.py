@@ -1,0 +1,207 @@
+"""Classes of difference the differential campaign found after the core rules landed (values
+measured on torch 2.13 CPU; each case is the few-line repro of one class)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitorch_cs import torch
+
+
+def _int_tensor_that_requires_grad():
+    """An integer tensor left requiring grad by an in-place op with a floating value."""
+    w = torch.tensor([0.5], requires_grad=True)
+    x = torch.tensor([3, -1, 2], dtype=torch.int8)
+    x[torch.tensor([False, True, False])] = w
+    return x
+
+
+# ----- autograd: dtypes that cannot carry gradients ---------------------------------------------
+@pytest.mark.parametrize("use", [lambda x: x * 2, lambda x: x + x, lambda x: x.view(3),
+                                 lambda x: x.clone(), lambda x: x.repeat(2)])
+def test_recorded_op_refuses_an_integer_result_that_would_require_grad(use):
+    x = _int_tensor_that_requires_grad()
+    with pytest.raises(RuntimeError, match="Autograd not support dtype: Char"):
+        use(x)
+
+
+def test_integer_tensor_that_requires_grad_may_become_floating():
+    x = _int_tensor_that_requires_grad()
+    assert (x * 2.5).requires_grad and x.float().requires_grad
+    assert not (x > 0).requires_grad and not x.argmax().requires_grad
+
+
+@pytest.mark.parametrize("run", [lambda x: x.float().sum().backward(),
+                                 lambda x: x.backward(torch.ones(3))])
+def test_backward_into_an_integer_tensor_raises(run):
+    with pytest.raises(RuntimeError, match="isDifferentiableType"):
+        run(_int_tensor_that_requires_grad())
+
+
+@pytest.mark.parametrize("make", [lambda x: x.max(dim=0), lambda x: x.sort(0),
+                                  lambda x: x.topk(1, 0), lambda x: x.median(0)])
+def test_indices_read_by_backward_are_version_checked(make):
+    x = torch.tensor([1.0, 3.0, 2.0, 0.5], requires_grad=True)
+    values, indices = make(x * 1)
+    indices.add_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        values.sum().backward()
+
+
+def test_kron_operands_are_not_views_for_the_version_counter():
+    x = torch.tensor([-1.27, 0.1, -0.13], dtype=torch.float64, requires_grad=True)
+    a = x * 1
+    y = torch.kron(a[0], a[:2])
+    a[2:].exp_()  # changes the storage kron's operands live in, not their version counters
+    y.sum().backward()
+    assert x.grad is not None
+
+
+# ----- kernels --------------------------------------------------------------------------------------
+def test_neg_of_bool_refused_in_every_form():
+    for f in (lambda b: -b, lambda b: b.neg(), lambda b: b.clone().neg_(),
+              lambda b: torch.neg(b)):
+        with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor"):
+            f(torch.tensor([True, False]))
+
+
+def test_true_division_casts_integer_operands_straight_to_float():
+    a = torch.tensor([253, 253], dtype=torch.uint8)
+    b = torch.tensor(-3, dtype=torch.int32)  # 0-d: the common dtype would be uint8
+    np.testing.assert_allclose((a / b).numpy(), [-84.333336, -84.333336], rtol=1e-6)
+
+
+def test_integer_convolution_wraps_exactly():
+    x = torch.full((1, 2, 4, 4), -1, dtype=torch.int64)
+    w = torch.full((1, 2, 2, 2), -2 ** 63, dtype=torch.int64)
+    y = torch.nn.functional.conv2d(x, w)  # 8 products of 2**63 sum to 0 modulo 2**64
+    assert y.dtype == torch.int64 and not y.any()
+
+
+def test_half_gradient_formulas_round_each_step():
+    x = torch.tensor([2.0, 60000.0], dtype=torch.float16, requires_grad=True)
+    torch.asinh(x).sum().backward()  # torch: grad * (x.pow(2) + 1).rsqrt(); 60000**2 is inf
+    assert x.grad.tolist() == [pytest.approx(0.4473, abs=1e-3), 0.0]
+
+
+def test_mish_is_one_kernel_in_half():
+    x = torch.tensor([-20.0, 20.0, 3.0], dtype=torch.float16, requires_grad=True)
+    y = torch.nn.functional.mish(x)
+    y.backward(torch.tensor([1e4, -1e4, 6e4], dtype=torch.float16))
+    assert y.tolist()[0] == pytest.approx(-5.96e-08, rel=1e-2)
+    assert x.grad.tolist() == [pytest.approx(-3.917e-4, rel=1e-2), -10000.0, 61280.0]
+
+
+def test_cumprod_half_backward_reads_the_rounded_result():
+    x = torch.tensor([208.0, 208.0, 208.0], dtype=torch.float16, requires_grad=True)
+    y = torch.cumprod(x, 0)
+    assert y.tolist()[2] == float("inf")
+    y.backward(torch.tensor([0.0, 0.0, 1.0], dtype=torch.float16))
+    assert np.isinf(x.grad.numpy()).all()
+
+
+def test_fmod_gradient_reads_the_integer_operand_in_half():
+    b = torch.tensor([1.2], dtype=torch.float16, requires_grad=True)
+    a = torch.tensor([1, -2 ** 31], dtype=torch.int32)  # -2**31 is -inf in float16
+    r = torch.fmod(a, b)
+    r.backward(torch.tensor([1.0, 0.0], dtype=torch.float16))  # 0 * inf: NaN, as in torch
+    assert np.isnan(b.grad.numpy()).all()
+
+
+def test_half_layer_norm_of_equal_values_is_a_rounding_residue():
+    x = torch.full((2, 4), 0.7412, dtype=torch.float16)
+    y = torch.nn.functional.layer_norm(x, (4,))
+    assert (y.float().numpy() == np.float32(-3.0994415283203125e-06)).all()
+
+
+# ----- error order ------------------------------------------------------------------------------
+def test_lerp_in_place_checks_the_cast_first():
+    w = torch.tensor(0.5, dtype=torch.bfloat16)
+    for wt in (w, w.clone().requires_grad_()):
+        with pytest.raises(RuntimeError, match="result type BFloat16 can't be cast to the "
+                                               "desired output type Short"):
+            torch.ones((), dtype=torch.int16).lerp_(torch.ones((), dtype=torch.int16), wt)
+
+
+def test_bmm_out_takes_mat2s_dtype():
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype short int, but got "
+                                           "bool instead"):
+        torch.bmm(torch.ones(2, 2, 3, dtype=torch.bool), torch.ones(2, 3, 3, dtype=torch.int16),
+                  out=torch.empty(0, dtype=torch.bool))
+
+
+def test_addbmm_out_sums_in_outs_dtype():
+    out = torch.empty(0, dtype=torch.int16)
+    torch.addbmm(torch.ones(3, 3), torch.ones(2, 3, 2, dtype=torch.int16),
+                 torch.ones(2, 2, 3, dtype=torch.int16), out=out)
+    assert out.dtype == torch.int16 and out.tolist()[0][0] == 5
+
+
+def test_batch_norm_mixed_type_is_the_first_given_parameter():
+    x = torch.ones(3, 3, dtype=torch.bool).t()  # non-contiguous
+    rm, rv = torch.zeros(3, dtype=torch.bool), torch.ones(3, dtype=torch.bool)
+    with pytest.raises(NotImplementedError, match='"batch_norm" not implemented for \'Bool\''):
+        torch.nn.functional.batch_norm(x, rm, rv, torch.ones(3, dtype=torch.int64),
+                                       torch.ones(3, dtype=torch.float64), training=True)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        torch.nn.functional.batch_norm(x, rm, rv, torch.ones(3, dtype=torch.bool),
+                                       torch.ones(3, dtype=torch.int64), training=True)
+
+
+def test_inplace_activation_checks_overlap_before_dtype():
+    x = torch.tensor([[2]], dtype=torch.int64).expand(4, 1).reshape(-1)[:2]
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        torch.nn.functional.celu(x, inplace=True)
+
+
+def test_inplace_elu_family_saves_its_result():
+    for act in (lambda y: torch.nn.functional.elu(y, inplace=True),
+                lambda y: torch.nn.functional.leaky_relu(y, inplace=True)):
+        x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = act(x * 1)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+    x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = torch.nn.functional.hardtanh(x * 1, inplace=True)
+    y.mul_(2)
+    y.sum().backward()  # hardtanh_ keeps no result (as torch)
+
+
+def test_masked_assignment_converts_its_one_value_as_a_scalar():
+    x = torch.zeros(3, dtype=torch.int8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without "
+                                           "overflow"):
+        x[torch.tensor([True, False, True])] = torch.tensor([float("nan")])
+    x[torch.tensor([True, False, True])] = torch.tensor([2.7])
+    assert x.tolist() == [2, 0, 2]
+
+
+def test_adaptive_avg_pool_to_one_is_a_mean():
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 3, dtype=torch.int64), (1, 1))
+    with pytest.raises(NotImplementedError, match="adaptive_avg_pool2d"):
+        torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 3, dtype=torch.int64), (2, 1))
+
+
+def test_std_along_a_dim_of_equal_values_has_zero_gradient():
+    x = torch.tensor([1.6], dtype=torch.float64, requires_grad=True)
+    s = x.repeat(6).reshape(3, 2).std(0, False)
+    s.sum().backward()
+    assert s.tolist() == [0.0, 0.0] and x.grad.tolist() == [0.0]
+
+
+def test_linear_without_bias_follows_matmuls_fold_rule():
+    x = torch.ones(1, 4, 2, dtype=torch.bool).permute(0, 2, 1)  # does not fold: bmm
+    with pytest.raises(NotImplementedError, match='"bmm" not implemented for \'Bool\''):
+        torch.nn.functional.linear(x, torch.ones(3, 4))
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
+        torch.nn.functional.linear(torch.ones(1, 2, 4, dtype=torch.bool), torch.ones(3, 4))
+
+
+def test_ignored_targets_have_zero_loss_even_at_infinite_inputs():
+    x = torch.tensor([[0.0, -float("inf")], [float("inf"), 1.0], [1.0, 2.0]], dtype=torch.float64)
+    t = torch.tensor([1, -100, 0])
+    assert torch.nn.functional.nll_loss(x, t, reduction="none").tolist() == \
+        [float("inf"), 0.0, -1.0]
+    assert torch.nn.functional.cross_entropy(x, t, reduction="none").tolist()[1] == 0.0
