@@ -2,8 +2,9 @@
 
 Usage: ``$MINITORCH_CS_REFERENCE_PYTHON _real_driver.py REQUEST.json``. It never imports
 minitorch_cs: it loads the scenario programs from the path given in the request and runs them
-with the real ``cerebras.pytorch`` and ``torch`` (imported by name at run time, because this file
-ships inside minitorch_cs, which itself never imports torch). One JSON line per scenario goes to
+with the real ``cerebras.pytorch`` and the ``torch`` module that stack loads (this file ships inside
+minitorch_cs, which never imports torch: it takes the real stack's own torch from
+``sys.modules``). One JSON line per scenario goes to
 stdout (``{"name", "trace"}``, ``{"name", "unsupported"}`` or ``{"name", "error", "detail"}``);
 everything else the real stack prints goes to stderr.
 """
@@ -25,7 +26,7 @@ def main(argv):
     out = sys.stdout
     sys.stdout = sys.stderr  # keep the protocol channel clean of the stack's own prints
     cstorch = importlib.import_module("cerebras.pytorch")
-    torch = importlib.import_module("torch")
+    torch = sys.modules["torch"]  # loaded by cerebras.pytorch, which is built on it
     root = Path(tempfile.mkdtemp(prefix="cs_real_conformance_"))
     state = {}
 
