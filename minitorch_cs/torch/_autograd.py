@@ -379,7 +379,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 grads = [g if g is not None else np.zeros(shape, dt)
                          for g, (shape, dt) in zip(grads, node.out_meta)]
             if Anomaly.enabled:
-                in_grads = _anomaly_backward(node, grads)
+                in_grads = anomaly_call(node, lambda: node.apply_backward(grads))
             else:
                 in_grads = node.apply_backward(grads)
             in_grads = [g if g is None or type(g) is ndarray else np.asarray(g)
@@ -445,14 +445,16 @@ def _is_float(a) -> bool:
     return dt is not None and dt.is_floating_point
 
 
-def _anomaly_backward(node, grads):
-    """``node.apply_backward`` with torch's anomaly checks: a failing rule first warns where its
-    forward call was made; a NaN in any returned gradient raises (when ``check_nan``)."""
+def anomaly_call(node, run):
+    """``run()`` (a node's backward rule, on arrays or on recorded tensors) with torch's anomaly
+    checks: a failing rule first warns where its forward call was made; a NaN in any returned
+    gradient raises (when ``check_nan``)."""
     try:
-        in_grads = node.apply_backward(grads)
+        in_grads = run()
         if Anomaly.check_nan:
             for i, g in enumerate(in_grads):
-                if g is not None and _is_float(g) and np.isnan(g).any():
+                a = getattr(g, "_data", g)  # a tensor's array (create_graph) or the array itself
+                if g is not None and _is_float(a) and np.isnan(a).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
                                        f"{i}th output.")
     except Exception:

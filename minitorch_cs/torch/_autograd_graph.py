@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._autograd import (AccumulateGrad, Anomaly, GradState, Node, _toposort, freed_error,
-                        modified_error)
+from ._autograd import (AccumulateGrad, Anomaly, GradState, Node, _toposort, anomaly_call,
+                        freed_error, modified_error)
 from ._dispatch import OPS, apply
 
 
@@ -353,24 +353,6 @@ def _apply_rule(node, grads):
     return out
 
 
-def _anomaly_rule(node, grads):
-    try:
-        res = _apply_rule(node, grads)
-        if Anomaly.check_nan:
-            for i, g in enumerate(res):
-                if g is not None and g._dtype.is_floating_point and np.isnan(g._data).any():
-                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
-                                       f"{i}th output.")
-    except Exception:
-        stack = node.__dict__.get("forward_stack")
-        if stack is not None:
-            from ._fpe import warn_user
-            warn_user(f"Error detected in {node.name()}. Traceback of forward call that caused "
-                      f"the error:\n{stack}")
-        raise
-    return res
-
-
 def _unbroadcast(g, shape):
     """Sum the tensor ``g`` down to ``shape`` (undo broadcasting) with recorded ops."""
     if tuple(g.shape) == shape:
@@ -456,8 +438,10 @@ def run_backward_graph(roots, root_grads, retain_graph=True, capture=None):
                 if node.n_outputs > 1:
                     grads = [g if g is not None else _zeros(shape, dt)
                              for g, (shape, dt) in zip(grads, node.out_meta)]
-                in_grads = _anomaly_rule(node, grads) if Anomaly.enabled else \
-                    _apply_rule(node, grads)
+                if Anomaly.enabled:
+                    in_grads = anomaly_call(node, lambda: _apply_rule(node, grads))
+                else:
+                    in_grads = _apply_rule(node, grads)
                 if not retain_graph:
                     node.release()
             for e, g, meta in zip(node.next, in_grads, node.in_meta):
