@@ -484,6 +484,24 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _one_state(self, input, hx, name):
+        """RNNCell's and GRUCell's argument rule: 1-D or 2-D input and state, an unbatched call
+        seen as a batch of one, a zero state when none is given. Returns
+        ``(input, hx, is_batched)``."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             "instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not is_batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, is_batched
+
     def _check(self, input, hx, i=0):
         """torch's cell checks (input size, batch and hidden sizes)."""
         if input.size(1) != self.input_size:
@@ -509,18 +527,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = self._one_state(input, hx, "RNNCell")
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         self._check(input, hx)
@@ -573,18 +580,7 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D "
-                             "instead")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = C.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = self._one_state(input, hx, "GRUCell")
         self._check(input, hx)
         gi = F.linear(input, self.weight_ih, self.bias_ih)
         (ret,) = _gru_step(gi, hx, self.weight_hh, self.bias_hh)
