@@ -38,12 +38,18 @@ def _shape(size):
     return tuple(out)
 
 
-def _is_meta(device):
+def _resolve_device(device):
+    """``device`` as a torch.device, the default device (``with torch.device(...)``,
+    ``backend.device``) when None, or None when neither is set."""
     if device is None:
         device = _default_device[-1] if _default_device else None
-    if device is None:
+    return None if device is None else _device_cls(device)
+
+
+def _is_meta(device):
+    d = _resolve_device(device)
+    if d is None:
         return False
-    d = _device_cls(device)
     if d.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
     return d.type == "meta"
@@ -438,9 +444,8 @@ _install_out()
 
 
 def _on_lazy_device(device) -> bool:
-    if device is None:
-        device = _default_device[-1] if _default_device else None
-    return device is not None and _device_cls(device).type == "lazy"
+    d = _resolve_device(device)
+    return d is not None and d.type == "lazy"
 
 
 def place(t, device):

@@ -393,13 +393,15 @@ def eager(op, args, attrs):
     # one pass over the arguments: their arrays, whether any is a meta tensor or on the wafer's
     # lazy device (or all are internal constants of no device), whether any requires grad
     arrays = []
-    place = rg = False
+    meta = lazy = rg = False
     neutral = True
     for a in args:
         if isinstance(a, Tensor):
             arrays.append(a._data)
-            if a._meta or a._lazydev:
-                place = True
+            if a._meta:
+                meta = True
+            elif a._lazydev:
+                lazy = True
             elif a._lazydev is False:
                 neutral = False
             if a._rg:
@@ -407,8 +409,8 @@ def eager(op, args, attrs):
         else:
             arrays.append(a)
     res = _eager(op, args, attrs, arrays, rg and GradState.enabled and op.differentiable)
-    if place:
-        _place(op, args, res)
+    if meta or lazy:
+        _place(op, args, res, meta)
     elif neutral:  # made from attributes (a constant, a random draw) or internal constants only:
         for t in (res if isinstance(res, tuple) else (res,)):  # no device of its own; the
             if isinstance(t, Tensor):  # public creation functions place theirs (_creation.place)
@@ -429,10 +431,9 @@ def check_same_device(op, args):
                 "model with cstorch.compile.")
 
 
-def _place(op, args, res):
-    """Device propagation: any meta input makes the outputs meta tensors; otherwise any input
-    on the wafer's lazy device puts the outputs there."""
-    meta = any(isinstance(a, Tensor) and a._meta for a in args)
+def _place(op, args, res, meta):
+    """Device propagation: any meta input (``meta``) makes the outputs meta tensors; otherwise
+    an input on the wafer's lazy device puts the outputs there."""
     if not meta:
         check_same_device(op, args)
     for t in (res if isinstance(res, tuple) else (res,)):
