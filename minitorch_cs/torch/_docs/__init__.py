@@ -1,8 +1,11 @@
 """Docstrings of the public ops, kept as tables and attached at import (as torch's ``_torch_docs``).
 
-The op modules stay free of per-op prose; each table here maps a public name to torch 2.13's
-signature, the rule in our words and any difference in parameters (see the table modules).
-``attach(...)`` runs once, at the end of ``minitorch_cs/torch/__init__.py``:
+The op modules stay free of per-op prose. Each table entry is ``name: (signature lines, rule,
+differences)``: torch 2.13's signature (one line per overload), the rule in our own words, and a
+"Differs from torch:" paragraph where the callable's parameters are not torch's.
+tests/meta/test_docstrings.py checks that every public op has an entry and that each signature's
+parameter names agree with the callable's. ``attach(...)`` runs once, at the end of
+``minitorch_cs/torch/__init__.py``:
 
 - a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
   torch:" paragraph); a docstring already written in the code is kept in place of the rule (after

@@ -3,12 +3,8 @@
 A method that is the same object as a ``torch`` function (``Tensor.add is torch.add``) has
 no rule of its own: its ``Tensor.name(...)`` line joins that function's docstring.
 
-Each entry is ``name: (signature lines, rule, differences)``: torch 2.13's signature (one line per
-overload), the rule in our own words, and a "Differs from torch:" paragraph where this callable's
-parameters are not torch's. ``minitorch_cs.torch._docs.attach`` turns them into ``__doc__`` at import;
-a docstring written in the code is kept and only gets the signature lines (and differences) above it.
-tests/meta/test_docstrings.py checks that every public op has an entry and that each signature's
-parameter names agree with the callable's.
+Entries are ``name: (signature lines, rule, differences)``, as :mod:`minitorch_cs.torch._docs`
+describes.
 """
 
 TENSOR = {  # Tensor.<name>
