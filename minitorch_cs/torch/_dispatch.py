@@ -78,6 +78,9 @@ class Op:
     nondiff_outputs: tuple = ()
     tensor_attrs: tuple = ()
     data_dependent_shape = False
+    # torch's memory-overlap check of the written tensor against the inputs (see check_overlap):
+    # "partial" (TensorIterator ops, copy_), "any" (index_add_, index_copy_, scatter_), or None
+    overlap = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -574,9 +577,49 @@ def fast_binary(op, args, attrs):
     return uf, alpha
 
 
+def check_overlap(target, args, full_ok=True):
+    """torch's memory-overlap check before an op writes ``target``: an input sharing memory
+    with it must be the very same view (same start, extent and strides; TensorIterator's
+    ``assert_no_partial_overlap``), or, with ``full_ok=False`` (index and concatenation ops'
+    ``assert_no_overlap``), must not overlap it at all. Inputs that are not dense and
+    non-overlapping are not judged (torch's "too hard")."""
+    dst = target._data
+    for a in args:
+        if not isinstance(a, Tensor) or (a is target and full_ok) or a._meta:
+            continue
+        src = a._data
+        if src.size == 0 or dst.size == 0 or not np.may_share_memory(dst, src):
+            continue
+        if not (_dense_layout(dst) and _dense_layout(src)):
+            continue
+        d0, s0 = dst.__array_interface__["data"][0], src.__array_interface__["data"][0]
+        d1, s1 = d0 + dst.nbytes, s0 + src.nbytes
+        if d1 <= s0 or s1 <= d0 or (full_ok and d0 == s0 and d1 == s1
+                                     and target.stride() == a.stride()):
+            continue
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
+
+
+def _dense_layout(a) -> bool:
+    """torch's ``is_non_overlapping_and_dense`` for an array (positive strides tiling one block)."""
+    acc = a.itemsize
+    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
 def eager_inplace(op, target, args, attrs):
     if target._lazydev and op.name != "copy_":  # copy_ moves values across devices (torch)
         check_same_device(op, args)
+    if op.overlap is not None:
+        full_ok = op.overlap == "partial"
+        check_overlap(target, args, full_ok)
+        if op.tensor_attrs:  # tensor operands passed as attributes (clamp's bounds, indices)
+            check_overlap(target, [attrs.get(k) for k in op.tensor_attrs], full_ok)
     if len(args) == 1 and op.name in _UFUNCS and not target._meta and not (
             GradState.enabled and op.differentiable and (target._rg or (
                 isinstance(args[0], Tensor) and args[0]._rg))):

@@ -12,7 +12,7 @@ from minitorch_cs import torch
 @pytest.mark.parametrize("name,args", [
     ("acos_", ()), ("asinh_", ()), ("atanh_", ()), ("lgamma_", ()), ("digamma_", ()),
     ("sinh_", ()), ("eq_", (0.5,)), ("ge_", (0.25,)), ("fmod_", (0.3,)), ("atan2_", (0.7,)),
-    ("cumsum_", (0,)),
+    ("cumsum_", (0,)), ("xlogy_", (0.7,)),
 ])
 def test_inplace_methods_from_the_table(name, args):
     x = torch.tensor([0.1, 0.25, 0.5])

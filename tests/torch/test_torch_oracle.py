@@ -129,6 +129,7 @@ BINARY = {
     "maximum": lambda T, a, b: T.maximum(a, b),
     "minimum": lambda T, a, b: T.minimum(a, b),
     "atan2": lambda T, a, b: T.atan2(a, b + 3),
+    "xlogy": lambda T, a, b: T.xlogy(a, b.abs() + 0.5),
     "lerp": lambda T, a, b: T.lerp(a, b.to(a.dtype), 0.25),  # torch's lerp does not promote
     "hypot": lambda T, a, b: (a * a + b * b + 1).sqrt(),
 }

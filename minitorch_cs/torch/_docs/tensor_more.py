@@ -252,4 +252,11 @@ TENSOR_MORE = {
         ('In-place Tensor.true_divide: writes the result into ``self`` and returns it; ``self`` '
          'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'),
         ''),
+    'xlogy': ('Tensor.xlogy(other) -> Tensor',
+        ('``torch.xlogy(self, ...)``.'),
+        "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
+    'xlogy_': ('Tensor.xlogy_(other) -> Tensor',
+        ('In-place Tensor.xlogy: writes the result into ``self`` and returns it; ``self`` keeps '
+         'its dtype (a result that cannot be cast to it raises RuntimeError).'),
+        ''),
 }

@@ -591,4 +591,11 @@ TORCH_FUNCTIONS = {  # torch.<name>
         ('Picks ``input`` where ``condition`` is True and ``other`` elsewhere, broadcasting '
          'all three; the dtype is torch.result_type(input, other). With only ``condition`` it '
          'is torch.nonzero(condition, as_tuple=True).'), ""),
+    'xlogy': ('xlogy(input, other, *, out=None) -> Tensor',
+        ('``input * log(other)`` elementwise with broadcasting, 0 where ``input`` is 0 unless '
+         '``other`` is NaN; either operand may be a Python number. Integer and bool operands '
+         'give the default float dtype; float16/bfloat16 compute in float32 and round once. '
+         "The gradient for ``input`` is ``xlogy(grad, other)``, 0 where ``input`` is 0 and "
+         "``other`` <= 0 (torch's choice at the non-differentiable points); for ``other`` it "
+         'is ``grad * input / other``.'), ""),
 }

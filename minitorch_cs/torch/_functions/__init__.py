@@ -15,9 +15,11 @@ import math
 
 from .._autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .. import _dtype as _D
+from .._dispatch import check_overlap
 from .._dtype import finfo, iinfo
 from .._format import set_printoptions
 from .._tensor import Tensor
+from . import pointwise as _pointwise
 from ._common import _ALIASES, _PYTHON_LEVEL, _with_numpy_names
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
@@ -26,7 +28,7 @@ from .reduction import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expand", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "view", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize", "xlogy"]
 
 
 
@@ -81,7 +83,7 @@ median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not
 pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
 stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
 where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
-searchsorted bucketize""".split()
+searchsorted bucketize xlogy""".split()
 _OUT_POLICY = dict.fromkeys(
     "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
     "clamp_max clip".split(), "same")
@@ -92,6 +94,14 @@ _OUT_POLICY.update(dict.fromkeys(
     "bucketize vector_norm matrix_norm svdvals".split(), "exact"))
 _OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
                                  "compute"))
+# torch's memory-overlap check between ``out`` and the inputs: "partial" for TensorIterator ops
+# (out may be an input itself, not a shifted view of one), "any" for index and concatenation ops
+# (no shared memory at all); the other ops (matmul, softmax, reductions, ...) do not check
+_OUT_OVERLAP = dict.fromkeys(
+    [n for n in _TAKES_OUT if n in _pointwise.__all__] + "where float_power cumsum cumprod sort "
+    "topk lerp".split(), "partial")
+_OUT_OVERLAP.update(dict.fromkeys("index_select masked_select take_along_dim gather cat concat "
+                                  "concatenate stack hstack vstack".split(), "any"))
 _OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
 
 
@@ -212,7 +222,13 @@ def _with_out(fname, f):
         if fname == "logsumexp" and not outs[0].dtype.is_floating_point:
             raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but "
                                f"got: {_D.scalar_name(outs[0].dtype)}")
-        result = f(*args, **kwargs)
+        if fname in _OUT_OVERLAP:
+            inputs = [t for a in list(args) + list(kwargs.values())
+                      for t in (a if isinstance(a, (list, tuple)) else (a,))]
+            for o in outs:
+                if isinstance(o, Tensor):
+                    check_overlap(o, inputs, full_ok=_OUT_OVERLAP[fname] == "partial")
+        result = getattr(f, "out_variant", f)(*args, **kwargs)
         results = tuple(result) if isinstance(result, tuple) else (result,)
         if len(results) != len(outs):
             raise TypeError(f"{fname}(): out must be a tuple of {len(results)} tensors")

@@ -198,17 +198,34 @@ def _addbmm_inplace(self, batch1, batch2, *, beta=1, alpha=1):
 addbmm.inplace = _addbmm_inplace
 
 
-def kron(input, other):
-    """The Kronecker product, as torch computes it: both operands padded to the same number of
-    dims, interleaved as ``(a0, 1, a1, 1, ...)`` and ``(1, b0, 1, b1, ...)``, multiplied
-    (broadcasting, with torch's promotion) and viewed as ``(a0*b0, a1*b1, ...)`` -- a view, so
-    operands whose product is not laid out for it raise torch's view error."""
+def _kron_product(input, other):
+    """The product torch's kron forms: both operands padded to the same number of dims,
+    interleaved as ``(a0, 1, a1, 1, ...)`` and ``(1, b0, 1, b1, ...)`` and multiplied
+    (broadcasting, with torch's promotion); with the result's shape ``(a0*b0, a1*b1, ...)``."""
     nd = builtins.max(input.ndim, other.ndim)
     sa = (1,) * (nd - input.ndim) + tuple(input.shape)
     sb = (1,) * (nd - other.ndim) + tuple(other.shape)
     a = apply(M.UnsafeView, input, shape=tuple(v for n in sa for v in (n, 1)))
     b = apply(M.UnsafeView, other, shape=tuple(v for n in sb for v in (1, n)))
-    return mul(a, b).view([x * y for x, y in zip(sa, sb)])
+    return mul(a, b), [x * y for x, y in zip(sa, sb)]
+
+
+def kron(input, other):
+    """The Kronecker product, as torch computes it: the interleaved product viewed as
+    ``(a0*b0, a1*b1, ...)`` -- a view, so operands whose product is not laid out for it raise
+    torch's view error."""
+    product, shape = _kron_product(input, other)
+    return product.view(shape)
+
+
+def _kron_out(input, other):
+    """``kron(..., out=)``: torch multiplies into a view of the (contiguous) ``out``, so the
+    product's own layout never has to be viewable."""
+    product, shape = _kron_product(input, other)
+    return product.reshape(shape)
+
+
+kron.out_variant = _kron_out
 
 
 def einsum(equation, *operands):

@@ -21,7 +21,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
-           "atanh", "arctanh", "lgamma", "digamma", "positive"]
+           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -94,6 +94,17 @@ def minimum(input, other):
 
 def atan2(input, other):
     return apply(E.Atan2, input, other)
+
+
+def xlogy(input, other, *, out=None):
+    """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is NaN); either operand
+    may be a Python number."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one of: "
+                        "(Tensor input, Tensor other), (Number self, Tensor other), "
+                        "(Tensor input, Number other)")
+    return apply(E.Xlogy, _t(input), _t(other))
 
 
 def lerp(input, end, weight):
@@ -463,6 +474,7 @@ for _fn, _ip in [
     (remainder, _inplace_binary(E.Remainder, "remainder")),
     (fmod, _inplace_binary(E.Fmod, "fmod")),
     (atan2, _inplace_binary(E.Atan2, "atan2")),
+    (xlogy, _inplace_binary(E.Xlogy, "xlogy")),
     (float_power, _float_power_inplace),
     (neg, _neg_inplace),
     (sign, sign.inplace),
@@ -481,8 +493,10 @@ del _fn, _ip
 
 def _lerp_out_check(out, input, end=None, weight=None, **_):
     """``lerp(..., weight=tensor, out=)``: torch's kernel takes no other output dtype ("Found
-    dtype Half but expected Float"); a number weight casts as usual."""
-    if isinstance(weight, Tensor) and isinstance(input, Tensor) and out.dtype is not input._dtype:
+    dtype Half but expected Float"); a number weight, or a 0-d weight tensor (which torch's
+    kernel reads as one number), casts as usual."""
+    if isinstance(weight, Tensor) and weight.ndim and isinstance(input, Tensor) and \
+            out.dtype is not input._dtype:
         raise RuntimeError(f"Found dtype {D.scalar_name(out.dtype)} but expected "
                            f"{D.scalar_name(input._dtype)}")
 

@@ -86,7 +86,7 @@ def unsqueeze(input, dim):
                          f"but got {dim})")
     d = dim % (nd + 1)
     shp = tuple(input.shape)
-    return apply(M.View, input, shape=shp[:d] + (1,) + shp[d:])
+    return apply(M.View, input, shape=shp[:d] + (1,) + shp[d:], unsqueeze=d)
 
 
 def permute(input, *dims):
@@ -169,11 +169,16 @@ def narrow(input, dim, start, length):
     d = _wrap_dim(dim, input.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())
+    n = input.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
     if start < 0:
-        start += input.shape[d]
-    if start + length > input.shape[d] or length < 0:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({input.shape[d]}).")
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     key = (slice(None),) * d + (slice(start, start + length),)
     return apply(M.Index, input, key=key)
 

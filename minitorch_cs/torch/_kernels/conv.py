@@ -281,10 +281,13 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
         return np.zeros((0, cout, ho, wo), dtype=dt)
     k = cg * kh * kw
     wmat = w.reshape(groups, cout // groups, k)
-    if skip_padding and any(p for pair in pads for p in pair) and not np.isfinite(w).all():
-        # torch's oneDNN convolution (bfloat16, and float32 by its use_mkldnn rule) never
+    if skip_padding and any(p for pair in pads for p in pair) and \
+            all(max(pair) < d * (kk - 1) + 1 for pair, d, kk in zip(pads, dilation, (kh, kw))) \
+            and not np.isfinite(w).all():
+        # torch's oneDNN direct convolution (bfloat16, and float32 by its use_mkldnn rule) never
         # multiplies the padding: a non-finite weight against a padded zero does not turn the
-        # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False)
+        # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False), and so
+        # does oneDNN when a padding reaches the kernel's dilated extent (measured, torch 2.13)
         cols, _, _ = _im2col(x, kh, kw, stride, pads, dilation, groups)
         valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
                               groups)

@@ -60,6 +60,7 @@ class Pointwise(Kernel):
     """An elementwise kernel: results keep the inputs' memory layout."""
 
     elementwise = True
+    overlap = "partial"  # TensorIterator's check: an input may be the output, not a shifted view
 
 
 def _normalising(forward, cls):

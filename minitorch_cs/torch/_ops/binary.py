@@ -7,13 +7,13 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Pointwise
-from ._xp import ns
+from ._xp import ns, raw
 
 __all__ = [  # private helpers too: callers reach them as E._name
     "Add", "Addcdiv", "Addcmul", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Eq",
     "FloorDivide", "Fmod", "Ge", "Gt", "Isclose", "Le", "LeftShift", "Lerp", "LogicalAnd",
     "LogicalOr", "LogicalXor", "Lt", "Maximum", "Minimum", "Mul", "Ne", "Pow", "PowScalar",
-    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "_LOGICAL", "_add_sub",
+    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "Xlogy", "_LOGICAL", "_add_sub",
     "_addc", "_check_integer_zero", "_check_sub", "_cpp", "_extremum", "_int_pow",
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
@@ -355,25 +355,68 @@ class Atan2(Pointwise):
         if rt.kind in "biu":  # integer and bool operands give the default float
             rt = D.get_default_dtype().np
         ctx.a_bool = isinstance(a, np.ndarray) and a.dtype == np.bool_
+        ctx.a, ctx.b, ctx.rt = a, b, rt  # (backward squares and negates them in their own dtype)
         a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
-        ctx.a, ctx.b = a, b
         return _binary(np.arctan2, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
-        # torch: grad * other * recip, grad * -self * recip, with recip 0 where the squared
-        # norm is 0 (underflow included): (0, 0) has zero gradients, not NaN
+        # torch's atan2_backward: recip = 1 / (self * self + other * other), 0 where that is 0
+        # (underflow included: (0, 0) has zero gradients, not NaN); grad * other * recip and
+        # grad * -self * recip. Each product is taken in its operand's own dtype, as torch
+        # does: an integer operand's square and negation wrap (-uint8(8) is 248)
         if getattr(ctx, "a_bool", False) and len(ctx.needs_input_grad) > 1 and \
                 ctx.needs_input_grad[1]:  # torch's formula negates self: refused for bool
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or "
                                "`logical_not()` operator instead.")
         xp = ns(g)
-        a, b = ctx.a, ctx.b
-        d = a * a + b * b
+        a, b, rt = ctx.a, ctx.b, raw(ctx, "rt")
+
+        def wide(x):
+            return xp.astype(x, rt) if _is_arr(x) else x
+        d = wide(a * a) + wide(b * b)
         with xp.errstate(divide="ignore"):
             recip = xp.where(d == 0, xp.zeros((), xp.npdtype(d)), 1 / d)
-        return (g * b * recip, g * -a * recip)
+        return (g * wide(b) * recip, g * wide(-a) * recip)
+
+
+class Xlogy(Pointwise):
+    """``x * log(y)``, 0 where ``x == 0`` unless ``y`` is NaN (torch.xlogy). Integer and bool
+    operands give the default float dtype; half precision computes in float32, rounded once."""
+    name = "xlogy"
+    saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b):
+        rt = np.dtype(_rtype(a, b))
+        if rt.kind in "biu":
+            rt = D.get_default_dtype().np
+        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
+        ctx.a, ctx.b = a, b
+        wide = opmath_dtype(rt)
+        x, y = (np.asarray(v).astype(wide, copy=False) for v in (a, b))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = x * np.log(y)
+        r = np.where((x == 0) & ~np.isnan(y), np.zeros((), wide), r)
+        return r.astype(rt, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        # torch (derivatives.yaml, after pytorch#80770): self gets xlogy(grad, other), 0 where
+        # self == 0 and other <= 0 (the derivative along x = 0); other gets grad * self / other
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            ga = xp.call(Xlogy, g, b)
+            ga = xp.where((a == 0) & (b <= 0), xp.zeros((), xp.npdtype(ga)), ga)
+        if len(need) > 1 and need[1]:
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                gb = g * a / b
+        return (ga, gb)
 
 
 class Remainder(Pointwise):

@@ -316,7 +316,10 @@ class Addmm(Kernel):
 
 class Einsum(Kernel):
     name = "einsum"
-    saved = tuple(range(26))  # every operand (backward reads them all)
+    saved = tuple(range(26))  # every operand ...
+    # ... read only by the other operands' gradients (einsum is linear in each operand), so an
+    # in-place change of an operand whose partners need no gradient is not an error (torch)
+    reads = {i: tuple(j for j in range(26) if j != i) for i in range(26)}
     graph_inputs = {"xs": "all"}
 
     @staticmethod

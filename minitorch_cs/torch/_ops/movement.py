@@ -13,6 +13,64 @@ from ._xp import graph_mode, ns, raw
 
 
 # ----- views (forward returns a numpy view of the input) -----------------------------------------
+def _view_strides(old_shape, old_strides, shape):
+    """torch's ``computeStride`` (byte strides): the strides ``view(shape)`` gives a tensor of
+    ``old_shape``/``old_strides``, or None when it cannot be viewed. Only the strides of size-1
+    dims can differ from numpy's reshape; torch's are what its layout rules read."""
+    new = [0] * len(shape)
+    view_d = len(shape) - 1
+    base = old_strides[-1] if old_strides else 1
+    t_numel = v_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        t_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != t_numel * base):
+            while view_d >= 0 and (v_numel < t_numel or shape[view_d] == 1):
+                new[view_d] = v_numel * base
+                v_numel *= shape[view_d]
+                view_d -= 1
+            if v_numel != t_numel:
+                return None
+            if d > 0:
+                base, t_numel, v_numel = old_strides[d - 1], 1, 1
+    return tuple(new) if view_d == -1 else None
+
+
+def _restrided(r, strides):
+    """``r`` with other strides for its size-1 dims (the same memory), when it views a
+    C-contiguous root array (else ``r`` unchanged: the layout rules then see numpy's)."""
+    if r.strides == strides:
+        return r
+    root = r
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return r
+    offset = r.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    v = np.ndarray(r.shape, r.dtype, buffer=root, offset=offset, strides=strides)
+    if not r.flags.writeable:
+        v.flags.writeable = False
+    return v
+
+
+def _torch_view(x, shape, r, unsqueeze=None):
+    """``r`` (numpy's reshape of ``x`` to ``shape``, a view) with torch's strides for its
+    size-1 dims: ``view``'s rule, or ``unsqueeze``'s (the new dim's stride is the next dim's
+    extent, 1 element at the end)."""
+    if r.size == 0 or 1 not in r.shape:
+        return r
+    if unsqueeze is not None:
+        d = unsqueeze
+        st = x.strides[:d] + ((x.shape[d] * x.strides[d]) if d < x.ndim else x.itemsize,) + \
+            x.strides[d:]
+    else:
+        st = _view_strides(x.shape, x.strides, tuple(shape)) if x.ndim else \
+            (x.itemsize,) * len(shape)
+        if st is None:
+            return r
+        st = tuple(a if n == 1 else b for a, b, n in zip(st, r.strides, r.shape))
+    return _restrided(r, st)
+
+
 class UnsafeView(Op):
     """torch's ``_unsafe_view``: the same storage reshaped, but not an autograd view -- its own
     version counter, so an in-place change of the source later is not seen by a backward that
@@ -24,7 +82,8 @@ class UnsafeView(Op):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.shape = x.shape
-        return np.reshape(x, shape)
+        r = np.reshape(x, shape)
+        return _torch_view(x, shape, r) if np.shares_memory(r, x) else r
 
     @staticmethod
     def backward(ctx, g):
@@ -36,9 +95,9 @@ class View(Op):
     is_view = True
 
     @staticmethod
-    def forward(ctx, x, shape):
+    def forward(ctx, x, shape, unsqueeze=None):
         ctx.shape = x.shape
-        return np.reshape(x, shape, copy=False)
+        return _torch_view(x, shape, np.reshape(x, shape, copy=False), unsqueeze)
 
     @staticmethod
     def backward(ctx, g):
@@ -256,6 +315,7 @@ class Flip(Kernel):
 
 class Roll(Kernel):
     name = "roll"
+    suggest_format = (0,)  # torch: input.contiguous(input.suggest_memory_format())
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
@@ -357,6 +417,7 @@ def _scatter_add(z, dim, index, src):
 
 class Scatter(Kernel):
     name = "scatter"
+    overlap = "any"  # torch: no memory shared between self and src or index
     graph_aliases = ("index",)
 
     @staticmethod
@@ -432,6 +493,7 @@ class IndexAdd(Kernel):
     ..]``, repeated indices accumulating. ``index`` is checked and made 1-d by the caller."""
 
     name = "index_add"
+    overlap = "any"  # torch: no memory shared between self and source or index
     node_name = "IndexAddBackward0"
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
@@ -474,6 +536,7 @@ class IndexCopy(Kernel):
     overwritten, source's is the gradient at its target."""
 
     name = "index_copy"
+    overlap = "any"  # torch: no memory shared between self and source or index
     node_name = "IndexCopyBackward0"
     tensor_attrs = ("index",)
     graph_aliases = ("index",)

@@ -411,6 +411,10 @@ class Norm(Kernel):
                 r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
         r = np.asarray(r).astype(x.dtype, copy=False)
         ctx.y = r
+        half = getattr(ctx, "half_dtype", None)
+        if half is not None:  # torch's norm_backward is a formula of tensor ops: for a half
+            # input it reads the rounded result and rounds every step in the half dtype
+            ctx.x, ctx.y = x.astype(half), r.astype(half)
         return r
 
     @staticmethod
@@ -558,7 +562,8 @@ def _argsort_descending(x, axis):
             idx = np.argsort(-np.where(nan, 0, key), axis=axis, kind="stable")
             first = np.argsort(~np.take_along_axis(nan, idx, axis), axis=axis, kind="stable")
             return np.take_along_axis(idx, first, axis)
-    return np.argsort(-key, axis=axis, kind="stable")
+    # integers reverse by bitwise not (-x overflows at the most negative value; ~x does not)
+    return np.argsort(~key if key.dtype.kind in "iu" else -key, axis=axis, kind="stable")
 
 
 class Sort(Kernel):

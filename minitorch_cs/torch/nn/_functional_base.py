@@ -317,6 +317,18 @@ def pad(input, pad, mode="constant", value=None):
                                    "corresponding input dimension, but got: padding "
                                    f"({pad[2 * i]}, {pad[2 * i + 1]}) at dimension {d} of input "
                                    f"{list(input.shape)}")
+    if mode == "constant" and all(int(p) <= 0 for p in pad):
+        # torch's constant_pad_nd without a positive pad: narrows and clones (the result keeps
+        # the input's layout; a negative length is narrow's error)
+        out = input
+        for i in range(len(pad) // 2):
+            d = input.ndim - 1 - i
+            lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+            if lo < 0:
+                out = out.narrow(d, -lo, out.shape[d] + lo)
+            if hi < 0:
+                out = out.narrow(d, 0, out.shape[d] + hi)
+        return out.clone()
     return apply(M.Pad, input, pad=tuple(int(p) for p in pad), mode=mode,
                  value=0.0 if value is None else value)
 

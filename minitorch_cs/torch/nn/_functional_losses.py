@@ -228,7 +228,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = T.exp(target) * (target - input)
     else:
-        loss = _xlogy(target, target) - target * input
+        loss = T.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     if reduction == "mean":
@@ -237,12 +237,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                   "KL div math definition.'mean' will be changed to behave the same as "
                   "'batchmean' in the next major release.")
     return _reduce(loss, reduction)
-
-
-def _xlogy(x, y):
-    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is NaN): torch.xlogy."""
-    zero = Tensor._wrap(np.zeros((), D.result_type(x, y).np))
-    return T.where((x == 0) & ~T.isnan(y), zero, x * T.log(y))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

@@ -1,0 +1,220 @@
+"""Behaviours found by the differential campaigns (torch 2.13 CPU, measured), each pinned by the
+value torch gives: memory-overlap checks of in-place and ``out=`` ops, ``xlogy`` and the
+``kl_div`` gradient built on it, integer operands in ``atan2``'s gradient, half-precision norm
+gradients, torch's strides for size-1 dims of views, convolution padding with non-finite
+weights, and a handful of argument rules (``lerp(out=)``, ``narrow``, ``pad`` with negative pads,
+``roll`` layout, ``kron(out=)``, ``topk`` of the smallest int64)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from minitorch_cs import torch
+import minitorch_cs.torch.nn.functional as F
+
+OVERLAP = "some elements of the input tensor and the written-to tensor refer to a single memory"
+
+
+# ----- memory overlap ------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda v: v[1:].add_(v[:3]),
+    lambda v: v[1:].copy_(v[:3]),
+    lambda v: v.view(2, 2).add_(v.view(2, 2).t()),
+    lambda v: v.add_(v.unsqueeze(0)),
+    lambda v: v[:1].pow_(v[:1].reshape(())),
+    lambda v: v[1:].clamp_(v[:3], None),
+    lambda v: v[1:].lerp_(v[:3], 0.5),
+    lambda v: torch.add(v[:3], 1, out=v[1:]),
+    lambda v: torch.exp(v[:3], out=v[1:]),
+    lambda v: torch.cat([v[:2], v[:2]], out=v),
+    lambda v: torch.index_select(v[:3], 0, torch.tensor([0, 1, 2]), out=v[:3]),
+    lambda v: v.index_add_(0, torch.tensor([0, 1, 2, 3]), v),
+    lambda v: v[1:].index_add_(0, torch.tensor([0, 1]), v[:2]),
+])
+def test_partial_overlap_is_refused(call):
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        call(torch.arange(4.0))
+
+
+@pytest.mark.parametrize("call,want", [
+    (lambda v: v[1:].add_(v[1:]), [0.0, 2.0, 4.0, 6.0]),       # the very same view
+    (lambda v: v[::2].add_(v[1::2]), [1.0, 1.0, 5.0, 3.0]),    # interleaved: not dense
+    (lambda v: v.add_(v.view(2, 2).view(4)), [0.0, 2.0, 4.0, 6.0]),
+    (lambda v: v[:2].add_(v[2:]), [2.0, 4.0, 2.0, 3.0]),       # disjoint
+    (lambda v: torch.exp(v, out=v), [math.exp(i) for i in range(4)]),
+    (lambda v: torch.cumsum(v, 0, out=v), [0.0, 1.0, 3.0, 6.0]),
+])
+def test_full_or_no_overlap_is_allowed(call, want):
+    v = torch.arange(4.0)
+    call(v)
+    np.testing.assert_allclose(v.numpy(), want, rtol=1e-6)
+
+
+# ----- xlogy and kl_div ------------------------------------------------------------------------
+def test_xlogy_values_and_gradients():
+    x = torch.tensor([0.0, 0.0, 0.0, -1.0, 2.0, 0.0], requires_grad=True)
+    y = torch.tensor([0.0, -1.0, math.nan, -2.0, 0.0, 2.0], requires_grad=True)
+    out = torch.xlogy(x, y)
+    np.testing.assert_array_equal(out.detach().numpy(), [0, 0, np.nan, np.nan, -np.inf, 0])
+    out.backward(torch.ones(6))
+    np.testing.assert_allclose(x.grad.numpy(), [0, 0, np.nan, np.nan, -np.inf, math.log(2)],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(y.grad.numpy(), [np.nan, -0.0, np.nan, 0.5, np.inf, 0.0])
+    assert torch.xlogy(torch.tensor([1, 2]), 3).dtype is torch.float32
+    assert torch.xlogy(2, torch.tensor([1.0], dtype=torch.float16)).dtype is torch.float16
+    assert torch.xlogy(torch.tensor([1, 2]), torch.tensor(3.0, dtype=torch.float64)).dtype \
+        is torch.float64
+    t = torch.tensor([1.0, 2.0])
+    assert t.xlogy_(torch.tensor(3.0)) is t
+    with pytest.raises(TypeError):
+        torch.xlogy(1.0, 2.0)
+
+
+def test_kl_div_target_gradient_is_zero_under_a_zero_upstream_gradient():
+    # a negative target makes the loss NaN, but a zero gradient reaching it stays 0 (torch)
+    t = torch.tensor([[-0.47]], requires_grad=True)
+    x = torch.tensor([[-0.47]], requires_grad=True)
+    (F.kl_div(x, t, reduction="sum") * 0).backward()
+    assert t.grad.item() == 0.0 and x.grad.item() == 0.0
+
+
+# ----- gradients ---------------------------------------------------------------------------------
+def test_atan2_integer_self_enters_its_gradient_in_its_own_dtype():
+    # torch: grad * -self * recip with self uint8: -uint8(8) is 248
+    x = torch.tensor([[-0.0, 2.0]], requires_grad=True)
+    torch.atan2(torch.tensor(8, dtype=torch.uint8), x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[3.875, 248 / 68]], rtol=1e-6)
+    x = torch.tensor([[-0.0, 2.0]], requires_grad=True)
+    torch.atan2(torch.tensor(8, dtype=torch.int16), x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-0.125, -8 / 68]], rtol=1e-6)
+
+
+def test_half_norm_gradient_rounds_each_step():
+    x = torch.tensor([-1.099609375] * 3, dtype=torch.float16, requires_grad=True)
+    torch.linalg.vector_norm(x, 2, dim=-1, keepdim=True).backward(
+        torch.tensor([-0.525390625], dtype=torch.float16))
+    assert x.grad.tolist() == [0.303466796875] * 3  # torch 2.13's value
+
+
+def test_einsum_operand_changed_in_place_when_its_partner_needs_no_gradient():
+    v = torch.tensor([0.78, 2.76], dtype=torch.float64, requires_grad=True)
+    w = v * 1
+    p = torch.einsum("i,j->ij", w[:1], torch.tensor([0.0, 3.0, 3.0]).to(torch.uint8))
+    w.view(1, 1, 2, 1).add_(p.reshape(-1)[:2].reshape(1, 1, 2, 1))
+    w.sum().backward()  # torch saves only the uint8 operand: no version error
+    assert v.grad.tolist() == [4.0, 1.0]  # torch 2.13's value
+
+
+# ----- layouts -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("make,strides", [
+    (lambda: torch.ones(1, 3, 3).permute(2, 1, 0).view(3, 1, 3, 1, 1, 1), (1, 9, 3, 9, 9, 9)),
+    (lambda: torch.arange(6.0).view(2, 3).t().unsqueeze(2), (1, 3, 1)),
+    (lambda: torch.arange(6.0).view(2, 3).t().unsqueeze(0), (3, 1, 3)),
+    (lambda: torch.arange(9.0).reshape(3, 3).t().reshape(3, 1, 3), (1, 9, 3)),
+])
+def test_size_one_dims_of_views_have_torchs_strides(make, strides):
+    assert make().stride() == strides
+
+
+def test_roll_keeps_a_channels_last_layout():
+    x = torch.zeros(3, 4, 4, 2).permute(0, 3, 1, 2)  # (3, 2, 4, 4) channels-last
+    assert x.roll(1, 0).stride() == (32, 1, 8, 2)
+    assert x.roll(1).stride() == (32, 16, 4, 1)  # flattened roll: contiguous
+    assert torch.arange(12.0).reshape(3, 4).t().roll(1, 0).stride() == (3, 1)
+
+
+def test_pad_without_positive_pads_narrows_and_clones():
+    x = torch.arange(24.0).reshape(2, 3, 4).permute(2, 1, 0)
+    y = F.pad(x, (-1, 0))
+    assert y.shape == (4, 3, 1) and y.stride() == x[..., 1:].clone().stride()
+    with pytest.raises(RuntimeError, match="narrow\\(\\): length must be non-negative"):
+        F.pad(torch.ones(2, 3), (-2, -2))
+
+
+def test_narrow_argument_errors():
+    x = torch.arange(6.0)
+    with pytest.raises(RuntimeError, match="length must be non-negative"):
+        x.narrow(0, 0, -1)
+    with pytest.raises(IndexError, match="start out of range"):
+        x.narrow(0, 7, 1)
+    assert x.narrow(0, -1, 1).tolist() == [5.0]
+
+
+def test_kron_out_does_not_need_a_viewable_product():
+    a = torch.full((2, 1, 3), 6, dtype=torch.int16)
+    b = torch.full((3, 1, 3), 6, dtype=torch.int16).permute(2, 1, 0)
+    out = torch.empty((6, 1, 9), dtype=torch.bfloat16)
+    assert torch.kron(a, b, out=out) is out and out.float().eq(36).all()
+
+
+def test_lerp_out_with_a_zero_dim_weight_casts():
+    v = torch.tensor(-2.0, dtype=torch.float64)
+    w = torch.tensor([0.3, 0.6], dtype=torch.float64)
+    assert torch.lerp(w, w, v, out=torch.empty(2, dtype=torch.float16)).dtype is torch.float16
+    with pytest.raises(RuntimeError, match="Found dtype Half but expected Double"):
+        torch.lerp(w, w, w, out=torch.empty(2, dtype=torch.float16))
+
+
+def test_topk_and_descending_sort_of_the_smallest_int64():
+    x = torch.tensor([0, -2**63, 5, 2**63 - 1])
+    assert torch.topk(x, 2).values.tolist() == [2**63 - 1, 5]
+    assert torch.sort(x, descending=True).values.tolist() == [2**63 - 1, 5, 0, -2**63]
+
+
+# ----- convolution padding with non-finite weights ------------------------------------------------
+def _corner(nd, batch, cin, cout, groups, k, pad, dtype=torch.float32):
+    x = torch.ones(((batch,) if batch else ()) + (cin,) + (4,) * nd, dtype=dtype)
+    w = torch.full((cout, cin // groups) + (k,) * nd, math.inf, dtype=dtype)
+    y = (F.conv1d if nd == 1 else F.conv2d)(x, w, padding=pad, groups=groups)
+    return y.reshape(-1)[0].item()
+
+
+@pytest.mark.parametrize("args,want", [
+    ((1, 2, 1, 1, 1, 3, 2), math.inf),   # batch of 2: oneDNN leaves the padding out
+    ((1, 1, 1, 1, 1, 3, 2), math.nan),   # one sample, small kernel: padding multiplied
+    ((2, 1, 1, 1, 1, 4, 3), math.inf),   # a 4x4 kernel: oneDNN
+    ((1, 2, 1, 1, 1, 3, 3), math.nan),   # padding as large as the kernel: multiplied
+    ((1, 0, 4, 4, 4, 3, 2), math.inf),   # depthwise
+    ((1, 0, 2, 4, 2, 3, 2), math.nan),   # one input, two outputs per group
+    ((1, 0, 8, 8, 2, 3, 2), math.inf),   # four channels per group
+    ((1, 0, 6, 6, 3, 3, 2), math.nan),   # two channels per group
+])
+def test_conv_padding_with_an_infinite_weight_follows_torchs_kernel_choice(args, want):
+    got = _corner(*args)
+    assert (math.isnan(got) and math.isnan(want)) or got == want
+
+
+def test_conv_padding_kernel_choice_against_torch():
+    real = pytest.importorskip("torch")
+    real.set_num_threads(2)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(400):  # stride and dilation 1: the rule holds exactly (SPEC §3.1)
+        nd = int(rng.integers(1, 3))
+        batch = int(rng.integers(0, 4))
+        cin, cout, groups = [(1, 1, 1), (2, 4, 1), (2, 4, 2), (8, 8, 2), (4, 4, 4), (6, 6, 3)][
+            rng.integers(0, 6)]
+        k, pad, size = int(rng.integers(1, 6)), int(rng.integers(0, 6)), int(rng.integers(1, 7))
+        dt = ["float32", "bfloat16", "float16", "float64"][rng.integers(0, 4)]
+        if dt == "bfloat16" and groups > 1 and cin == groups and cout > cin:
+            continue  # NaN everywhere in torch (SPEC §3.1 Differs)
+        outs = []
+        for T in (real, torch):
+            x = T.ones(((batch,) if batch else ()) + (cin,) + (size,) * nd, dtype=getattr(T, dt))
+            w = T.full((cout, cin // groups) + (k,) * nd, math.inf, dtype=getattr(T, dt))
+            try:
+                y = (T.nn.functional.conv1d if nd == 1 else T.nn.functional.conv2d)(
+                    x, w, padding=pad, groups=groups)
+            except RuntimeError:
+                outs.append(None)
+                continue
+            outs.append(np.asarray(y.float().tolist()))
+        if outs[0] is None:
+            assert outs[1] is None
+            continue
+        checked += 1
+        np.testing.assert_array_equal(np.isnan(outs[0]), np.isnan(outs[1]))
+        np.testing.assert_array_equal(np.isinf(outs[0]), np.isinf(outs[1]))
+    assert checked > 100
