@@ -176,7 +176,8 @@ class Program:
     steps: list
     backward: str = "cot"  # "cot", "sum" or "none"
     # what a run saw of each step's operands (torch side), for the expected-difference rules:
-    # step index -> {"nonfinite": an operand held inf/NaN, "constant": operand 0 was one value}
+    # step index -> {"nonfinite": an operand held inf/NaN, "constant": operand 0 was one value,
+    # "noncontig": the positions of non-contiguous tensor operands}
     facts: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -672,7 +673,9 @@ def _facts(operands: list) -> dict:
     floats = [v for v in vals if v.dtype.kind == "f"]
     first = vals[0] if vals else np.zeros(0)
     return {"nonfinite": any(not np.isfinite(v).all() for v in floats),
-            "constant": first.size > 1 and bool((first == first.reshape(-1)[0]).all())}
+            "constant": first.size > 1 and bool((first == first.reshape(-1)[0]).all()),
+            "noncontig": {i for i, s in enumerate(operands)
+                          if s.kind == "tensor" and not s.contiguous}}
 
 
 def step_rtol(operands: list, out: Snap):

@@ -218,3 +218,71 @@ def test_conv_padding_kernel_choice_against_torch():
         np.testing.assert_array_equal(np.isnan(outs[0]), np.isnan(outs[1]))
         np.testing.assert_array_equal(np.isinf(outs[0]), np.isinf(outs[1]))
     assert checked > 100
+
+
+def test_roll_and_cat_lay_out_as_torchs_cat():
+    x = torch.zeros(3, 4, 4, 2).permute(0, 3, 1, 2)  # channels-last
+    assert x.roll(0, 0).stride() == (32, 16, 4, 1)   # one empty piece: contiguous
+    assert x.roll(1, 2).stride() == (32, 1, 8, 2)
+    assert torch.cat([x, x]).stride() == (32, 1, 8, 2)
+    assert torch.cat([x, x.contiguous()]).stride() == (32, 16, 4, 1)
+    y = torch.arange(18.0).reshape(3, 1, 2, 3).permute(0, 2, 3, 1)  # (3, 2, 3, 1)
+    assert y.roll(-1, 3).stride() == (6, 3, 1, 1)    # contiguous, size-1 dims included
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.int32, torch.int16,
+                                   torch.int8, torch.uint8])
+def test_sdpa_on_integer_or_bool_inputs_raises_torchs_errors(dtype):
+    q = torch.ones(1, 2, 3, dtype=dtype)
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found"):
+        F.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found"):
+        F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    mask = torch.ones(2, 2, dtype=torch.bool)
+    with pytest.raises(RuntimeError, match="expected scalar type Float" if dtype is torch.bool
+                       else "without overflow"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+
+
+@pytest.mark.parametrize("x,g,want", [
+    ([0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, math.inf], [1.0, 0.0, 0.0, 0.0]),
+    ([0.0, 0.0, 0.0, 0.0], [math.inf] * 4, [math.inf, 0.0, 0.0, 0.0]),
+    ([1.0, 0.0, 2.0, 0.0], [1.0, math.inf, 1.0, 1.0], [1.0, math.inf, 0.0, 0.0]),
+    ([2.0, 3.0, 0.0, 5.0], [1.0, 1.0, 1.0, math.inf], [4.0, 2.0, math.inf, 0.0]),
+])
+def test_cumprod_gradient_with_zeros_is_torchs_first_order_rule(x, g, want):
+    t = torch.tensor(x, requires_grad=True)
+    t.cumprod(0).backward(torch.tensor(g))
+    assert t.grad.tolist() == want  # torch 2.13's values: no 0 * inf past the first zero
+
+
+def test_where_takes_a_uint8_condition_with_torchs_deprecation_warning():
+    c = torch.tensor([1, 0], dtype=torch.uint8)
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    assert torch.where(c, a, b).tolist() == [1.0, 4.0]
+    assert torch.where(c, a, b, out=torch.empty(2)).tolist() == [1.0, 4.0]
+    with pytest.raises(RuntimeError, match="boolean tensor, but got a tensor with dtype Char"):
+        torch.where(c.to(torch.int8), a, b)
+
+
+def test_addmm_inplace_self_must_have_the_products_shape():
+    s = torch.zeros(3, dtype=torch.float64)
+    with pytest.raises(RuntimeError, match=r"Bad in-place call: input tensor size \[3\] and "
+                                           r"output tensor size \[2, 3\] should match"):
+        s.addmm_(torch.ones(2, 4, dtype=torch.float64), torch.ones(4, 3, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+        s.addmm_(torch.ones(2, 4, dtype=torch.float64), torch.ones(5, 3, dtype=torch.float64))
+
+
+def test_dot_out_dtype_is_checked_first():
+    with pytest.raises(RuntimeError, match="result dtype Char does not match input dtype Bool"):
+        torch.dot(torch.ones(1, dtype=torch.bool), torch.ones(1, dtype=torch.bool),
+                  out=torch.empty(0, dtype=torch.int8))
+    with pytest.raises(RuntimeError, match="result dtype Char does not match input dtype Float"):
+        torch.dot(torch.ones(2, 2), torch.ones(2, 2), out=torch.empty(0, dtype=torch.int8))
+
+
+def test_views_of_a_dense_permuted_owner_get_torchs_size_one_strides():
+    x = torch.ones(1, 2, 2, dtype=torch.bool).permute(2, 1, 0).to(torch.uint8)  # owns its memory
+    assert x.stride() == (1, 2, 4)
+    assert x.view(2, 1, 2, 1, 1, 1).stride() == (1, 4, 2, 4, 4, 4)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import apply
+from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import selection as S
@@ -19,10 +20,23 @@ __all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatt
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, Tensor) and condition._dtype is D.uint8:
+        # torch still takes a uint8 condition (nonzero is True), warning once per process
+        if not _UINT8_WHERE_WARNED:
+            _UINT8_WHERE_WARNED.append(True)
+            warn_user("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.")
+        condition = condition != 0
     if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
+        name = D.scalar_name(condition._dtype) if isinstance(condition, Tensor) else \
+            type(condition).__name__
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with "
-                           f"dtype {getattr(condition, '_dtype', type(condition).__name__)}")
+                           f"dtype {name}")
     return apply(E.Where, condition, _t(input), _t(other))
+
+
+_UINT8_WHERE_WARNED: list = []
 
 
 def nonzero(input, *, as_tuple=False):

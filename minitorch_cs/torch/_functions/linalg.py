@@ -7,6 +7,7 @@ from .. import _dtype as D
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import movement as M
+from .._tensor import Tensor
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
@@ -92,6 +93,17 @@ def dot(input, other):
     return apply(L.Matmul, input, other)
 
 
+def _dot_out_check(out, input, other=None, **_):
+    """``dot(..., out=)``: torch checks ``out``'s dtype against ``input``'s before anything else
+    (shapes, the operands' dtypes, the kernel's dtype support)."""
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"result dtype {D.scalar_name(out.dtype)} does not match input dtype "
+                           f"{D.scalar_name(input.dtype)}")
+
+
+dot.out_check = _dot_out_check
+
+
 def outer(input, vec2):
     return mul(input.unsqueeze(1), vec2.unsqueeze(0))
 
@@ -101,6 +113,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
+    """``self.addmm_``: once the matrices are valid, ``self`` must have the product's shape
+    (torch does not broadcast an in-place ``self``: "Bad in-place call")."""
+    if mat1.ndim == 2 and mat2.ndim == 2 and mat1.shape[1] == mat2.shape[0] and \
+            tuple(self.shape) != (mat1.shape[0], mat2.shape[1]):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
+                           f"tensor size {[mat1.shape[0], mat2.shape[1]]} should match")
     return apply_inplace(L.Addmm, self, mat1, mat2, beta=beta, alpha=alpha)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op
-from ._kernel import Kernel, index_layout
+from ._kernel import Kernel, _strided_like, index_layout, is_channels_last, preserve_format
 from .elementwise import _to_dtype_checked
 from .._dtype import bool as _bool
 from .._tensor import Tensor
@@ -41,10 +41,19 @@ def _restrided(r, strides):
     if r.strides == strides:
         return r
     root = r
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if not root.flags.c_contiguous:
-        return r
+    while True:  # the owning array (through numpy's as_strided wrappers too)
+        b = root.base
+        if not isinstance(b, np.ndarray) and isinstance(getattr(b, "base", None), np.ndarray) \
+                and hasattr(b, "__array_interface__"):
+            b = b.base
+        if not isinstance(b, np.ndarray):
+            break
+        root = b
+    if not root.flags.c_contiguous:  # a dense root in another order: its memory-order view
+        flat = root.ravel(order="K")
+        if flat.base is not root:
+            return r
+        root = flat
     offset = r.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     v = np.ndarray(r.shape, r.dtype, buffer=root, offset=offset, strides=strides)
     if not r.flags.writeable:
@@ -272,14 +281,29 @@ class IndexPut(Kernel):
         return (gx, gv)
 
 
+def _concatenate(pieces, axis):
+    """``np.concatenate`` into a result laid out by torch's ``cat`` rule: channels-last when
+    every piece suggests it (an empty piece does not), else contiguous (size-1 dims included)."""
+    shape = list(pieces[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in pieces)
+    dtype = np.result_type(*pieces)
+    if len(shape) == 4 and all(is_channels_last(p) for p in pieces):
+        out = _strided_like(shape, dtype, [1, 3, 2, 0])
+    else:
+        out = np.empty(shape, dtype)
+    np.concatenate(pieces, axis=axis, out=out)
+    return out
+
+
 class Cat(Kernel):
     name = "cat"
+    own_layout = True
 
     @staticmethod
     def forward(ctx, *xs, dim=0):
         ctx.sizes = [x.shape[dim] for x in xs]
         ctx.dim = dim
-        return np.concatenate(xs, axis=dim)
+        return _concatenate(xs, dim % xs[0].ndim) if xs[0].ndim else np.concatenate(xs, axis=dim)
 
     @staticmethod
     def backward(ctx, g):
@@ -314,13 +338,25 @@ class Flip(Kernel):
 
 
 class Roll(Kernel):
+    """torch's roll: per dim (in order), the two slices ``x[start:]`` and ``x[:start]``
+    concatenated, so the result's layout is ``cat``'s rule on them."""
+
     name = "roll"
-    suggest_format = (0,)  # torch: input.contiguous(input.suggest_memory_format())
+    own_layout = True
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return np.roll(x, shifts, dims)
+        if x.size == 0:
+            return preserve_format(x, x.copy())
+        r = x
+        for s, d in zip(*((v,) if not isinstance(v, tuple) else v for v in (shifts, dims))):
+            n = r.shape[d]
+            start = (n - s) % n
+            key = (slice(None),) * (d % r.ndim)
+            pieces = (r[key + (slice(start, n),)], r[key + (slice(0, start),)])
+            r = _concatenate(pieces, d % r.ndim)
+        return r
 
     @staticmethod
     def backward(ctx, g):

@@ -495,17 +495,34 @@ class Cumprod(Kernel):
                 w = g * y
                 acc = np.flip(_accumulate(np.add, np.flip(w.astype(np.float32), d), d), d)
                 return (acc.astype(g.dtype) / x,)
-        if x.ndim and not (x == 0).any():
+        if x.size <= 1 or x.shape[d] == 1:
+            return (g,)
+        if not (x == 0).any():
             return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
-        # with zeros, as torch: d y_j / d x_i is the product of x_k over k <= j, k != i
-        xs, gs = np.moveaxis(np.atleast_1d(x), d, -1), np.moveaxis(np.atleast_1d(g), d, -1)
-        out = np.empty_like(xs)
-        for i in range(xs.shape[-1]):
-            without = xs.copy()
-            without[..., i] = 1
-            partial = np.multiply.accumulate(without, axis=-1)
-            out[..., i] = np.add.reduce((gs * partial)[..., i:], axis=-1)
-        return (np.moveaxis(out, -1, d).reshape(x.shape),)
+        return (_cumprod_grad_with_zeros(x, y, g, d),)
+
+
+def _cumprod_grad_with_zeros(x, y, g, d):
+    """torch's first-order cumprod gradient for an input with zeros (z1, z2: the first two
+    zeros of a slice): before z1 the reversed cumulative sum of ``g * y`` (cut at z1) over x;
+    at z1 ``y[z1-1] * (g[z1] + sum_{z1<j<z2} g[j] prod_{z1<i<=j} x_i)``; after z1 exactly 0 --
+    so an infinite gradient past a zero never meets a 0 (no NaN)."""
+    zeros = np.cumsum(x == 0, axis=d)
+    before = zeros == 0
+    zero = np.zeros((), g.dtype)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = np.where(before, y * g, zero)
+        out = np.where(before, np.flip(np.cumsum(np.flip(w, d), axis=d), d) / x, zero)
+        first = zeros == 1
+        at = np.argmax(first, axis=d)[(slice(None),) * d + (None,)]  # the first zero (or 0)
+        is_first = (np.arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - d - 1)) == at) & first
+        inner = first & ~is_first
+        run = np.cumprod(np.where(inner, x, np.ones((), x.dtype)), axis=d)
+        total = np.sum(run * np.where(first, g, zero), axis=d, keepdims=True)
+        prev = np.take_along_axis(y, np.maximum(at - 1, 0), axis=d)
+        total = total * np.where(at == 0, np.ones((), y.dtype), prev)
+        out = np.where(is_first, total, out)
+    return out.astype(g.dtype, copy=False)
 
 
 def _cumprod_backward_graph(xp, x, g, d):

@@ -38,6 +38,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
                            f"dtype, but got attn_mask.dtype: {_cpp_dtype(attn_mask)} and  "
                            f"query.dtype: {_cpp_dtype(query)} instead.")
+    if not query._dtype.is_floating_point:
+        # torch's math path: a bool mask becomes a -inf/0 mask in the query's dtype (an integer
+        # dtype cannot hold -inf), the scaled scores are float, and the final matmul with the
+        # integer or bool values refuses to mix dtypes
+        if attn_mask is not None and attn_mask._dtype is D.bool and query._dtype is not D.bool:
+            raise RuntimeError("value cannot be converted to type "
+                               f"{_C_INT[query._dtype.name]} without overflow")
+        raise RuntimeError(f"expected scalar type Float but found {D.scalar_name(query._dtype)}")
     if enable_gqa:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hq % hk or hq % hv:
@@ -67,6 +75,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0:
         attn = dropout(attn, dropout_p)
     return T.matmul(attn, value)
+
+
+_C_INT = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+          "uint8": "uint8_t"}
 
 
 def _cpp_dtype(t):
