@@ -286,3 +286,46 @@ def test_views_of_a_dense_permuted_owner_get_torchs_size_one_strides():
     x = torch.ones(1, 2, 2, dtype=torch.bool).permute(2, 1, 0).to(torch.uint8)  # owns its memory
     assert x.stride() == (1, 2, 4)
     assert x.view(2, 1, 2, 1, 1, 1).stride() == (1, 4, 2, 4, 4, 4)
+
+
+def test_std_of_equal_values_is_exactly_zero_with_a_zero_gradient():
+    v = torch.tensor(-2.203019, requires_grad=True)
+    s = v.reshape(-1).repeat(128).reshape(4, 4, 4, 2).std()
+    assert s.item() == 0.0
+    s.backward()
+    assert v.grad.item() == 0.0  # torch masks std's 0/0
+
+
+def test_cumprod_over_a_size_one_dim_passes_the_gradient_through():
+    x = torch.tensor([[math.nan], [2.0]], dtype=torch.bfloat16, requires_grad=True)
+    x.reshape(2, 1, 1).repeat(1, 1, 4).cumprod(1).sum().backward()
+    assert x.grad.tolist() == [[4.0], [4.0]]
+
+
+def test_half_binary_cross_entropy_gradient_rounds_its_floor_away():
+    # float16: the 1e-12 floor is 0, so input == target == 1 gives 0/0 (torch); bfloat16 keeps it
+    for dtype, nan in ((torch.float16, True), (torch.bfloat16, False)):
+        x = torch.tensor([1.0, 0.5], dtype=dtype, requires_grad=True)
+        F.binary_cross_entropy(x, torch.tensor([1.0, 0.0], dtype=dtype)).backward()
+        assert math.isnan(x.grad[0].item()) is nan and x.grad[1].item() == 1.0  # mean of 2
+
+
+def test_changing_saved_results_in_place_is_refused():
+    a = torch.tensor([[3.0, 1.0], [0.5, 2.0]], requires_grad=True)
+    s = torch.linalg.svdvals(a)
+    s.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.sum().backward()
+    x = torch.randn(4, 3, requires_grad=True)
+    rm, rv = torch.zeros(3), torch.ones(3)
+    y = F.batch_norm(x, rm, rv, training=False)
+    rv.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_nan_to_num_out_of_an_integer_tensor_is_contiguous():
+    x = torch.arange(8, dtype=torch.int8).reshape(2, 2, 2).permute(2, 1, 0)
+    out = torch.empty(0, dtype=torch.int8)
+    assert torch.nan_to_num(x, out=out).stride() == (4, 2, 1)
+    assert torch.nan_to_num(x).stride() == x.stride()

@@ -323,6 +323,17 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return apply(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
 
 
+def _nan_to_num_out(input, nan=0.0, posinf=None, neginf=None):
+    """``nan_to_num(..., out=)``: for an integer or bool input torch resizes ``out`` plainly
+    (contiguous) and copies the input into it."""
+    if isinstance(input, Tensor) and not input._dtype.is_floating_point:
+        return input.contiguous() if not input.is_contiguous() else input.clone()
+    return nan_to_num(input, nan, posinf, neginf)
+
+
+nan_to_num.out_variant = _nan_to_num_out
+
+
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
     """In-place :func:`nan_to_num`; returns ``input``."""
     _check_tensor(input, "nan_to_num_")

@@ -24,7 +24,7 @@ import inspect
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op
+from .._dispatch import Op, _dense_layout
 
 __all__ = ["Kernel", "Pointwise", "finish"]
 
@@ -196,14 +196,7 @@ class _Layout:
         self.shape, self.strides, self.ndim = shape, strides, len(shape)
 
 
-def _dense(a) -> bool:
-    """torch's ``is_non_overlapping_and_dense``: the elements tile one block of memory."""
-    acc = a.itemsize
-    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
-        if st != acc:
-            return False
-        acc *= n
-    return True
+_dense = _dense_layout  # torch's ``is_non_overlapping_and_dense`` (one rule, in the dispatch)
 
 
 def _as_converted(inputs, promoted):

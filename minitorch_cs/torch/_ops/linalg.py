@@ -442,6 +442,7 @@ class Svdvals(Kernel):
     name = "linalg_svdvals"
     node_name = "LinalgSvdBackward0"
     saved = ()
+    saves_output = True  # torch's node saves U, S and Vh: changing S in place is refused
 
     @staticmethod
     def forward(ctx, a):

@@ -36,13 +36,12 @@ def _accumulate(ufunc, x, axis, dtype=None):
 
 
 def _var(x, axis, n, correction, keepdim):
-    """np.var's arithmetic (sum, divide, square the deviations, sum, divide). Along given dims
-    the mean is refined once by the mean deviation: torch's per-dim kernel is Welford's, exact
-    where a slice is constant (a zero variance, so std's gradient is masked there); the
-    all-reduce (``axis=None``) is torch's plain two-pass, as here."""
+    """np.var's arithmetic (sum, divide, square the deviations, sum, divide), the mean refined
+    once by the mean deviation: torch's per-dim kernel is Welford's and its all-reduce takes the
+    mean of its cascade sum, both exact where the values are all equal (a zero variance, so
+    std's gradient is masked there); numpy's sum is not, the refined mean is."""
     mean = np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
-    if axis is not None:
-        mean = mean + np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
+    mean = mean + np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
     dev = np.asarray(x - mean)
     np.multiply(dev, dev, out=dev)
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
@@ -488,6 +487,8 @@ class Cumprod(Kernel):
         if graph_mode(xp):
             return (_cumprod_backward_graph(xp, ctx.x, g, ctx.dim),)
         x, y, d = ctx.x, ctx.y, ctx.dim
+        if x.size <= 1 or x.shape[d] == 1:  # torch hands the gradient through unchanged
+            return (g,)
         if g.dtype in _HALF:  # torch's formula runs on the half tensors (its saved result is
             # the rounded one, so an overflowed product is inf there); its cumsum sums in float32
             x, y = x.astype(g.dtype), y.astype(g.dtype)
@@ -495,8 +496,6 @@ class Cumprod(Kernel):
                 w = g * y
                 acc = np.flip(_accumulate(np.add, np.flip(w.astype(np.float32), d), d), d)
                 return (acc.astype(g.dtype) / x,)
-        if x.size <= 1 or x.shape[d] == 1:
-            return (g,)
         if not (x == 0).any():
             return (np.flip(_accumulate(np.add, np.flip(g * y, d), d), d) / x,)
         return (_cumprod_grad_with_zeros(x, y, g, d),)

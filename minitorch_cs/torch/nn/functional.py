@@ -215,7 +215,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     beta = -(running_mean.to(wide).reshape(shape) * alpha)
     if bias is not None:
         beta = bias.to(wide).reshape(shape) + beta
-    return _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
+    y = _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
+    node = y.grad_fn
+    if node is not None:  # torch's batch-norm node saves the running statistics too: changing
+        # them in place before backward is refused, as there
+        node.saved_versions.extend((t, t._vc[0]) for t in (running_mean, running_var)
+                                   if t is not None)
+    return y
 
 
 def _in_suggested_format(y, input):
