@@ -329,3 +329,18 @@ def test_nan_to_num_out_of_an_integer_tensor_is_contiguous():
     out = torch.empty(0, dtype=torch.int8)
     assert torch.nan_to_num(x, out=out).stride() == (4, 2, 1)
     assert torch.nan_to_num(x).stride() == x.stride()
+
+
+@pytest.mark.parametrize("call,want", [
+    (lambda h: h + 2049.0, [2048.0, 2052.0]),                 # the number rounded to float16
+    (lambda h: h - 2049.0, [-2047.0, -2045.0]),
+    (lambda h: h % 2049.0, [1.0, 3.0]),
+    (lambda h: h * 2049.0, [2048.0, 6148.0]),                 # mul reads it in float32
+    (lambda h: h * torch.tensor(2049.0), [2048.0, 6148.0]),   # a 0-d float32 tensor too
+    (lambda h: h / torch.tensor(70000.5), [1.430511474609375e-05, 4.285573959350586e-05]),
+    (lambda h: torch.add(h, 683.0, alpha=3), [2048.0, 2052.0]),  # alpha * b rounded first
+    (lambda h: torch.sub(h, torch.tensor([683.0, 683.0], dtype=torch.float16), alpha=3),
+     [-2047.0, -2045.0]),
+])
+def test_half_tensor_with_a_number_follows_each_kernels_rule(call, want):
+    assert call(torch.tensor([1.0, 3.0], dtype=torch.float16)).tolist() == want  # torch 2.13

@@ -28,7 +28,7 @@ from .elementwise import (  # the shared promotion helpers and the pointwise bas
 def _scaled(a, b, alpha):
     """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is
     refused for integral results, a bool alpha for non-bool ones. Computed in the result dtype
-    (half precision in float32, rounded once with the sum)."""
+    (in half precision the product is rounded before the sum, as torch's kernel does)."""
     rt = np.dtype(_rtype(a, b))
     if rt.kind in "biu" and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
@@ -37,12 +37,16 @@ def _scaled(a, b, alpha):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if alpha == 1 and not isinstance(alpha, (bool, np.bool_)):
         return b
+    if rt in HALF:  # torch (measured): alpha and b in the half dtype, their product rounded
+        # to it, then added and rounded again
+        with np.errstate(over="ignore"):
+            prod = np.asarray(b).astype(rt) * np.asarray(alpha).astype(rt)
+        return prod if isinstance(b, np.ndarray) else float(prod)
     if not isinstance(b, np.ndarray):
         return b * alpha
     if rt.kind == "b":
         return np.asarray(b.astype(bool) & bool(alpha))
-    wide = opmath_dtype(rt)
-    return np.asarray(b.astype(wide, copy=False) * np.asarray(alpha).astype(wide))
+    return np.asarray(b.astype(rt, copy=False) * np.asarray(alpha).astype(rt))
 
 
 def _check_sub(a, b):
@@ -57,8 +61,8 @@ def _check_sub(a, b):
 
 def _add_sub(f, a, b, alpha, out):
     b2 = _scaled(a, b, alpha)
-    if b2 is b or not isinstance(b2, np.ndarray):
-        return _binary(f, a, b2, out)
+    if b2 is b or not isinstance(b2, np.ndarray):  # (a scaled number is already in the half
+        return _binary(f, a, b2, out, opmath=b2 is not b)  # dtype times alpha: not again)
     rt = _rtype(a, b)
     r = np.asarray(f(a.astype(b2.dtype, copy=False) if isinstance(a, np.ndarray) else a, b2))
     r = r.astype(rt, copy=False)
@@ -98,6 +102,18 @@ class Sub(Pointwise):
         return (g if n[0] else None, (-g if ctx.alpha == 1 else g * -ctx.alpha) if n[1] else None)
 
 
+def _scalar_operand(a, b):
+    """``b`` as torch's multiply and divide kernels read it: a zero-dim second operand whose
+    dtype is not the (half-precision) result's is taken at its own value in float32 (the
+    kernel's ``original_scalar_value``), like a Python number -- not rounded to the half dtype
+    first (``h / tensor(70000.)`` is finite in float16)."""
+    if isinstance(b, np.ndarray) and b.ndim == 0 and isinstance(a, np.ndarray) and a.ndim and \
+            a.dtype in HALF and b.dtype.kind in "fiu" and b.dtype != a.dtype and \
+            np.dtype(_rtype(a, b)) == a.dtype:
+        return float(b) if b.dtype.kind == "f" else int(b)
+    return b
+
+
 class Mul(Pointwise):
     name = "mul"
     saved = (0, 1)
@@ -107,7 +123,7 @@ class Mul(Pointwise):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = _grad_operands(a, b)
-        return _binary(np.multiply, a, b, out)
+        return _binary(np.multiply, a, _scalar_operand(a, b), out, opmath=True)
 
     @staticmethod
     def backward(ctx, g):
@@ -143,28 +159,33 @@ class Div(Pointwise):
     def forward(ctx, a, b, rounding_mode=None, out=None):
         ctx.a, ctx.b = _grad_operands(a, b)
         ctx.mode = rounding_mode
+        b = _scalar_operand(a, b)
         if rounding_mode is None:
             a0, b0 = a, b
             a, b, rt = _prep(a, b)
             if np.dtype(rt).kind in "biu":
                 # torch promotes integer inputs straight to the float type (each operand cast
                 # from its own dtype: uint8 253 / int32 -3 is -84.3, not 253 / 253)
-                ft = D.get_default_dtype().np
+                ft = rt = D.get_default_dtype().np
                 a = a0.astype(ft) if isinstance(a0, np.ndarray) else a
                 b = b0.astype(ft) if isinstance(b0, np.ndarray) else b
+            elif np.dtype(rt) in HALF and isinstance(a, np.ndarray) and \
+                    not isinstance(b, np.ndarray):
+                b = np.float32(b)  # a number divisor: torch's kernel divides in float32
             if out is not None:
-                _out_check(_rtype(a, b), out)
+                _out_check(rt, out)
                 return np.true_divide(a, b, out=out, casting="unsafe")
             r = np.true_divide(a, b)
-            rt = _rtype(a, b)
             return r if isinstance(r, np.ndarray) and r.dtype == rt else np.asarray(r, rt)
         if rounding_mode in ("floor", "trunc"):
             _refuse(f"div_{rounding_mode}_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         if rounding_mode == "floor":
-            return _binary(np.floor_divide, a, b, out)
+            return _binary(np.floor_divide, a, b, out, opmath=True)
         if rounding_mode == "trunc":
             a2, b2, rt = _prep(a, b)
+            if np.dtype(rt) in HALF and not isinstance(b2, np.ndarray):
+                b2 = np.float32(b2)  # the divisor's own value, in float32 (torch's kernel)
             r = np.trunc(np.true_divide(a2, b2))
             r = r.astype(rt) if isinstance(r, np.ndarray) else np.asarray(r, rt)
             if out is not None:

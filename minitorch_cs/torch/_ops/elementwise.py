@@ -135,15 +135,19 @@ def _wrap_int(v, rt):
     return np.array(v).astype(rt) if type(v) is int else v
 
 
-def _binary(f, a, b, out):
+def _binary(f, a, b, out, opmath=False):
+    """``f(a, b)`` in torch's result dtype. A Python number with a half-precision tensor is
+    cast to the half dtype first (torch's TensorIterator does: ``h + 2049.`` adds 2048 in
+    float16), except for the kernels that read the number itself in float32 (``opmath``:
+    multiply, divide -- ``h * 65536.`` is finite where ``|h| < 1``); either way the arithmetic
+    runs in float32 and rounds once."""
     a, b, rt = _prep(a, b)
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and rt in _HALF_DT:
-        # torch computes half tensors with a Python number in float32 ("opmath") and rounds the
-        # result: h * 65536. is finite where |h| < 1, not inf from rounding 65536 to float16
-        if type(a) is not np.ndarray:
-            a = np.float32(a)
-        if type(b) is not np.ndarray:
-            b = np.float32(b)
+        with np.errstate(over="ignore"):
+            if type(a) is not np.ndarray:
+                a = np.float32(a if opmath else np.asarray(a).astype(rt))
+            if type(b) is not np.ndarray:
+                b = np.float32(b if opmath else np.asarray(b).astype(rt))
     if out is not None:
         _out_check(rt, out)
         try:
