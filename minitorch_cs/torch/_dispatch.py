@@ -508,7 +508,26 @@ def _set_view_fn(t, op, src, rest, attrs):
         if parent is not None:
             a = parent(a)
         return op.forward(Ctx(), a, *rest, **attrs)
+    # the root base's memory order: a replay on a copy must lay the copy out the same way (a
+    # reshape that viewed the base may not view a C-ordered copy)
+    view_fn.base_order = parent.base_order if parent is not None else _dim_order(src._data)
     t._view_fn = view_fn
+
+
+def _dim_order(a) -> tuple:
+    """``a``'s dims from the slowest-varying stride to the fastest (ties keep dim order)."""
+    return tuple(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
+
+
+def view_target(view_fn, arr):
+    """A writable copy of ``arr`` (an array of the base's shape) laid out as the base that
+    ``view_fn`` was recorded on, so that ``view_fn`` of it is a view again."""
+    order = getattr(view_fn, "base_order", None)
+    if order is None or len(order) != arr.ndim:
+        return np.array(arr, copy=True)
+    out = np.empty([arr.shape[d] for d in order], arr.dtype).transpose(np.argsort(order))
+    out[...] = arr
+    return out
 
 
 def _wrap_out(op, arr, args, node, nr):
@@ -831,7 +850,7 @@ class _CopySlices(Op):
 
     @staticmethod
     def backward(ctx, g):
-        g = np.array(g, copy=True)
+        g = view_target(ctx.view_fn, g)
         gv = ctx.view_fn(g)
         inner = ctx.inner.op.backward(ctx.inner, np.array(gv, copy=True))
         res = [None] * len(ctx.next)
@@ -916,7 +935,7 @@ class _ViewOf(Op):
 
     @staticmethod
     def backward(ctx, g):
-        full = np.zeros(ctx.in_meta[0][0], ctx.in_meta[0][1])
+        full = view_target(ctx.view_fn, np.zeros(ctx.in_meta[0][0], ctx.in_meta[0][1]))
         ctx.view_fn(full)[...] = g
         return (full,)
 

@@ -344,3 +344,44 @@ def test_nan_to_num_out_of_an_integer_tensor_is_contiguous():
 ])
 def test_half_tensor_with_a_number_follows_each_kernels_rule(call, want):
     assert call(torch.tensor([1.0, 3.0], dtype=torch.float16)).tolist() == want  # torch 2.13
+
+
+def test_in_place_on_a_reshaped_view_of_a_transposed_result():
+    # the replay of the view chain runs on a copy laid out as the base (a reshape that viewed
+    # the base must view the copy too)
+    x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x.t() * 2
+    y.t().reshape(-1).mul_(3)
+    y.sum().backward()
+    assert x.grad.tolist() == [[6.0] * 3] * 2
+
+
+def test_rot90_result_is_no_view():
+    y = torch.rot90(torch.arange(6.0).reshape(2, 3) * 1, 1, (0, 1))
+    assert y._base is None and y.stride() == (1, 3)
+
+
+def test_integer_avg_pool_wraps_and_truncates():
+    x = torch.full((1, 1, 1, 4), -2**63, dtype=torch.int64)
+    assert F.avg_pool2d(x, (1, 2), 1).tolist() == [[[[0, 0, 0]]]]  # two minima wrap to 0
+    x = torch.tensor([[[[-7, 0, 7, 1]]]])
+    assert F.avg_pool2d(x, (1, 2), 1).tolist() == [[[[-3, 3, 4]]]]  # toward zero
+
+
+def test_adaptive_avg_pool_sums_then_divides():
+    x = torch.full((1, 1, 4), 1e-45)
+    assert F.adaptive_avg_pool1d(x, 2).tolist() == [[[1.401298464324817e-45] * 2]]
+
+
+def test_instance_norm_is_batch_norm_of_the_samples_with_running_statistics():
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    rm, rv = torch.zeros(3), torch.ones(3)
+    y = F.instance_norm(x, rm, rv, momentum=0.5)
+    assert torch.allclose(y, F.group_norm(x, 3))
+    np.testing.assert_allclose(rm.numpy(), [3.75, 5.75, 7.75])  # mean over the batch
+    with pytest.raises(ValueError, match="Expected more than 1 spatial element"):
+        F.instance_norm(torch.ones(2, 3, 1))
+    # half inputs keep batch norm's rounded statistics (torch 2.13's values)
+    h = torch.tensor([2.425, 2.02097], dtype=torch.float64).repeat(12).reshape(2, 3, 4)
+    out = F.instance_norm(h.to(torch.float16))
+    assert out[0, 0, :2].tolist() == [1.0048828125, -0.99462890625]

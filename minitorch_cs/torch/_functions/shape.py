@@ -416,8 +416,8 @@ def take_along_dim(input, indices, dim=None):
 
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by ``k`` quarter turns in the plane ``dims`` (from the first towards the second):
-    torch's composition of ``flip`` and ``transpose`` (a view of the flipped copy), and a
-    contiguous clone for ``k % 4 == 0``."""
+    torch's composition: ``flip``, then ``transpose_`` of that fresh copy (so the result is no
+    view), and a contiguous clone for ``k % 4 == 0``."""
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -432,10 +432,10 @@ def rot90(input, k=1, dims=(0, 1)):
     if not -n <= dims[1] < n:
         raise RuntimeError(f"Rotation dim1 out of range, dim1 = {dims[1]}")
     k = (4 + k % 4) % 4
-    if k == 1:
-        return transpose(flip(input, [dims[1]]), dims[0], dims[1])
+    if k == 1:  # (transpose_ of the fresh flip: the result is no view, as torch's)
+        return flip(input, [dims[1]]).transpose_(dims[0], dims[1])
     if k == 2:
         return flip(input, dims)
     if k == 3:
-        return transpose(flip(input, [dims[0]]), dims[0], dims[1])
+        return flip(input, [dims[0]]).transpose_(dims[0], dims[1])
     return apply(E.Clone, input, contiguous=True)

@@ -630,8 +630,11 @@ def _avg_div(xb, k, s, p, ho, wo, count_include_pad, divisor_override, dtype):
 
 def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
                        count_include_pad=True, divisor_override=None):
-    """torch.nn.functional.avg_pool2d."""
-    x = _as_float(x)
+    """torch.nn.functional.avg_pool2d. An int64 input sums in int64 (wrapping, as C does) and
+    divides with truncation toward zero, as torch's integer kernel."""
+    x = np.asarray(x)
+    if x.dtype != np.int64:
+        x = _as_float(x)
     xb, unb, (kh, kw), (sh, sw), (ph, pw), ho, wo = _avg_setup(
         x.shape, kernel_size, stride, padding, ceil_mode, divisor_override, x.dtype)
     n, c, h, wd = xb
@@ -647,8 +650,13 @@ def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     y = rows[:, :, :, 0:wspan:sw].copy()
     for j in range(1, kw):
         y += rows[:, :, :, j:j + wspan:sw]
-    y /= _avg_div(xb, (kh, kw), (sh, sw), (ph, pw), ho, wo, count_include_pad,
-                  divisor_override, x.dtype)
+    div = _avg_div(xb, (kh, kw), (sh, sw), (ph, pw), ho, wo, count_include_pad,
+                   divisor_override, x.dtype)
+    if x.dtype == np.int64:
+        q = y // div  # floor, then toward zero where the division is inexact and negative
+        y = q + ((y % div != 0) & ((y < 0) != (div < 0)))
+    else:
+        y /= div
     return y[0] if unb else y
 
 
@@ -742,9 +750,13 @@ def adaptive_avg_pool2d_forward(x, output_size):
                 w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
                 out[..., i, j] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
         return out
+    # window sums (0/1 matrices), then one division by the window sizes: torch sums and then
+    # divides (a 1/k weight per element would lose denormal inputs)
     ph = _adaptive_matrix(h, oh, x.dtype)
     pw = _adaptive_matrix(wd, ow, x.dtype)
-    return np.matmul(np.matmul(ph, x), pw.T)
+    ones_h, ones_w = (ph != 0).astype(x.dtype), (pw != 0).astype(x.dtype)
+    counts = np.outer(ones_h.sum(1), ones_w.sum(1)).astype(x.dtype)
+    return np.matmul(np.matmul(ones_h, x), ones_w.T) / counts
 
 
 def adaptive_avg_pool2d_backward(gy, x_shape, output_size):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch import Op
+from .._dispatch import Op, view_target
 from ._kernel import Kernel, _strided_like, index_layout, is_channels_last, preserve_format
 from .elementwise import _to_dtype_checked
 from .._dtype import bool as _bool
@@ -752,7 +752,7 @@ class ViewTake(Op):
     @staticmethod
     def forward(ctx, x, view_fn):
         ctx.view_fn = view_fn
-        return np.array(view_fn(x), copy=True)
+        return np.array(view_fn(view_target(view_fn, x)), copy=True)
 
     @staticmethod
     def backward(ctx, g):
@@ -770,7 +770,7 @@ class ViewSet(Op):
     @staticmethod
     def forward(ctx, x, v, view_fn):
         ctx.view_fn = view_fn
-        r = np.array(x, copy=True)
+        r = view_target(view_fn, x)
         view_fn(r)[...] = v
         return r
 

@@ -631,8 +631,7 @@ class AvgPool2d(Kernel):
         ctx.shape = x.shape
         ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         if x.dtype.kind in "iu":  # int64: the sum divided with C's truncation, as torch does
-            return np.trunc(_conv().avg_pool2d_forward(x.astype(np.float64), *ctx.args)).astype(
-                x.dtype)
+            return _conv().avg_pool2d_forward(x.astype(np.int64), *ctx.args).astype(x.dtype)
         return _back(_conv().avg_pool2d_forward(_f32(x), *ctx.args), x)
 
     @staticmethod

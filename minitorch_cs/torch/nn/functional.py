@@ -259,10 +259,34 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
+    """torch's composition: batch norm of the contiguous ``(1, N*C, *)`` view of the input,
+    with ``weight``/``bias`` and the running statistics repeated per sample; the running
+    statistics (when given) are then set to the mean over the batch of the updated copies.
+    So half inputs keep their statistics rounded to the half dtype, as batch norm does."""
+    if use_input_stats:
+        size = input.shape
+        spatial = 1
+        for n in size[2:]:
+            spatial *= n
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {list(size)}")
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
                  floating_first=True)
-    # torch normalizes a contiguous (1, N*C, *) view of the input: a contiguous result
-    return group_norm(input.contiguous(), input.shape[1], weight, bias, eps)
+    b, c = input.shape[0], input.shape[1]
+    x = input.contiguous().view((1, b * c) + tuple(input.shape[2:]))
+    rep = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
+    out = batch_norm(x, rep[2], rep[3], rep[0], rep[1], training=use_input_stats,
+                     momentum=momentum, eps=eps)
+    prev = GradState.enabled
+    GradState.enabled = False
+    try:
+        for given, copy in ((running_mean, rep[2]), (running_var, rep[3])):
+            if given is not None:
+                given.copy_(copy.view(b, c).mean(0))
+    finally:
+        GradState.enabled = prev
+    return out.view(input.shape)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
