@@ -140,7 +140,8 @@ def _constant_norm_input(p) -> bool:
     has zero variance)."""
     return any(np.asarray(lf.values).size and len(np.unique(np.asarray(lf.values))) == 1
                for lf in p.leaves) or any(
-        s.row.startswith(_NORMS) and p.facts.get(k, {}).get("constant")
+        s.row.startswith(_NORMS) and (p.facts.get(k, {}).get("constant")
+                                      or p.facts.get(k, {}).get("constant_slice"))
         for k, s in enumerate(p.steps))
 
 

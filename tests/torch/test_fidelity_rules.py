@@ -385,3 +385,22 @@ def test_instance_norm_is_batch_norm_of_the_samples_with_running_statistics():
     h = torch.tensor([2.425, 2.02097], dtype=torch.float64).repeat(12).reshape(2, 3, 4)
     out = F.instance_norm(h.to(torch.float16))
     assert out[0, 0, :2].tolist() == [1.0048828125, -0.99462890625]
+
+
+def test_bfloat16_abs_gradient_at_nan_is_zero():
+    x = torch.tensor([math.nan, -1.0, 0.0, 2.0], dtype=torch.bfloat16, requires_grad=True)
+    x.abs().sum().backward()
+    assert x.grad.tolist() == [0.0, -1.0, 0.0, 1.0]
+
+
+def test_addcmul_casts_every_operand_to_the_common_dtype_first():
+    out = torch.addcmul(torch.tensor([1.912], dtype=torch.float16),
+                        torch.zeros(1, dtype=torch.int16),
+                        torch.tensor([-2**31], dtype=torch.int32), value=0.5)
+    assert math.isnan(out.item())  # int32 min is -inf in float16, and 0 * -inf is NaN (torch)
+
+
+def test_pow_gradient_with_a_bool_exponent_raises_torchs_error():
+    x = torch.tensor([2.86], requires_grad=True)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
+        (x ** torch.tensor(True)).sum().backward()

@@ -59,7 +59,8 @@ def raw(ctx, name):
 def _sgn(x):
     """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN."""
     s = np.sign(x)
-    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind == "f" else s
+    # (bfloat16's numpy dtype has kind "V": a floating dtype too)
+    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind in "fV" else s
 
 
 def _digamma(x):

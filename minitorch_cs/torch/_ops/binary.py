@@ -234,6 +234,8 @@ class Pow(Pointwise):
                 with xp.errstate(divide="ignore", invalid="ignore"):
                     ga = g * b * xp.power(a, b - 1)
             else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
+                if raw(ctx, "b").dtype == np.bool_:  # torch's formula takes exponent - 1
+                    _check_sub(raw(ctx, "b"), 1)
                 with xp.errstate(divide="ignore", invalid="ignore"):
                     ga = xp.where(b == 0, xp.zeros((), g.dtype), g * b * xp.power(a, b - 1))
         if len(n) > 1 and n[1]:
@@ -592,7 +594,10 @@ def _addc(a, t1, t2, value, combine, out):
     wide = opmath_dtype(rt)
     if rt.kind in "biu":
         value = int(value)
-    a2, x1, x2 = (np.asarray(x).astype(wide, copy=False) for x in (a, t1, t2))
+    with np.errstate(over="ignore"):  # each operand in the common dtype first, as torch's
+        # TensorIterator casts them (an int32 beyond float16's range is inf there)
+        a2, x1, x2 = (np.asarray(x).astype(rt, copy=False).astype(wide, copy=False)
+                      for x in (a, t1, t2))
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.asarray(a2 + np.asarray(value).astype(wide) * combine(x1, x2)).astype(rt)
     if out is not None:
