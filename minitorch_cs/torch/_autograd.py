@@ -274,11 +274,16 @@ def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
     if g.shape == shape:
         return g
     nd = g.ndim - len(shape)
+    dt = g.dtype
+    # float16/bfloat16 sum in float32 and round once, as torch's sum_to_size does
+    acc = np.float32 if dt.itemsize == 2 and dt.kind in "fV" else None
     if nd:
-        g = g.sum(axis=tuple(range(nd)))
+        g = g.sum(axis=tuple(range(nd)), dtype=acc)
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = g.sum(axis=axes, keepdims=True, dtype=acc)
+    if acc is not None:
+        g = np.asarray(g).astype(dt)
     if g.shape != shape:
         raise RuntimeError(f"internal error: gradient of shape {g.shape} for input of shape {shape}")
     return g if type(g) is np.ndarray else np.asarray(g)  # a sum to 0-d gives a numpy scalar

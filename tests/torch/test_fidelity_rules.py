@@ -404,3 +404,41 @@ def test_pow_gradient_with_a_bool_exponent_raises_torchs_error():
     x = torch.tensor([2.86], requires_grad=True)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
         (x ** torch.tensor(True)).sum().backward()
+
+
+def test_half_gradients_sum_in_float32_and_round_once():
+    g = np.random.default_rng(0).normal(size=36)
+    v = torch.tensor(1.5, dtype=torch.bfloat16, requires_grad=True)
+    v.reshape(-1).repeat(36).to(torch.float16).backward(torch.tensor(g, dtype=torch.float16))
+    w = torch.tensor([1.5], dtype=torch.bfloat16, requires_grad=True)
+    (w * torch.ones(36, 1, dtype=torch.bfloat16)).backward(
+        torch.tensor(g.reshape(36, 1), dtype=torch.bfloat16))
+    assert v.grad.item() == w.grad.item() == -3.90625  # torch 2.13's value
+
+
+def test_scalar_power_gradient_uses_the_power_kernels_special_cases():
+    x = torch.tensor([-0.5, -math.inf, 4.0, 0.0, -0.0], requires_grad=True)
+    (x ** 0.5).sum().backward()  # 0.5 * x ** -0.5: rsqrt, NaN at -inf (torch)
+    assert [str(v) for v in x.grad.tolist()] == ["nan", "nan", "0.25", "inf", "-inf"]
+
+
+def test_var_gradient_of_equal_large_values_is_zero():
+    v = torch.tensor([30000.0], requires_grad=True)
+    x = (v.repeat(4) + 2.5).repeat(48) ** 2
+    torch.var(x.reshape(4, 4, 4, 3), dim=(3, 0, 1, 2)).backward()
+    assert v.grad.item() == 0.0
+
+
+def test_more_torch_refusals():
+    x = torch.tensor([0.5], requires_grad=True)
+    with pytest.raises(RuntimeError, match="with two bool tensors"):
+        torch.lerp(x, x, torch.tensor(True)).sum().backward()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):  # the divisor as uint8 is 0
+        torch.fmod(torch.tensor([3], dtype=torch.uint8), torch.tensor(256))
+    y = torch.cumprod(torch.tensor(2.6, requires_grad=True), 0)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    ce = F.cross_entropy(torch.full((2, 4, 2), math.nan), torch.tensor([[2, 0], [0, 0]]),
+                         reduction="none", label_smoothing=0.1, ignore_index=0)
+    assert math.isnan(ce[0, 0].item()) and ce[0, 1].item() == ce[1, 0].item() == 0.0

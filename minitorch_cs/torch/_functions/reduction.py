@@ -230,7 +230,11 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
-        return _cumulative_0d(input, dtype)
+        out = _cumulative_0d(input, dtype)
+        if out.grad_fn is not None:  # torch's cumprod node saves its result all the same: an
+            # in-place change of it before backward is refused
+            out.grad_fn.saved_versions.append((out, out._vc[0]))
+        return out
     _cumulative_dtype("cumprod", dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)

@@ -108,6 +108,14 @@ def _np_split(x, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
+def _half_dtypes():
+    from ._opmath import HALF
+    return HALF
+
+
+_HALF_SUM = _half_dtypes()
+
+
 class _Numpy:
     """numpy, plus the helpers above; attributes are looked up in numpy once and cached."""
 
@@ -125,6 +133,16 @@ class _Numpy:
     erfinv = staticmethod(special.erfinv)
     digamma = staticmethod(_digamma)
     trigamma = staticmethod(_trigamma)
+
+    @staticmethod
+    def sum(x, axis=None, keepdims=False, **kw):
+        """numpy's sum; half precision accumulates in float32 and rounds once (torch's sum --
+        numpy would round every partial sum to the half dtype)."""
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt in _HALF_SUM and "dtype" not in kw:
+            return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=np.float32,
+                                     **kw)).astype(dt)
+        return np.sum(x, axis=axis, keepdims=keepdims, **kw)
 
     @staticmethod
     def unstack(x, axis=0):

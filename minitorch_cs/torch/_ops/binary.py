@@ -143,9 +143,11 @@ def _grad_operands(a, b):
 
 
 def _check_integer_zero(a, b):
-    """torch raises for an integer division (floor, trunc, remainder, fmod) by zero; numpy would
-    return 0 with a warning."""
-    if np.dtype(_rtype(a, b)).kind in "iu" and np.any(np.asarray(b) == 0):
+    """torch raises for an integer division (floor, trunc, remainder, fmod) by zero -- the
+    divisor taken in the result dtype (an int64 0-d divisor cast to uint8 may become 0); numpy
+    would return 0 with a warning."""
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind in "iu" and np.any((b.astype(rt) if isinstance(b, np.ndarray) else b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -230,9 +232,10 @@ class Pow(Pointwise):
                 ga = xp.zeros_like(g)
             elif not _is_arr(b) and b == 2:
                 ga = g * 2 * a
-            elif not _is_arr(b):
+            elif not _is_arr(b):  # self.pow(b - 1) by the same kernel (its special cases:
+                # (-inf) ** -0.5 is rsqrt's NaN, not C pow's 0)
                 with xp.errstate(divide="ignore", invalid="ignore"):
-                    ga = g * b * xp.power(a, b - 1)
+                    ga = g * b * xp.call(PowScalar, a, b - 1)
             else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
                 if raw(ctx, "b").dtype == np.bool_:  # torch's formula takes exponent - 1
                     _check_sub(raw(ctx, "b"), 1)
@@ -584,6 +587,10 @@ class Lerp(Pointwise):
     @staticmethod
     def backward(ctx, g):
         a, b, w = ctx.a, ctx.b, ctx.w
+        if _is_arr(w) and raw(ctx, "w").dtype == np.bool_ and ctx.needs_input_grad[0]:
+            # torch's formula takes 1 - weight
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
         return (g * (1 - w), g * w, g * (b - a) if _is_arr(w) else None)
 
 

@@ -191,7 +191,8 @@ class CrossEntropy(Kernel):
                 smooth = -(logp * weight.reshape(shape)).sum(dim)
             else:
                 smooth = -logp.sum(dim)
-            smooth = smooth * valid
+            # ignored targets: 0, NaN logits included (torch's masked_fill, not a product)
+            smooth = np.where(valid, smooth, np.zeros((), smooth.dtype))
             if reduction == "mean":
                 denom = ctx.wsum if weight is not None else valid.sum()
                 smooth_r = smooth.sum() / denom

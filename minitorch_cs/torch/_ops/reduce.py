@@ -335,6 +335,8 @@ class Var(Kernel):
         x = ctx.x
         shape = tuple(x.shape)
         mean = xp.sum(x, axis=ctx.axis, keepdims=True) / ctx.n
+        # refined as in the forward: exact where the values are all equal (torch's mean is)
+        mean = mean + xp.sum(x - mean, axis=ctx.axis, keepdims=True) / ctx.n
         denom = max(ctx.n - ctx.correction, 0)
         gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
         gx = gb * 2 * (x - mean) / denom
