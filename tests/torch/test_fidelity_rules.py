@@ -442,3 +442,25 @@ def test_more_torch_refusals():
     ce = F.cross_entropy(torch.full((2, 4, 2), math.nan), torch.tensor([[2, 0], [0, 0]]),
                          reduction="none", label_smoothing=0.1, ignore_index=0)
     assert math.isnan(ce[0, 0].item()) and ce[0, 1].item() == ce[1, 0].item() == 0.0
+
+
+def test_std_mean_saves_its_input_for_the_mean_too():
+    v = torch.tensor(1.4, requires_grad=True)
+    a = v.reshape(-1).repeat(24).reshape(2, 2, 3, 2) * 1
+    _, m = torch.std_mean(a, 0)
+    out = a.reshape(-1)[:1].add_(m.reshape(-1)[:1].reshape(()))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_sdpa_rows_of_minus_inf_scores_give_zeros_without_a_mask():
+    q = torch.tensor([[[0.5]], [[1.0]]])
+    k = torch.full((2, 1, 1), -math.inf)
+    out = F.scaled_dot_product_attention(q, k, torch.ones(2, 1, 1))
+    assert out.tolist() == [[[0.0]], [[0.0]]]  # torch's safe softmax
+
+
+def test_half_digamma_gradient_rounds_trigamma_to_the_half_dtype():
+    x = torch.tensor([-2.0, 2.5], dtype=torch.float16, requires_grad=True)
+    torch.digamma(x).backward(torch.tensor([0.0, 1.0], dtype=torch.float16))
+    assert math.isnan(x.grad[0].item()) and x.grad[1].item() == 0.490478515625  # 0 * inf

@@ -135,12 +135,22 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return (var(input, dim, unbiased, keepdim, correction=correction),
-            _welford_mean(input, dim, keepdim))
+            _joint_mean(input, dim, keepdim))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return (std(input, dim, unbiased, keepdim, correction=correction),
-            _welford_mean(input, dim, keepdim))
+            _joint_mean(input, dim, keepdim))
+
+
+def _joint_mean(input, dim, keepdim):
+    """The mean of ``var_mean``/``std_mean``: torch's one node saves the input for both
+    results, so an in-place change of the input before a backward through the mean alone is
+    refused too."""
+    m = _welford_mean(input, dim, keepdim)
+    if m.grad_fn is not None and isinstance(input, Tensor):
+        m.grad_fn.saved_versions.append((input, input._vc[0]))
+    return m
 
 
 def _welford_mean(input, dim, keepdim):

@@ -467,8 +467,10 @@ def _trigamma(x):
     return special.trigamma(x.astype(wide)).astype(x.dtype)
 
 
-Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x), kernel_bwd=True)
-Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x), kernel_bwd=True)
+# torch's derivatives are formulas: grad * digamma(self), grad * polygamma(1, self) -- for half
+# inputs the polygamma result is rounded to the half dtype (trigamma(-2) overflows to inf)
+Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x))
+Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x))
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda xp, x, y, g: g * xp.sinh(x))
 Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), saved=(),
               saves_output=True, kernel_bwd=True)

@@ -61,17 +61,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal:
         keep = Tensor._wrap(np.tril(np.ones((L, S), bool)))
         scores = T.where(keep, scores, _scalar_like(float("-inf"), scores._dtype))
-    if attn_mask is None:
-        attn = softmax(scores, -1)
-    else:
+    if attn_mask is not None:
         if attn_mask._dtype is D.bool:
             scores = T.where(attn_mask, scores, _scalar_like(float("-inf"), scores._dtype))
         else:
             scores = scores + attn_mask
-        # rows that mask every key: zeros, not NaN (softmax over finite stand-in values, then 0)
-        dead = T.all(scores == float("-inf"), -1, keepdim=True)
-        zero = _scalar_like(0.0, scores._dtype)
-        attn = T.where(dead, zero, softmax(T.where(dead, zero, scores), -1))
+    # torch's safe softmax: a row whose scores are all -inf (every key masked, or -inf from the
+    # values themselves) gives zeros, not NaN (softmax over finite stand-ins, then 0)
+    dead = T.all(scores == float("-inf"), -1, keepdim=True)
+    zero = _scalar_like(0.0, scores._dtype)
+    attn = T.where(dead, zero, softmax(T.where(dead, zero, scores), -1))
     if dropout_p > 0:
         attn = dropout(attn, dropout_p)
     return T.matmul(attn, value)
