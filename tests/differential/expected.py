@@ -131,6 +131,23 @@ EXPECTED += [
 ]
 
 
+def _tiny_half_value(m, p) -> bool:
+    """A half-precision value mismatch where both values are below 1e-4 in magnitude."""
+    import re
+    if m.category != "value" or m.dtype not in ("float16", "bfloat16"):
+        return False
+    vals = re.findall(r"np\.float64\(([-0-9.e+]+)\)", m.detail)
+    return len(vals) >= 2 and all(abs(float(v)) < 1e-4 for v in vals[:2])
+
+
+EXPECTED += [
+    Expected("SPEC §2.2 Differs: torch 2.13's float16/bfloat16 erf (and the gelu built on it) "
+             "loses accuracy for arguments below about 1e-5, and float16 results in the "
+             "subnormal range may differ by a few subnormal steps",
+             _tiny_half_value),
+]
+
+
 _NORMS = ("F.layer_norm", "F.group_norm", "F.instance_norm", "F.batch_norm")
 _SPECTRAL = ("linalg.svdvals", "linalg.matrix_norm")
 

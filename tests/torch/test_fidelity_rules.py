@@ -464,3 +464,17 @@ def test_half_digamma_gradient_rounds_trigamma_to_the_half_dtype():
     x = torch.tensor([-2.0, 2.5], dtype=torch.float16, requires_grad=True)
     torch.digamma(x).backward(torch.tensor([0.0, 1.0], dtype=torch.float16))
     assert math.isnan(x.grad[0].item()) and x.grad[1].item() == 0.490478515625  # 0 * inf
+
+
+def test_addcdiv_and_addcmul_scale_the_first_tensor_first():
+    a, t1 = torch.tensor([0.0]), torch.tensor([3e38])
+    assert torch.addcmul(a, t1, torch.tensor([0.5]), value=2).item() == math.inf  # (2*t1)*t2
+    assert torch.addcdiv(a, t1, torch.tensor([2.0]), value=2).item() == math.inf
+
+
+def test_half_cross_entropy_reads_the_rounded_log_probabilities():
+    v = torch.tensor(-0.0698242, dtype=torch.bfloat16, requires_grad=True)
+    x = (v + v).reshape(1).repeat(4)
+    x.retain_grad()
+    (F.cross_entropy(x, torch.tensor(3)) * 3.0).backward()
+    assert x.grad.tolist() == [0.75390625] * 3 + [-2.25]  # torch 2.13 (exp of bf16 log(1/4))

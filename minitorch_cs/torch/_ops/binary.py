@@ -606,7 +606,8 @@ def _addc(a, t1, t2, value, combine, out):
         a2, x1, x2 = (np.asarray(x).astype(rt, copy=False).astype(wide, copy=False)
                       for x in (a, t1, t2))
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.asarray(a2 + np.asarray(value).astype(wide) * combine(x1, x2)).astype(rt)
+        # torch's order: (value * t1) then * or / t2 (value * t1 may overflow first)
+        r = np.asarray(a2 + combine(np.asarray(value).astype(wide) * x1, x2)).astype(rt)
     if out is not None:
         _out_check(rt, out)
         np.copyto(out, r, casting="unsafe")

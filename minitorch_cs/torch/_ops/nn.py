@@ -180,6 +180,10 @@ class CrossEntropy(Kernel):
                 label_smoothing=0.0):
         dim = 1 if x.ndim > 1 else 0
         logp = _log_softmax(x, dim)
+        half = getattr(ctx, "half_dtype", None)
+        if half is not None:  # torch's cross_entropy is log_softmax then nll_loss: the log-
+            # probabilities both read are the half-precision output of the first
+            logp = logp.astype(half).astype(np.float32)
         ctx.logp, ctx.dim, ctx.ls, ctx.weight = logp, dim, label_smoothing, weight
         loss, _ = _nll_forward(ctx, logp, target, weight, ignore_index, reduction)
         if label_smoothing > 0:
