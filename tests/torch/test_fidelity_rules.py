@@ -478,3 +478,11 @@ def test_half_cross_entropy_reads_the_rounded_log_probabilities():
     x.retain_grad()
     (F.cross_entropy(x, torch.tensor(3)) * 3.0).backward()
     assert x.grad.tolist() == [0.75390625] * 3 + [-2.25]  # torch 2.13 (exp of bf16 log(1/4))
+
+
+def test_training_batch_norm_applies_torchs_scale_and_shift_form():
+    # y = x * (invstd * w) + (b - mean * invstd * w): an infinite weight gives inf - inf = NaN
+    x = torch.tensor([[1.0, 2.0, 3.0], [1.5, 2.5, 3.5]], dtype=torch.float16)
+    w = torch.full((3,), math.inf, dtype=torch.float16)
+    y = F.batch_norm(x, None, None, w, torch.ones(3, dtype=torch.float16), training=True)
+    assert all(math.isnan(v) for v in y.reshape(-1).tolist())

@@ -362,9 +362,13 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
         xc = x - mu_r
     xhat = xc * rstd
     ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.shape, ctx.eps = xhat, rstd, axes, w, shape, eps
-    y = xhat * w.reshape(shape) if w is not None else xhat.copy()
-    if b is not None:
-        y += b.reshape(shape)
+    # torch's kernel: y = x * alpha + beta with alpha = invstd * weight, beta = bias - mean *
+    # alpha (so an infinite weight gives inf - inf = NaN, as there)
+    mean = mu if round_stats is None else mu_r
+    alpha = rstd * w.reshape(shape) if w is not None else rstd
+    with np.errstate(invalid="ignore", over="ignore"):
+        beta = -(mean * alpha) if b is None else b.reshape(shape) - mean * alpha
+        y = x * alpha + beta
     return y, mu.reshape(-1).astype(np.float64), var.reshape(-1).astype(np.float64)
 
 
