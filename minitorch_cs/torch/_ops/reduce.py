@@ -41,7 +41,8 @@ def _var(x, axis, n, correction, keepdim):
     mean of its cascade sum, both exact where the values are all equal (a zero variance, so
     std's gradient is masked there); numpy's sum is not, the refined mean is."""
     mean = np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
-    mean = mean + np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
+    corr = np.true_divide(np.add.reduce(x - mean, axis=axis, keepdims=True), n)
+    mean = np.where(np.isfinite(corr), mean + corr, mean)  # (an inf slice keeps its mean)
     dev = np.asarray(x - mean)
     np.multiply(dev, dev, out=dev)
     return np.true_divide(np.add.reduce(dev, axis=axis, keepdims=keepdim), n - correction)
@@ -336,7 +337,8 @@ class Var(Kernel):
         shape = tuple(x.shape)
         mean = xp.sum(x, axis=ctx.axis, keepdims=True) / ctx.n
         # refined as in the forward: exact where the values are all equal (torch's mean is)
-        mean = mean + xp.sum(x - mean, axis=ctx.axis, keepdims=True) / ctx.n
+        corr = xp.sum(x - mean, axis=ctx.axis, keepdims=True) / ctx.n
+        mean = xp.where(xp.isfinite(corr), mean + corr, mean)  # (an inf slice keeps its mean)
         denom = max(ctx.n - ctx.correction, 0)
         gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
         gx = gb * 2 * (x - mean) / denom

@@ -39,8 +39,8 @@ def _root_grads(outputs, grad_tensors):
             g = g._data if isinstance(g, Tensor) else np.asarray(g, out._data.dtype)
             if g.shape != out._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"{list(g.shape)} and output[{i}] has a shape of "
-                                   f"{list(out._data.shape)}.")
+                                   f"torch.Size({list(g.shape)}) and output[{i}] has a shape "
+                                   f"of torch.Size({list(out._data.shape)}).")
         if out._rg:
             _differentiable_grad(out._data.dtype)  # (torch casts the gradient to the output's)
         grads.append(g)
@@ -64,8 +64,8 @@ def _graph_root_grads(outputs, grad_tensors):
                 g = tensor(g, dtype=out.dtype)
             if tuple(g.shape) != tuple(out.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"{list(g.shape)} and output[{i}] has a shape of "
-                                   f"{list(out.shape)}.")
+                                   f"torch.Size({list(g.shape)}) and output[{i}] has a shape "
+                                   f"of torch.Size({list(out.shape)}).")
         grads.append(g)
     return grads
 
