@@ -141,6 +141,24 @@ def _tiny_half_value(m, p) -> bool:
     return len(vals) >= 2 and all(abs(float(v)) < 1e-4 for v in vals[:2])
 
 
+def _svd_noise(m, p) -> bool:
+    """A tiny value mismatch in a program that takes singular values."""
+    import re
+    if m.category not in ("value", "inplace-final"):
+        return False
+    if not any(s.row.startswith(("linalg.svdvals", "linalg.matrix_norm")) for s in p.steps):
+        return False
+    vals = re.findall(r"np\.float64\(([-0-9.e+]+)\)", m.detail)
+    return len(vals) >= 2 and all(abs(float(v)) < 1e-5 for v in vals[:2])
+
+
+EXPECTED += [
+    Expected("SPEC §3.1 Differs: singular values at the rounding level of the largest one "
+             "(a rank-deficient matrix's zeros) follow the LAPACK build",
+             _svd_noise),
+]
+
+
 EXPECTED += [
     Expected("SPEC §2.2 Differs: torch 2.13's float16/bfloat16 erf (and the gelu built on it) "
              "loses accuracy for arguments below about 1e-5, and float16 results in the "

@@ -30,6 +30,13 @@ def _log_softmax(x, axis):
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
 
+def _as_saved(ctx, y):
+    """The output a backward kernel reads: for a half-precision input, the result as torch
+    returns it (rounded to the half dtype; the backward then computes in float32)."""
+    half = getattr(ctx, "half_dtype", None)
+    return y.astype(half).astype(np.float32) if half is not None else y
+
+
 class Softmax(Kernel):
     name = "softmax"
     saves_output = True
@@ -43,7 +50,7 @@ class Softmax(Kernel):
         z = x - np.max(x, axis=dim, keepdims=True)
         e = np.exp(z)
         e /= np.sum(e, axis=dim, keepdims=True)
-        ctx.y, ctx.dim = e, dim
+        ctx.y, ctx.dim = _as_saved(ctx, e), dim
         return e
 
     @staticmethod
@@ -61,7 +68,7 @@ class LogSoftmax(Kernel):
     @opmath
     def forward(ctx, x, dim):
         y = _log_softmax(x, dim)
-        ctx.y, ctx.dim = y, dim
+        ctx.y, ctx.dim = _as_saved(ctx, y), dim
         return y
 
     @staticmethod
