@@ -494,3 +494,22 @@ def test_half_softmax_backward_reads_the_rounded_output():
     y.backward(torch.tensor([[1.0, 0.0, 0.0]], dtype=torch.float16))
     # exp of float16 log(1/3) is not 1/3 (torch 2.13's values)
     assert x.grad.tolist() == [[0.66650390625, -0.333251953125, -0.333251953125]]
+
+
+def test_half_sdpa_computes_in_float32_and_rounds_once():
+    q = torch.tensor([[[1.5]], [[-2.0]], [[3.0]]], dtype=torch.bfloat16).repeat(1, 3, 1)
+    q.requires_grad_()
+    k = torch.full((3, 3, 1), 2000.0, dtype=torch.bfloat16)
+    v = torch.tensor([[[1.0], [2.0], [3.0]]] * 3, dtype=torch.bfloat16)
+    out = F.scaled_dot_product_attention(q, k, v)
+    out.sum().backward()
+    assert out.dtype is torch.bfloat16 and q.grad.abs().max().item() == 0.0  # torch 2.13
+
+
+def test_half_baddbmm_and_addmm_sum_in_float32_before_rounding():
+    # alpha * (a @ b) overflows float16 only after the sum: -inf + (finite in float32) = -inf
+    c = torch.full((1, 1, 1), -math.inf, dtype=torch.float16)
+    a = torch.full((1, 1, 1), 993.0, dtype=torch.float16)
+    out = torch.baddbmm(c, a, a, beta=0.5, alpha=2)
+    assert out.item() == -math.inf  # torch 2.13 (ours was NaN: inf - inf)
+    assert torch.addmm(c[0], a[0], a[0], beta=0.5, alpha=2).item() == -math.inf

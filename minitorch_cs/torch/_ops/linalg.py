@@ -202,6 +202,17 @@ def _check_addmm_dtypes(c, a, b):
     _no_bool("addmm_impl_cpu_", a)
 
 
+def _gemm(a, b, c, beta, alpha):
+    """``beta * c + alpha * (a @ b)`` as torch's CPU gemm computes it: half-precision operands in
+    float32 throughout (the product is not rounded before the sum), rounded once at the end."""
+    if a.dtype in _HALF and b.dtype == a.dtype:
+        f32 = np.float32
+        prod = np.matmul(a.astype(f32), b.astype(f32))
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _scaled_sum(prod, c.astype(f32), beta, alpha).astype(a.dtype)
+    return _scaled_sum(_matmul(a, b), c, beta, alpha)
+
+
 def _scaled_sum(prod, c, beta, alpha):
     """``beta * c + alpha * prod`` as torch's addmm family computes it: integer tensors take
     the scalars truncated, and ``beta == 0`` ignores ``c`` (NaN included)."""
@@ -245,7 +256,7 @@ class Baddbmm(Kernel):
             raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
                                f"{_scalar(b.dtype)}")
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
-        return _write(_scaled_sum(_matmul(a, b), c, beta, alpha), out)
+        return _write(_gemm(a, b, c, beta, alpha), out)
 
     @staticmethod
     def backward(ctx, g):
@@ -302,7 +313,7 @@ class Addmm(Kernel):
         if a.dtype.kind in "iu":  # the scalars take the tensors' type (truncated), as in torch
             beta, alpha = int(beta), int(alpha)
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
-        return _write(_scaled_sum(_matmul(a, b), c, beta, alpha), out)
+        return _write(_gemm(a, b, c, beta, alpha), out)
 
     @staticmethod
     def backward(ctx, g):

@@ -46,6 +46,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError("value cannot be converted to type "
                                f"{_C_INT[query._dtype.name]} without overflow")
         raise RuntimeError(f"expected scalar type Float but found {D.scalar_name(query._dtype)}")
+    if query._dtype in (D.float16, D.bfloat16):
+        # torch's math path upcasts half inputs to float32 and rounds the result once
+        if attn_mask is not None and attn_mask._dtype is not D.bool:
+            attn_mask = attn_mask.float()
+        return scaled_dot_product_attention(
+            query.float(), key.float(), value.float(), attn_mask, dropout_p, is_causal, scale,
+            enable_gqa).to(query._dtype)
     if enable_gqa:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hq % hk or hq % hv:
