@@ -4,8 +4,8 @@
 ``rate()`` call, exponentially smoothed with the previous reported rate
 (``(1 - s) * current + s * previous``, ``s = 0.4`` by default; the first report is unsmoothed);
 ``global_rate()`` is ``total_count / elapsed_seconds()`` without smoothing. Times come from
-``time.perf_counter_ns``; a zero interval reports 0.0. (cstorch 2.10's tracker, itself adapted
-from torch_xla's.)
+``time.perf_counter_ns``; a zero interval reports 0.0. (cstorch 2.10's tracker, itself an
+adaptation of torch_xla's.)
 """
 from __future__ import annotations
 
