@@ -519,6 +519,16 @@ def _dim_order(a) -> tuple:
     return tuple(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
 
 
+def also_saved(out, *tensors):
+    """Record that ``out``'s node saves ``tensors`` as well (torch's node for the op saves them
+    even where our composition's last node does not read them): changing one in place before
+    backward is then refused, as in torch. No-op when ``out`` records no node."""
+    node = out.grad_fn
+    if node is not None:
+        node.saved_versions.extend((t, t._vc[0]) for t in tensors if t is not None)
+    return out
+
+
 def view_target(view_fn, arr):
     """A writable copy of ``arr`` (an array of the base's shape) laid out as the base that
     ``view_fn`` was recorded on, so that ``view_fn`` of it is a view again."""

@@ -7,6 +7,7 @@ describe stays undocumented.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -82,15 +83,29 @@ EXPECTED: list = [
 ]
 
 
+def _conv_step(m, p):
+    """The convolution step a NaN/inf-pattern mismatch happened at, or None."""
+    if m.category != "nan-pattern" or not m.where.startswith("step "):
+        return None
+    k = int(m.where.split()[1]) - 1
+    if not 0 <= k < len(p.steps) or _base_name(p.steps[k].row) not in ("conv1d", "conv2d"):
+        return None
+    return p.steps[k]
+
+
+def _both_values_below(m, bound) -> bool:
+    """Both values a value mismatch quotes (ours, torch's) are below ``bound`` in magnitude."""
+    vals = re.findall(r"np\.float64\(([-0-9.e+]+)\)", m.detail)
+    return len(vals) >= 2 and all(abs(float(v)) < bound for v in vals[:2])
+
+
 def _strided_padded_conv(m, p) -> bool:
     """The mismatch is a NaN/inf pattern of a padded convolution step with a stride or
     dilation above 1."""
-    if m.category != "nan-pattern" or not m.where.startswith("step "):
+    step = _conv_step(m, p)
+    if step is None:
         return False
-    k = int(m.where.split()[1]) - 1
-    if not 0 <= k < len(p.steps) or _base_name(p.steps[k].row) not in ("conv1d", "conv2d"):
-        return False
-    kw = p.steps[k].kw
+    kw = step.kw
 
     def most(v, default):
         v = kw.get(v, default)
@@ -101,13 +116,11 @@ def _strided_padded_conv(m, p) -> bool:
 
 def _bf16_grouped_conv(m, p) -> bool:
     """A NaN pattern of a bfloat16 grouped convolution step (one input channel per group)."""
-    if m.category != "nan-pattern" or m.dtype != "bfloat16" or not m.where.startswith("step "):
+    step = _conv_step(m, p)
+    if step is None or m.dtype != "bfloat16":
         return False
-    k = int(m.where.split()[1]) - 1
-    if not 0 <= k < len(p.steps) or _base_name(p.steps[k].row) not in ("conv1d", "conv2d"):
-        return False
-    groups = p.steps[k].kw.get("groups", 1)
-    shapes = [o.shape for o in p.steps[k].operands]
+    groups = step.kw.get("groups", 1)
+    shapes = [o.shape for o in step.operands]
     return groups > 1 and len(shapes) > 1 and len(shapes[1]) > 1 and shapes[1][1] == 1
 
 
@@ -134,22 +147,15 @@ EXPECTED += [
 
 def _tiny_half_value(m, p) -> bool:
     """A half-precision value mismatch where both values are below 1e-4 in magnitude."""
-    import re
-    if m.category != "value" or m.dtype not in ("float16", "bfloat16"):
-        return False
-    vals = re.findall(r"np\.float64\(([-0-9.e+]+)\)", m.detail)
-    return len(vals) >= 2 and all(abs(float(v)) < 1e-4 for v in vals[:2])
+    return m.category == "value" and m.dtype in ("float16", "bfloat16") and \
+        _both_values_below(m, 1e-4)
 
 
 def _svd_noise(m, p) -> bool:
     """A tiny value mismatch in a program that takes singular values."""
-    import re
-    if m.category not in ("value", "inplace-final"):
-        return False
-    if not any(s.row.startswith(("linalg.svdvals", "linalg.matrix_norm")) for s in p.steps):
-        return False
-    vals = re.findall(r"np\.float64\(([-0-9.e+]+)\)", m.detail)
-    return len(vals) >= 2 and all(abs(float(v)) < 1e-5 for v in vals[:2])
+    return m.category in ("value", "inplace-final") and any(
+        s.row.startswith(("linalg.svdvals", "linalg.matrix_norm")) for s in p.steps) and \
+        _both_values_below(m, 1e-5)
 
 
 EXPECTED += [

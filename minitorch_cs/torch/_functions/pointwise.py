@@ -327,7 +327,7 @@ def _nan_to_num_out(input, nan=0.0, posinf=None, neginf=None):
     """``nan_to_num(..., out=)``: for an integer or bool input torch resizes ``out`` plainly
     (contiguous) and copies the input into it."""
     if isinstance(input, Tensor) and not input._dtype.is_floating_point:
-        return input.contiguous() if not input.is_contiguous() else input.clone()
+        return input.contiguous()  # (``out=`` receives a copy of it)
     return nan_to_num(input, nan, posinf, neginf)
 
 

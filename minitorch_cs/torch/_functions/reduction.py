@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import apply, apply_inplace
+from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
 from .._ops import reduce as R
@@ -147,10 +147,7 @@ def _joint_mean(input, dim, keepdim):
     """The mean of ``var_mean``/``std_mean``: torch's one node saves the input for both
     results, so an in-place change of the input before a backward through the mean alone is
     refused too."""
-    m = _welford_mean(input, dim, keepdim)
-    if m.grad_fn is not None and isinstance(input, Tensor):
-        m.grad_fn.saved_versions.append((input, input._vc[0]))
-    return m
+    return also_saved(_welford_mean(input, dim, keepdim), input)
 
 
 def _welford_mean(input, dim, keepdim):
@@ -241,10 +238,7 @@ def cumprod(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
         out = _cumulative_0d(input, dtype)
-        if out.grad_fn is not None:  # torch's cumprod node saves its result all the same: an
-            # in-place change of it before backward is refused
-            out.grad_fn.saved_versions.append((out, out._vc[0]))
-        return out
+        return also_saved(out, out)  # (torch's cumprod node saves its result all the same)
     _cumulative_dtype("cumprod", dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from . import _special as special
+from ._opmath import HALF as _HALF_SUM
 
 __all__ = ["ns", "NP", "TX", "graph_mode"]
 
@@ -106,14 +107,6 @@ def _np_call(op, *args, **attrs):
 
 def _np_split(x, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
-
-
-def _half_dtypes():
-    from ._opmath import HALF
-    return HALF
-
-
-_HALF_SUM = _half_dtypes()
 
 
 class _Numpy:

@@ -27,6 +27,12 @@ def _as_list(x):
     return list(x)
 
 
+def _shape_mismatch(i, grad_shape, out_shape):
+    return RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                        f"torch.Size({list(grad_shape)}) and output[{i}] has a shape of "
+                        f"torch.Size({list(out_shape)}).")
+
+
 def _root_grads(outputs, grad_tensors):
     grads = []
     for i, out in enumerate(outputs):
@@ -38,9 +44,7 @@ def _root_grads(outputs, grad_tensors):
         else:
             g = g._data if isinstance(g, Tensor) else np.asarray(g, out._data.dtype)
             if g.shape != out._data.shape:
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"torch.Size({list(g.shape)}) and output[{i}] has a shape "
-                                   f"of torch.Size({list(out._data.shape)}).")
+                raise _shape_mismatch(i, g.shape, out._data.shape)
         if out._rg:
             _differentiable_grad(out._data.dtype)  # (torch casts the gradient to the output's)
         grads.append(g)
@@ -63,9 +67,7 @@ def _graph_root_grads(outputs, grad_tensors):
                 from .._creation import tensor
                 g = tensor(g, dtype=out.dtype)
             if tuple(g.shape) != tuple(out.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                                   f"torch.Size({list(g.shape)}) and output[{i}] has a shape "
-                                   f"of torch.Size({list(out.shape)}).")
+                raise _shape_mismatch(i, g.shape, out.shape)
         grads.append(g)
     return grads
 

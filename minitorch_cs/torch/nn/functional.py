@@ -7,8 +7,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import GradState
-from .._dispatch import apply
+from .._autograd import no_grad
+from .._dispatch import also_saved, apply
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
@@ -192,15 +192,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
         if running_mean is not None:  # explicit in-place updates (every mode sees them)
-            prev = GradState.enabled
-            GradState.enabled = False
-            try:
+            with no_grad():
                 axes = [0] + list(range(2, input.ndim))
                 x = input.detach()
                 running_mean.mul_(1 - momentum).add_(x.mean(axes), alpha=momentum)
                 running_var.mul_(1 - momentum).add_(x.var(axes, correction=1), alpha=momentum)
-            finally:
-                GradState.enabled = prev
         args = [input, weight, bias, running_mean, running_var]
         while args and args[-1] is None:
             args.pop()
@@ -216,12 +212,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         beta = bias.to(wide).reshape(shape) + beta
     y = _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
-    node = y.grad_fn
-    if node is not None:  # torch's batch-norm node saves the running statistics too: changing
-        # them in place before backward is refused, as there
-        node.saved_versions.extend((t, t._vc[0]) for t in (running_mean, running_var)
-                                   if t is not None)
-    return y
+    return also_saved(y, running_mean, running_var)  # (torch's batch-norm node saves them)
 
 
 def _in_suggested_format(y, input):
@@ -278,14 +269,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     rep = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
     out = batch_norm(x, rep[2], rep[3], rep[0], rep[1], training=use_input_stats,
                      momentum=momentum, eps=eps)
-    prev = GradState.enabled
-    GradState.enabled = False
-    try:
+    with no_grad():
         for given, copy in ((running_mean, rep[2]), (running_var, rep[3])):
             if given is not None:
                 given.copy_(copy.view(b, c).mean(0))
-    finally:
-        GradState.enabled = prev
     return out.view(input.shape)
 
 
