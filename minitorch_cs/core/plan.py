@@ -171,17 +171,25 @@ def _linear(tape, fe, be):
     flat = len(xs) > 2  # (..., in) inputs: the weight and bias gradients over the rows of all
 
     def build(plan):
+        from ..torch._ops.linalg import transposed_product, wide_product, wide_shape
         meta = plan.meta
         rx, rw = plan.reader(refs[0]), plan.reader(refs[1])
         rb = plan.reader(refs[2]) if has_b else None
         out = _out(plan.buf, y, meta)
         saved = [None, None]
         matmul, add = np.matmul, np.add
+        # the op's kernel turns a few rows against a large weight around (the same rule decides)
+        wide = None
+        if not flat and wide_shape(xs[0], ws[1], ws[0]):
+            wide = plan.own(np.empty((ws[0], xs[0]), xd))
 
         def fwd(env, ctxs):
             x, w = rx(env), rw(env)
             o = out()
-            matmul(x, w.T, out=o)
+            if wide is not None and wide_product(x, w.T):
+                transposed_product(x, w.T, wide, o)
+            else:
+                matmul(x, w.T, out=o)
             if rb is not None:
                 add(o, rb(env), out=o)
             env[y] = o

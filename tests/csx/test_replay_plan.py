@@ -469,3 +469,65 @@ def test_planned_linear_over_token_batches_equals_the_op(tmp_path):
     assert seen1 == seen0
     kinds = [f.__qualname__.split(".")[0] for f in plan.steps]
     assert kinds.count("_linear") == 4  # both layers, forward and backward
+
+
+class _Wide(nn.Module):
+    """A few rows against a wide weight: the linear forward the kernels turn around."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Linear(64, 1024)
+        self.down = nn.Linear(1024, 4)
+
+    def forward(self, x):
+        return self.down(F.relu(self.up(x)))
+
+
+def test_wide_linear_forward_is_the_same_product_planned_recorded_and_eager(tmp_path):
+    from minitorch_cs.torch._ops.linalg import wide_product
+    rng = np.random.default_rng(3)
+    data = [(torch.from_numpy(rng.standard_normal((8, 64)).astype(np.float32)),
+             torch.from_numpy(rng.integers(0, 4, 8))) for _ in range(3)]
+    x0, w = data[0][0].numpy(), rng.standard_normal((1024, 64)).astype(np.float32)
+    assert wide_product(x0, w.T)  # the rule applies to this layer's forward ...
+    assert not wide_product(x0[:2], w.T) and not wide_product(np.asfortranarray(x0), w.T)
+    y = F.linear(data[0][0], torch.from_numpy(w)).numpy()
+    assert y.flags.c_contiguous  # ... and its result keeps the op's layout
+    np.testing.assert_allclose(y, x0 @ w.T, rtol=1e-5, atol=1e-5)
+
+    initial = []
+
+    def make_step(model, compiled):
+        if not initial:
+            initial.extend(p.detach().numpy(force=True).copy() for p in model.parameters())
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+        @cstorch.trace
+        def step(x, y):
+            loss = F.cross_entropy(compiled(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+        return step
+
+    def observe(model, loss):
+        return [loss.detach().numpy(force=True).tobytes()] + \
+            [p.detach().numpy(force=True).tobytes() for p in model.parameters()]
+
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Wide, make_step, data, 5, observe)
+    assert seen1 == seen0
+    assert [f.__qualname__.split(".")[0] for f in plan.steps].count("_linear") == 4
+    # the eager CPU run of the same steps from the same weights (one kernel rule): bit for bit
+    _backend_mod._reset_for_tests()
+    cstorch.backends.reset()
+    cstorch.backend("CPU", artifact_dir=tmp_path / "cpu")
+    model = _Wide()
+    with torch.no_grad():
+        for p, a in zip(model.parameters(), initial):
+            p.copy_(torch.from_numpy(a))
+    step = make_step(model, cstorch.compile(model))
+    seen = [observe(model, step(x, y)) for (x, y), _ in zip(
+        cstorch.utils.data.DataExecutor(cstorch.utils.data.DataLoader(lambda: data),
+                                        num_steps=5), range(5))]
+    assert seen == seen1
