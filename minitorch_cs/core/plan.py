@@ -234,12 +234,11 @@ def _relu(tape, fe, be):
     y = fe.slots[0]
     grads = list(be.out_slots) if be else []
     spec = Spec([y], grads, keeps=[y], inplace=[(y, refs[0][1])] if refs[0][0] == "s" else [])
-    shape = m[0]
 
     def build(plan):
         rx = plan.reader(refs[0])
         out = _out(plan.buf, y, plan.meta)
-        maximum, greater, multiply = np.maximum, np.greater, np.multiply
+        maximum = np.maximum
 
         run_fwd, run_bwd = fe.run, (be.run if be is not None else None)
         mode = [False]  # this step ran the op's own kernels (a non-C-ordered input)
@@ -257,29 +256,14 @@ def _relu(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
+        from ..torch._ops.elementwise import relu_grad
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
-        # the gradient's bits and-ed with all ones (keep) or all zeros (+0.0), the mask built in
-        # the output buffer itself: an exact select in three passes and no scratch, several
-        # times faster than a masked copy or np.where
-        bits = np.dtype(np.uint32 if m[1] == np.float32 else np.uint64)
-        zero = np.zeros((), m[1])
-        less_equal, subtract, bitwise_and = np.less_equal, np.subtract, np.bitwise_and
 
         def bwd(env, ctxs):
-            # the op's rule: g where y > 0 (or NaN), an exact zero elsewhere (never NaN)
             if mode[0]:
                 return run_bwd(env, ctxs)
-            yv, g = env[y], rg(env)
-            if g.dtype != zero.dtype or not (yv.flags.c_contiguous and g.flags.c_contiguous):
-                env[gs] = np.where(yv <= 0, np.zeros((), g.dtype), g)
-                return
-            o = og()
-            keep = o.view(bits)
-            less_equal(yv, 0, out=keep, casting="unsafe")  # 1 where y <= 0, else 0
-            subtract(keep, 1, out=keep)  # 0 where y <= 0, else all ones
-            bitwise_and(g.view(bits), keep, out=keep)
-            env[gs] = o
+            env[gs] = relu_grad(env[y], rg(env), og())  # the op's own rule, into the buffer
         return fwd, bwd
     spec.build = build
     return spec

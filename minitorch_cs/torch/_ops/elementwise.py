@@ -476,7 +476,40 @@ Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), save
               saves_output=True, kernel_bwd=True)
 Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * y * (1 - y), saved=(),
                  saves_output=True, kernel_bwd=True)
-Relu = _unary("relu", _relu, lambda xp, x, y, g: xp.where(y <= 0, xp.zeros((), g.dtype), g),
+_MASK_BITS = {np.dtype(np.float32): np.dtype(np.uint32), np.dtype(np.float64): np.dtype(np.uint64)}
+
+
+def relu_grad(y, g, out=None):
+    """relu's gradient rule: ``g`` where the output ``y`` is positive (or NaN), an exact +0
+    elsewhere (never NaN). For C-ordered float32/float64 operands of one dtype it selects by bit
+    masks built in the result itself (1 where y <= 0, minus one: all zeros or all ones, and-ed
+    with the gradient's bits): the same values as the select in three passes and no scratch,
+    several times faster. Eager backward and the replay plan both use it; ``out`` is the
+    plan's buffer."""
+    bits = _MASK_BITS.get(g.dtype)
+    if bits is None or y.dtype != g.dtype or y.shape != g.shape or \
+            not (y.flags.c_contiguous and g.flags.c_contiguous):
+        r = np.where(y <= 0, np.zeros((), g.dtype), g)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+    if out is None:
+        out = np.empty(g.shape, g.dtype)
+    keep = out.view(bits)
+    np.less_equal(y, 0, out=keep, casting="unsafe")  # 1 where y <= 0, else 0
+    np.subtract(keep, 1, out=keep)  # all zeros where y <= 0, else all ones
+    np.bitwise_and(g.view(bits), keep, out=keep)
+    return out
+
+
+def _relu_bwd(xp, x, y, g):
+    if graph_mode(xp):
+        return xp.where(y <= 0, xp.zeros((), g.dtype), g)
+    return relu_grad(y, g)
+
+
+Relu = _unary("relu", _relu, _relu_bwd,
               saved=(), saves_output=True, float_only=False, no_bool="relu")
 Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True)
 Silu = _unary("silu", _silu, _silu_bwd, kernel_bwd=True)

@@ -167,8 +167,13 @@ def compute_num_steps(dataloader, initial_step=0, num_steps=None, max_steps=None
 
 def infer_batch_size(data, batch_size=None, strict=False):
     """The common leading dimension of every tensor in a batch (None if they disagree)."""
-    from ..nest import visit_torch_tensors
-    sizes = {1 if t.ndim == 0 else t.shape[0] for _, t in visit_torch_tensors(data)}
+    from ...torch import Tensor
+    if type(data) in (tuple, list) and data and all(type(t) is Tensor for t in data):
+        tensors = data  # the common batch, a flat tuple of tensors: no structure walk
+    else:
+        from ..nest import visit_torch_tensors
+        tensors = [t for _, t in visit_torch_tensors(data)]
+    sizes = {1 if t.ndim == 0 else t.shape[0] for t in tensors}
     if not sizes:
         raise RuntimeError(
             "We could not detect any torch tensors in the input data returned by the dataloader. "
