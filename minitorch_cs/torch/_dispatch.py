@@ -641,29 +641,56 @@ def _dense_layout(a) -> bool:
     return True
 
 
+def _inplace_ufunc(uf, target, b, attrs):
+    """``target op= b * alpha`` by the ufunc directly when that is exactly the op's kernel (the
+    conditions of :func:`fast_binary`, the overlap check and no gradient to record, tested in
+    the order of their cost); None to take the general path. The optimizers' updates take it."""
+    dst = target._data
+    if dst.dtype not in _PLAIN_FLOATS or dst.ndim == 0 or target._meta or \
+            not dst.flags.writeable:
+        return None
+    alpha = 1
+    if attrs:
+        if len(attrs) != 1:
+            return None
+        alpha = attrs.get("alpha", 1)
+        if type(alpha) not in (int, float) or attrs.get("rounding_mode") is not None:
+            return None
+    grad = GradState.enabled and target._rg
+    if type(b) is Tensor:
+        if b._meta:
+            return None
+        src = b._data
+        if src.dtype != dst.dtype or src.ndim == 0 or grad or (GradState.enabled and b._rg):
+            return None
+        if b is not target and np.may_share_memory(dst, src):
+            return None  # the general path judges the overlap
+    elif type(b) in (int, float):
+        if grad:
+            return None
+        src = b
+    else:
+        return None
+    try:
+        uf(dst, src if alpha == 1 else src * alpha, out=dst)
+    except ValueError:
+        return None  # a broadcast error: the general path raises torch's
+    target._vc[0] += 1
+    return target
+
+
 def eager_inplace(op, target, args, attrs):
     if target._lazydev and op.name != "copy_":  # copy_ moves values across devices (torch)
         check_same_device(op, args)
+    if len(args) == 1:
+        uf = _UFUNCS.get(op.name)
+        if uf is not None and _inplace_ufunc(uf, target, args[0], attrs) is not None:
+            return target
     if op.overlap is not None:
         full_ok = op.overlap == "partial"
         check_overlap(target, args, full_ok)
         if op.tensor_attrs:  # tensor operands passed as attributes (clamp's bounds, indices)
             check_overlap(target, [attrs.get(k) for k in op.tensor_attrs], full_ok)
-    if len(args) == 1 and op.name in _UFUNCS and not target._meta and not (
-            GradState.enabled and op.differentiable and (target._rg or (
-                isinstance(args[0], Tensor) and args[0]._rg))):
-        fast = fast_binary(op, (target, args[0]), attrs)
-        dst = target._data
-        if fast is not None and dst.flags.writeable:
-            uf, alpha = fast
-            b = args[0]._data if isinstance(args[0], Tensor) else args[0]
-            try:
-                uf(dst, b if alpha == 1 else b * alpha, out=dst)
-            except ValueError:
-                pass  # a broadcast error: the general path raises torch's
-            else:
-                target._vc[0] += 1
-                return target
     full = (target,) + args
     if GradState.enabled and op.differentiable and any(
             isinstance(a, Tensor) and a._rg for a in full):

@@ -503,7 +503,11 @@ def test_half_sdpa_computes_in_float32_and_rounds_once():
     v = torch.tensor([[[1.0], [2.0], [3.0]]] * 3, dtype=torch.bfloat16)
     out = F.scaled_dot_product_attention(q, k, v)
     out.sum().backward()
-    assert out.dtype is torch.bfloat16 and q.grad.abs().max().item() == 0.0  # torch 2.13
+    # torch 2.13 gives exactly 0: the scores' gradient is symmetric and cancels in float32; its
+    # product with k is BLAS's dot product (numpy's OpenBLAS may fuse it into one rounding and
+    # keep the 4.8e-7 residue). Scores, softmax and products rounded to bfloat16 on the way
+    # would leave a residue orders of magnitude larger.
+    assert out.dtype is torch.bfloat16 and q.grad.abs().max().item() <= 5e-7
 
 
 def test_half_baddbmm_and_addmm_sum_in_float32_before_rounding():
