@@ -18,7 +18,8 @@ the range over rounds is printed too. ``--memory`` measures the working memory o
 (tracemalloc peak during the step above what was held before it, plus the replay plan's
 persistent buffers) against the hand-written step's. ``--profile`` prints where the replayed
 step's time goes: each planned kernel's time per step, the executor and closure share, and the
-top Python functions of the whole iteration (cProfile).
+top Python functions of the whole iteration (cProfile); then the eager step's phases (zero_grad,
+forward, loss, backward, optimizer step), also at a tiny width where they are Python overhead.
 """
 from __future__ import annotations
 
@@ -248,6 +249,59 @@ def profile(loop, steps=300):
               f"{os.path.basename(file)}:{line} {name}")
 
 
+def profile_eager(batches, steps=600):
+    """Where the eager step's time goes: the median of each phase of the loop a user writes,
+    against the hand-written step's, and the same phases at a tiny width (4-4-4-10, batch 2),
+    where almost all of it is Python overhead per op."""
+    from minitorch_cs.torch import nn
+
+    def phases(batches, build):
+        torch.manual_seed(0)
+        model = build(nn)
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        data = [(torch.from_numpy(X), torch.from_numpy(y)) for X, y in batches]
+        out = {k: [] for k in ("zero_grad", "forward", "loss", "backward", "step")}
+        for k in range(steps + 50):
+            X, y = data[k % len(data)]
+            t0 = time.perf_counter()
+            opt.zero_grad()
+            t1 = time.perf_counter()
+            h = model(X)
+            t2 = time.perf_counter()
+            loss = loss_fn(h, y)
+            t3 = time.perf_counter()
+            loss.backward()
+            t4 = time.perf_counter()
+            opt.step()
+            t5 = time.perf_counter()
+            if k >= 50:
+                for name, a, b in zip(out, (t0, t1, t2, t3, t4), (t1, t2, t3, t4, t5)):
+                    out[name].append(b - a)
+        return {k: statistics.median(v) * 1e6 for k, v in out.items()}
+
+    def tiny(nn):
+        return nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4), nn.ReLU(),
+                             nn.Linear(4, 10))
+
+    rng = np.random.default_rng(0)
+    small = [(rng.standard_normal((2, 4), dtype=np.float32), rng.integers(0, 10, 2))
+             for _ in range(N_BATCHES)]
+    full, over = phases(batches, _mlp), phases(small, tiny)
+    hand = numpy_step_factory(batches)
+    for _ in range(50):
+        hand()
+    ts = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        hand()
+        ts.append(time.perf_counter() - t)
+    print(f"  eager phases (median us; the tiny 4-4-4-10 model at batch 2 in parentheses: "
+          f"Python overhead): " + ", ".join(f"{k} {full[k]:.0f} ({over[k]:.0f})" for k in full) +
+          f"; sum {sum(full.values()):.0f} ({sum(over.values()):.0f}); hand-written step "
+          f"{statistics.median(ts) * 1e6:.0f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[8, 32, 128, 512])
@@ -283,6 +337,7 @@ def main(argv=None):
                   f"{it / 1024:.0f} KiB -> {it / hand:.2f}x", flush=True)
         if args.profile:
             profile(loop)
+            profile_eager(batches)
         loop.close()
 
 

@@ -52,3 +52,52 @@ def test_wide_rule_leaves_other_products_alone():
     assert not wide_product(x.astype(np.float16), w.T.astype(np.float16))
     assert not wide_product(np.ones((128, 784), np.float32), w.T)  # 4 * 128 > 256 columns
     assert not wide_product(np.ones((8, 16), np.float32), np.ones((256, 16), np.float32).T)
+
+
+def _max_pool_scan(x, k, s, p, d, ceil_mode):
+    """torch's CPU max-pool scan, element by element: start at the window's first in-bounds
+    position, take a later element when it is greater or NaN."""
+    from minitorch_cs.torch._kernels.conv import _pool_params
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), ho, wo = _pool_params(
+        x.shape, k, s, p, d, ceil_mode, "max_pool2d")
+    n, c, h, w = x.shape
+    y = np.empty((n, c, ho, wo), x.dtype)
+    idx = np.empty((n, c, ho, wo), np.int64)
+    for a in range(n):
+        for b in range(c):
+            for oi in range(ho):
+                for oj in range(wo):
+                    best, at = -np.inf, None
+                    for i in range(kh):
+                        for j in range(kw):
+                            r, q = oi * sh - ph + i * dh, oj * sw - pw + j * dw
+                            if not (0 <= r < h and 0 <= q < w):
+                                continue
+                            v = x[a, b, r, q]
+                            if at is None or v > best or np.isnan(v):
+                                best, at = v, r * w + q
+                            if at == r * w + q and np.isnan(v):
+                                best = v
+                    y[a, b, oi, oj], idx[a, b, oi, oj] = best, at
+    return y, idx
+
+
+@pytest.mark.parametrize("k,s,p,d,ceil_mode", [(2, 2, 0, 1, False), (3, 2, 1, 1, True),
+                                               (2, 1, 1, 2, False), (3, 3, 1, 1, True)])
+def test_max_pool_winners_with_nan_inf_and_ties(k, s, p, d, ceil_mode):
+    from minitorch_cs.torch._kernels.conv import max_pool2d_forward
+    rng = np.random.default_rng(5)
+    x = np.round(rng.standard_normal((2, 3, 7, 8)) * 2).astype(np.float32)  # many ties
+    x.flat[rng.choice(x.size, 12, replace=False)] = np.nan  # several NaNs per some windows
+    x.flat[rng.choice(x.size, 8, replace=False)] = -np.inf
+    x.flat[rng.choice(x.size, 4, replace=False)] = np.inf
+    x[1, 2] = -np.inf  # whole planes of -inf: the first in-bounds position wins
+    y, idx = max_pool2d_forward(x, k, s, p, d, ceil_mode)
+    want_y, want_idx = _max_pool_scan(x, k, s, p, d, ceil_mode)
+    assert y.tobytes() == want_y.tobytes()
+    np.testing.assert_array_equal(idx, want_idx)
+    torch = pytest.importorskip("torch")
+    yt, it = torch.nn.functional.max_pool2d(torch.tensor(x), k, s, p, d, ceil_mode,
+                                            return_indices=True)
+    assert y.tobytes() == yt.numpy().tobytes()
+    np.testing.assert_array_equal(idx, it.numpy())

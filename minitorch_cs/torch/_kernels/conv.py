@@ -547,26 +547,53 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
     i0 = -(-np.maximum(-hs, 0) // dh)
     j0 = -(-np.maximum(-ws, 0) // dw)
 
-    maxval = np.full((n, c, ho, wo), low, dtype=x.dtype)
-    # flat index of the winner relative to the window's (virtual) top-left corner
-    best = np.empty((n, c, ho, wo), dtype=np.int64)
-    best[...] = (i0 * dh * wd)[:, None] + (j0 * dw)[None, :]
+    # the winner's kernel position k = i * kw + j as a small code (a byte for up to 255
+    # positions: the per-window bookkeeping moves an eighth of the bytes of int64 offsets),
+    # starting at the first in-bounds position (torch's default index); offsets at the end
+    n_k = kh * kw
+    code_dt = np.uint8 if n_k < 256 else np.int64
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1
-    for i in range(kh):
-        for j in range(kw):
-            v = xp[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw]
-            upd = v > maxval
-            if check_nan:
-                upd |= np.isnan(v)
-            # branch-free updates (masked copies are slow on random masks);
-            # np.maximum propagates NaN, which is torch's result value too
-            np.maximum(maxval, v, out=maxval)
-            step = i * dh * wd + j * dw - best
-            step *= upd
-            best += step
-    indices = best
+
+    def scan(nan_aware):
+        maxval = np.full((n, c, ho, wo), low, dtype=x.dtype)
+        code = np.empty((n, c, ho, wo), dtype=code_dt)
+        code[...] = (i0 * kw)[:, None] + j0[None, :]
+        step = np.empty_like(code)
+        for i in range(kh):
+            for j in range(kw):
+                v = xp[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw]
+                upd = v > maxval  # torch: a later element wins if greater, or if NaN
+                if nan_aware:
+                    upd |= np.isnan(v)
+                # branch-free updates (masked copies are slow on random masks);
+                # np.maximum propagates NaN, which is torch's result value too
+                np.maximum(maxval, v, out=maxval)
+                np.subtract(i * kw + j, code, out=step, casting="unsafe")  # (mod 256 for bytes)
+                step *= upd
+                code += step
+        return maxval, code
+
+    maxval, code = scan(False)
+    # a NaN anywhere in a window makes its maximum NaN: only then can the NaN rule change a
+    # winner, and the scan runs again with it
+    nan_found = check_nan and np.isnan(maxval).any()
+    if nan_found:
+        maxval, code = scan(True)
+    offsets = np.array([i * dh * wd + j * dw for i in range(kh) for j in range(kw)], np.int64)
+    indices = offsets[code]  # flat offset of the winner from the window's top-left corner
     indices += (hs * wd)[:, None] + ws[None, :]
+    if check_nan:
+        # torch's value is the winner itself: np.maximum may keep the other of two equal zeros
+        # (-0.0 against 0.0) or another NaN; those windows read their winner back
+        fix = maxval == 0
+        if nan_found:
+            fix |= np.isnan(maxval)
+        if fix.any():
+            plane = x4.reshape(n, c, h * wd)
+            won = np.take_along_axis(plane, np.clip(indices, 0, h * wd - 1).reshape(n, c, -1),
+                                     axis=2).reshape(maxval.shape)
+            np.copyto(maxval, won, where=fix)
     if unb:
         return maxval[0], indices[0]
     return maxval, indices
