@@ -249,7 +249,7 @@ def _relu(tape, fe, be):
             # own kernel, which decides the result's layout
             if x.flags.c_contiguous:
                 mode[0] = False
-                env[y] = maximum(x, 0, out=out())
+                env[y] = maximum(0, x, out=out())  # the op's order: relu(-0.0) is -0.0
             else:
                 mode[0] = True
                 run_fwd(env, ctxs)

@@ -101,3 +101,30 @@ def test_max_pool_winners_with_nan_inf_and_ties(k, s, p, d, ceil_mode):
                                             return_indices=True)
     assert y.tobytes() == yt.numpy().tobytes()
     np.testing.assert_array_equal(idx, it.numpy())
+
+
+_ZEROS = [0.0, -0.0]
+
+
+@pytest.mark.parametrize("name,run,want", [
+    # torch 2.13's values: a tie between 0.0 and -0.0 keeps the first operand / the input
+    ("relu", lambda T: T.relu(T.tensor([-0.0, 0.0])), [-0.0, 0.0]),
+    ("relu_", lambda T: T.tensor([-0.0, 0.0]).relu_(), [-0.0, 0.0]),
+    ("relu6", lambda T: T.nn.functional.relu6(T.tensor([-0.0, 0.0])), [-0.0, 0.0]),
+    ("hardtanh", lambda T: T.nn.functional.hardtanh(T.tensor([-0.0, 0.0]), -0.0, 0.0),
+     [-0.0, 0.0]),
+    ("clamp_min", lambda T: T.clamp(T.tensor([0.0, -0.0]), min=0.0), [0.0, -0.0]),
+    ("clamp_max", lambda T: T.clamp(T.tensor([0.0, -0.0]), max=-0.0), [0.0, -0.0]),
+    ("clamp_tensor", lambda T: T.clamp(T.tensor([0.0, -0.0]), min=T.tensor([-0.0, 0.0]),
+                                       max=T.tensor([-0.0, 0.0])), [0.0, -0.0]),
+    ("maximum", lambda T: T.maximum(T.tensor([0.0, -0.0]), T.tensor([-0.0, 0.0])), [0.0, -0.0]),
+    ("minimum", lambda T: T.minimum(T.tensor([0.0, -0.0]), T.tensor([-0.0, 0.0])), [0.0, -0.0]),
+    ("max_pool2d", lambda T: T.nn.functional.max_pool2d(
+        T.tensor([[[[0.0, -0.0], [0.0, 0.0]], [[-0.0, 0.0], [0.0, 0.0]]]]), 2), [0.0, -0.0]),
+])
+def test_signed_zero_ties_keep_the_first_operand(name, run, want):
+    import minitorch_cs.torch as mt
+    got = run(mt).numpy().reshape(-1)
+    assert got.tobytes() == np.array(want, np.float32).tobytes(), (name, got)
+    torch = pytest.importorskip("torch")
+    assert run(torch).numpy().reshape(-1).tobytes() == got.tobytes()

@@ -21,7 +21,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
 from ._opmath import HALF, opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
-    _wrap_int)
+    _wrap_int, max_first, min_first)
 
 
 # ----- binary math ------------------------------------------------------------------------------
@@ -366,8 +366,8 @@ def _extremum(name, np_fn, loses):
                                                   "backward": staticmethod(backward)})
 
 
-Maximum = _extremum("maximum", np.maximum, "less")
-Minimum = _extremum("minimum", np.minimum, "greater")
+Maximum = _extremum("maximum", max_first, "less")  # ties keep the first operand (torch)
+Minimum = _extremum("minimum", min_first, "greater")
 
 
 class Atan2(Pointwise):

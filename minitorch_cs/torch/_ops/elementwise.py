@@ -318,8 +318,24 @@ def _zero_grad(xp, x, y, g):
     return xp.zeros_like(g)
 
 
+def first_on_ties(uf):
+    """``uf`` (``np.maximum``/``np.minimum``) returning its first operand when the two compare
+    equal: numpy returns the second (``maximum(0.0, -0.0)`` is ``-0.0``), torch's kernels the
+    first (``relu(-0.0)``, ``clamp(-0.0, min=0.0)``, ``maximum(0.0, -0.0)`` keep their input's
+    zero). NaN propagates either way."""
+    def f(a, b, **kw):
+        return uf(b, a, **kw)
+    f.__name__ = uf.__name__
+    return f
+
+
+max_first, min_first = first_on_ties(np.maximum), first_on_ties(np.minimum)
+
+
 def _relu(x, out=None):
-    return np.maximum(x, 0, out=out) if out is not None else np.maximum(x, 0)
+    # torch: x < 0 ? 0 : x (relu(-0.0) is -0.0); numpy's maximum returns the second operand on a
+    # tie, so the input goes second
+    return np.maximum(0, x, out=out) if out is not None else np.maximum(0, x)
 
 
 def _sigmoid(x, out=None):
@@ -734,8 +750,8 @@ class Hardtanh(Pointwise):
         ctx.x, ctx.lo, ctx.hi = x, lo, hi
         if x.dtype.kind in "iu":
             lo, hi = int(lo), int(hi)
-        r = np.minimum(np.maximum(x, np.asarray(lo).astype(x.dtype)),
-                       np.asarray(hi).astype(x.dtype))
+        r = min_first(max_first(x, np.asarray(lo).astype(x.dtype)),
+                      np.asarray(hi).astype(x.dtype))
         if out is not None:
             out[...] = r
             return out
@@ -882,7 +898,7 @@ class Clamp(Pointwise):
         half = rt in _HALF_DT
         xr = x.astype(rt, copy=False)
         r = xr
-        for bound, f in ((lo, np.maximum), (hi, np.minimum)):
+        for bound, f in ((lo, max_first), (hi, min_first)):  # ties keep x (torch)
             if bound is None:
                 continue
             b = _wrap_int(bound, rt) if not isinstance(bound, np.ndarray) else bound
