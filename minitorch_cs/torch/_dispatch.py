@@ -387,9 +387,22 @@ def _make_node(op, args):
 def _saved_versions(op, args, needs, first):
     """(tensor, version) for each saved input from position ``first`` that a needed gradient reads."""
     reads = op.reads
-    return [(args[i], args[i]._vc[0]) for i in op.saved
-            if first <= i < len(args) and isinstance(args[i], Tensor)
-            and (reads is None or any(needs[j] for j in reads.get(i, ()) if j < len(needs)))]
+    n, nn = len(args), len(needs)
+    out = []
+    for i in op.saved:
+        if i < first or i >= n:
+            continue
+        a = args[i]
+        if not isinstance(a, Tensor):
+            continue
+        if reads is not None:
+            for j in reads.get(i, ()):
+                if j < nn and needs[j]:
+                    break
+            else:
+                continue  # no needed gradient reads it
+        out.append((a, a._vc[0]))
+    return out
 
 
 def eager(op, args, attrs):

@@ -9,12 +9,13 @@ from minitorch_cs.torch._ops.linalg import _matmul, wide_product
 SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 3.0, -3.0]
 
 
+@pytest.mark.parametrize("shape", [(7, 9), (70, 90)])  # the select, and the bit masks
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
-def test_relu_grad_is_the_select_bit_for_bit(dtype, layout):
+def test_relu_grad_is_the_select_bit_for_bit(shape, dtype, layout):
     rng = np.random.default_rng(0)
-    y = np.maximum(rng.standard_normal((7, 9)), 0).astype(dtype)
-    g = rng.standard_normal((7, 9)).astype(dtype)
+    y = np.maximum(rng.standard_normal(shape), 0).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
     y.flat[:len(SPECIAL)] = np.maximum(np.array(SPECIAL), 0)  # (NaN stays NaN: passes g)
     y.flat[0] = np.nan
     g.flat[-len(SPECIAL):] = SPECIAL

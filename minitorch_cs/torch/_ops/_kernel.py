@@ -113,6 +113,22 @@ def write_out(r, out: np.ndarray) -> np.ndarray:
     return out
 
 
+def _owns_apart(r, inputs) -> bool:
+    """Whether ``r`` shares no memory with any input array. An array that owns its memory
+    (``base`` None: what a kernel allocates) can only be shared by being an input or an input's
+    base (numpy points every view at the owner), which two identity tests settle; a view needs
+    the memory-bounds test."""
+    if r.base is None:
+        for a in inputs:
+            if a is r or (isinstance(a, np.ndarray) and a.base is r):
+                return False
+        return True
+    for a in inputs:
+        if isinstance(a, np.ndarray) and np.may_share_memory(r, a):
+            return False
+    return True
+
+
 def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
     """``r`` as a kernel output: a fresh writeable ndarray in torch's layout."""
     if out is not None and r is out:
@@ -121,8 +137,7 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
         return np.asarray(r)  # a numpy scalar: a new 0-d array
     if r.size == 0:
         return _empty(r.shape, r.dtype)
-    fresh = r.flags.writeable and not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
-                                          for a in inputs)
+    fresh = r.flags.writeable and _owns_apart(r, inputs)
     if not elementwise:
         return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
     arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]

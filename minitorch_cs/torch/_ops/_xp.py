@@ -135,6 +135,8 @@ class _Numpy:
         if dt is not None and dt in _HALF_SUM and "dtype" not in kw:
             return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=np.float32,
                                      **kw)).astype(dt)
+        if type(x) is np.ndarray and x.ndim:  # np.sum's own reduction, without its wrapper
+            return np.add.reduce(x, axis=axis, keepdims=keepdims, **kw)
         return np.sum(x, axis=axis, keepdims=keepdims, **kw)
 
     @staticmethod

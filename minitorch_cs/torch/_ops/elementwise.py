@@ -500,10 +500,10 @@ def relu_grad(y, g, out=None):
     elsewhere (never NaN). For C-ordered float32/float64 operands of one dtype it selects by bit
     masks built in the result itself (1 where y <= 0, minus one: all zeros or all ones, and-ed
     with the gradient's bits): the same values as the select in three passes and no scratch,
-    several times faster. Eager backward and the replay plan both use it; ``out`` is the
-    plan's buffer."""
+    several times faster from a few thousand elements (below, one select costs fewer calls).
+    Eager backward and the replay plan both use it; ``out`` is the plan's buffer."""
     bits = _MASK_BITS.get(g.dtype)
-    if bits is None or y.dtype != g.dtype or y.shape != g.shape or \
+    if bits is None or g.size < 4096 or y.dtype != g.dtype or y.shape != g.shape or \
             not (y.flags.c_contiguous and g.flags.c_contiguous):
         r = np.where(y <= 0, np.zeros((), g.dtype), g)
         if out is None:

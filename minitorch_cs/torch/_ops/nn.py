@@ -25,9 +25,10 @@ def _numel(a) -> int:
 def _log_softmax(x, axis):
     if x.size == 0:
         return x.copy()
-    m = np.max(x, axis=axis, keepdims=True)
+    # (the ufuncs' reduce methods: numpy's max/sum are these, without their Python wrappers)
+    m = np.maximum.reduce(x, axis=axis, keepdims=True)
     z = x - m
-    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    return z - np.log(np.add.reduce(np.exp(z), axis=axis, keepdims=True))
 
 
 def _as_saved(ctx, y):
@@ -121,7 +122,7 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     valid = target != ignore_index
     t = np.where(valid, target, 0)
-    if np.any((t < 0) | (t >= C)):
+    if t.size and (t.min() < 0 or t.max() >= C):
         bad = int(t[(t < 0) | (t >= C)].flat[0])
         raise IndexError(f"Target {bad} is out of bounds.")
     if logp.ndim == 1:
