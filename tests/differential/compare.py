@@ -197,6 +197,12 @@ def compare_snaps(want: Snap, got: Snap, scale: float = 0.0, grad: bool = False,
     if not close:
         return ("grad" if grad else "value",
                 f"at {i}: got {b[i]!r}, torch gives {a[i]!r} (rtol {rtol:.2g}, scale {scale:.3g})")
+    # exact zeros of opposite signs: a rule (relu(-0.0) is -0.0), not rounding
+    with np.errstate(invalid="ignore"):
+        zeros = (a == 0) & (b == 0) & (np.signbit(a) != np.signbit(b))
+    if zeros.any():
+        i = _first(zeros)
+        return ("grad-zero-sign" if grad else "zero-sign", f"at {i}: got {b[i]!r}, torch gives {a[i]!r}")
     return None
 
 

@@ -670,8 +670,8 @@ def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     xp = _pad_hw(x.reshape(xb), ((ph, pb), (pw, pr)))
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1
-    # separable window sums: rows then columns
-    rows = xp[:, :, 0:hspan:sh, :].copy()
+    # separable window sums: rows then columns, from +0 as torch's (a window of -0.0 sums to 0.0)
+    rows = xp[:, :, 0:hspan:sh, :] + np.zeros((), x.dtype)
     for i in range(1, kh):
         rows += xp[:, :, i:i + hspan:sh, :]
     y = rows[:, :, :, 0:wspan:sw].copy()

@@ -445,6 +445,22 @@ class Xlogy(Pointwise):
         return (ga, gb)
 
 
+def _remainder(a, b, **kw):
+    """torch's remainder: fmod, moved by ``b`` when its sign differs from ``b``'s. The values are
+    numpy's, except an exact zero: numpy gives it ``b``'s sign, torch keeps fmod's (``a``'s):
+    ``remainder(0., -1.5)`` is ``0.``, ``remainder(-3., 1.5)`` is ``-0.``."""
+    neg = np.signbit(a)  # (read before an in-place call overwrites a)
+    r = np.remainder(a, b, **kw)
+    if not isinstance(r, np.ndarray):
+        return r if r != 0 else type(r)(-0.0 if neg else 0.0)
+    if r.dtype.kind == "f" or r.dtype in HALF:
+        zero = r == 0
+        if zero.any():
+            np.copyto(r, np.where(neg, np.array(-0.0, r.dtype), np.array(0.0, r.dtype)),
+                      where=zero)
+    return r
+
+
 class Remainder(Pointwise):
     name = "remainder"
     saved = (0, 1)
@@ -456,7 +472,7 @@ class Remainder(Pointwise):
         ctx.a, ctx.b = _grad_operands(a, b)
         _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
-        return _binary(np.remainder, a, b, out)
+        return _binary(_remainder, a, b, out)
 
     @staticmethod
     def backward(ctx, g):

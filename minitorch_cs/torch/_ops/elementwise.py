@@ -318,13 +318,32 @@ def _zero_grad(xp, x, y, g):
     return xp.zeros_like(g)
 
 
+_SECOND_ON_TIES: dict = {}
+
+
+def _second_on_ties(uf, dt) -> bool:
+    """Whether numpy's ``uf`` loop for ``dt`` returns its second operand when the two compare
+    equal (probed once per loop: float32/float64/bfloat16 do, numpy's float16 loop does not)."""
+    key = (uf, dt)
+    r = _SECOND_ON_TIES.get(key)
+    if r is None:
+        if dt.kind in "biuc":  # no signed zeros (complex: not compared by sign here)
+            _SECOND_ON_TIES[key] = False
+            return False
+        z = np.zeros(1, dt)
+        r = _SECOND_ON_TIES[key] = bool(not np.signbit(uf(-z, z))[0])
+    return r
+
+
 def first_on_ties(uf):
     """``uf`` (``np.maximum``/``np.minimum``) returning its first operand when the two compare
-    equal: numpy returns the second (``maximum(0.0, -0.0)`` is ``-0.0``), torch's kernels the
-    first (``relu(-0.0)``, ``clamp(-0.0, min=0.0)``, ``maximum(0.0, -0.0)`` keep their input's
-    zero). NaN propagates either way."""
+    equal, as torch's kernels do (``relu(-0.0)``, ``clamp(-0.0, min=0.0)`` and
+    ``maximum(-0.0, 0.0)`` are ``-0.0``); numpy's loops differ by dtype, so the operands are
+    swapped where the loop keeps the second. NaN propagates either way."""
     def f(a, b, **kw):
-        return uf(b, a, **kw)
+        if _second_on_ties(uf, np.result_type(a, b)):
+            return uf(b, a, **kw)
+        return uf(a, b, **kw)
     f.__name__ = uf.__name__
     return f
 
@@ -333,8 +352,9 @@ max_first, min_first = first_on_ties(np.maximum), first_on_ties(np.minimum)
 
 
 def _relu(x, out=None):
-    # torch: x < 0 ? 0 : x (relu(-0.0) is -0.0); numpy's maximum returns the second operand on a
-    # tie, so the input goes second
+    # torch: x < 0 ? 0 : x (relu(-0.0) is -0.0): the input is the operand kept on a tie
+    if x.dtype.kind in "iub" or not _second_on_ties(np.maximum, x.dtype):
+        return np.maximum(x, 0, out=out) if out is not None else np.maximum(x, 0)
     return np.maximum(0, x, out=out) if out is not None else np.maximum(0, x)
 
 
@@ -533,7 +553,16 @@ Mish = _unary("mish", _mish, _mish_bwd, kernel_bwd=True)
 Erf = _unary("erf", special.erf,
              lambda xp, x, y, g: g * (2 / np.sqrt(np.pi)) * xp.exp(-x * x), kernel_bwd=True)
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
-Erfinv = _unary("erfinv", special.erfinv,
+def _erfinv(x, out=None):
+    """erfinv, odd at zero as torch's: ``erfinv(-0.0)`` is ``-0.0`` (scipy's gives ``0.0``)."""
+    neg_zero = (x == 0) & np.signbit(x)  # (read before an in-place call overwrites x)
+    r = special.erfinv(x, out=out) if out is not None else special.erfinv(x)
+    if neg_zero.any():
+        r[neg_zero] = -0.0
+    return r
+
+
+Erfinv = _unary("erfinv", _erfinv,
                 lambda xp, x, y, g: g * (0.5 * np.sqrt(np.pi)) * xp.exp(xp.square(xp.erfinv(x))),
                 kernel_bwd=True)
 
@@ -714,7 +743,7 @@ class Elu(Pointwise):
         xw = x.astype(wide, copy=False)
         c = lambda v: np.asarray(v, wide)  # noqa: E731
         r = np.where(xw > 0, xw * c(scale),
-                     c(alpha * scale) * np.expm1(np.minimum(xw, 0) * c(input_scale)))
+                     c(alpha * scale) * np.expm1(min_first(xw, 0) * c(input_scale)))
         r = r.astype(x.dtype, copy=False)
         if out is not None:
             out[...] = r

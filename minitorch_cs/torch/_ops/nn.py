@@ -80,11 +80,13 @@ class LogSoftmax(Kernel):
 
 def _reduce(loss, weight_sum, reduction):
     if reduction == "none":
-        return loss
+        # an unbatched input's loss is accumulated from +0 by torch's kernel (a batch's is not)
+        return loss + 0 if loss.ndim == 0 and loss.dtype.kind == "f" else loss
+    # torch's sums start from +0 (numpy's from the first element: a sum of -0.0 stays -0.0)
     if reduction == "sum":
-        return np.asarray(loss.sum(), loss.dtype)
+        return np.asarray(loss.sum() + 0, loss.dtype)
     if reduction == "mean":
-        return np.asarray(loss.sum() / weight_sum, loss.dtype)
+        return np.asarray((loss.sum() + 0) / weight_sum, loss.dtype)
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -281,6 +283,8 @@ class LayerNorm(Kernel):
         y = xhat * w if w is not None else xhat.copy()
         if b is not None:
             y += b
+        else:  # torch's kernel adds its shift (-mean * scale): an exact zero comes out +0.0
+            y += 0
         return y  # @opmath rounds it back to a half input's dtype
 
     @staticmethod

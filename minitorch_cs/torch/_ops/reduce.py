@@ -35,6 +35,15 @@ def _accumulate(ufunc, x, axis, dtype=None):
     return ufunc.accumulate(x, axis=axis, dtype=dtype)
 
 
+def _cumsum(x, axis, dtype=None):
+    """torch's cumsum: each prefix sum starts from +0 (a prefix of zeros is ``0.``, never
+    ``-0.``; numpy's starts from the first element)."""
+    r = _accumulate(np.add, x, axis, dtype)
+    if r.dtype.kind == "f" or r.dtype in _HALF:
+        r += 0  # (-0.0 + 0 is 0.0; every other value is unchanged)
+    return r
+
+
 def _var(x, axis, n, correction, keepdim):
     """np.var's arithmetic (sum, divide, square the deviations, sum, divide), the mean refined
     once by the mean deviation: torch's per-dim kernel is Welford's and its all-reduce takes the
@@ -462,14 +471,16 @@ class Cumsum(Kernel):
     @opmath
     def forward(ctx, x, dim, dtype=None):
         ctx.dim = dim
-        return _accumulate(np.add, x, dim, _acc_dtype(x, dtype))
+        return _cumsum(x, dim, _acc_dtype(x, dtype))
 
     @staticmethod
     def backward(ctx, g):
         if g.ndim == 0:
             return (g,)
         xp = ns(g)
-        return (xp.flip(xp.cumsum(xp.flip(g, ctx.dim), ctx.dim), ctx.dim),)
+        if graph_mode(xp):
+            return (xp.flip(xp.cumsum(xp.flip(g, ctx.dim), ctx.dim), ctx.dim),)
+        return (np.flip(_cumsum(np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
 
 
 class Cumprod(Kernel):
