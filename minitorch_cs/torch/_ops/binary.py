@@ -21,7 +21,8 @@ __all__ = [  # private helpers too: callers reach them as E._name
 from ._opmath import HALF, opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
-    _wrap_int, max_first, min_first)
+    _wrap_int)
+from ._select import max_first, min_first
 
 
 # ----- binary math ------------------------------------------------------------------------------
