@@ -440,6 +440,25 @@ class _Tokens(nn.Module):
         return self.down(F.relu(self.up(x))).reshape(-1, 4)
 
 
+def _sgd_step(model, compiled):
+    """A traced SGD-momentum step of cross-entropy over the model's (flattened) logits."""
+    opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    @cstorch.trace
+    def step(x, y):
+        loss = F.cross_entropy(compiled(x), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return step
+
+
+def _observe(model, loss):
+    return [loss.detach().numpy(force=True).tobytes()] + \
+        [p.detach().numpy(force=True).tobytes() for p in model.parameters()]
+
+
 def test_planned_linear_over_token_batches_equals_the_op(tmp_path):
     rng = np.random.default_rng(7)
     data = []
@@ -449,23 +468,7 @@ def test_planned_linear_over_token_batches_equals_the_op(tmp_path):
             x[0, 1, :2] = [np.inf, -0.0]
         data.append((torch.from_numpy(x), torch.from_numpy(rng.integers(0, 4, (3, 5)))))
 
-    def make_step(model, compiled):
-        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-
-        @cstorch.trace
-        def step(x, y):
-            loss = F.cross_entropy(compiled(x), y.reshape(-1))
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
-        return step
-
-    def observe(model, loss):
-        return [loss.detach().numpy(force=True).tobytes()] + \
-            [p.detach().numpy(force=True).tobytes() for p in model.parameters()]
-
-    (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Tokens, make_step, data, 6, observe)
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Tokens, _sgd_step, data, 6, _observe)
     assert seen1 == seen0
     kinds = [f.__qualname__.split(".")[0] for f in plan.steps]
     assert kinds.count("_linear") == 4  # both layers, forward and backward
@@ -500,21 +503,9 @@ def test_wide_linear_forward_is_the_same_product_planned_recorded_and_eager(tmp_
     def make_step(model, compiled):
         if not initial:
             initial.extend(p.detach().numpy(force=True).copy() for p in model.parameters())
-        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        return _sgd_step(model, compiled)
 
-        @cstorch.trace
-        def step(x, y):
-            loss = F.cross_entropy(compiled(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
-        return step
-
-    def observe(model, loss):
-        return [loss.detach().numpy(force=True).tobytes()] + \
-            [p.detach().numpy(force=True).tobytes() for p in model.parameters()]
-
+    observe = _observe
     (seen1, plan), (seen0, _) = _replay_both(tmp_path, _Wide, make_step, data, 5, observe)
     assert seen1 == seen0
     assert [f.__qualname__.split(".")[0] for f in plan.steps].count("_linear") == 4
