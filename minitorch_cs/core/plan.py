@@ -256,7 +256,7 @@ def _relu(tape, fe, be):
 
         if be is None or grads[0] is None or not plan.used(grads[0]):
             return fwd, None
-        from ..torch._ops._select import relu_grad
+        from ..torch._kernels.select import relu_grad
         rg, gs = plan.reader(be.grefs[0]), grads[0]
         og = _out(plan.buf, gs, plan.meta)
 

@@ -590,20 +590,35 @@ _PLAIN_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 def fast_binary(op, args, attrs):
     """``(ufunc, alpha)`` when an elementwise ``add``/``sub``/``mul``/``div`` is exactly
-    ``ufunc(a, b * alpha)`` on its arrays -- a float32/float64 array and a same-dtype array or a
-    Python number, no rounding mode -- else None. Eager in-place ops and graph replay use it to
-    skip the general promotion path; the result is the op kernel's, bit for bit."""
+    ``ufunc(a, b * alpha)`` on its arrays (:func:`_plain_operands`), else None. Eager in-place
+    ops and graph replay use it to skip the general promotion path; the result is the op
+    kernel's, bit for bit."""
     uf = _UFUNCS.get(op.name)
-    if uf is None or len(args) != 2 or attrs.get("rounding_mode") is not None or \
-            len(attrs) > 1 or (attrs and "alpha" not in attrs and "rounding_mode" not in attrs):
+    if uf is None or len(args) != 2:
         return None
     a, b = args
     if type(a) is not np.ndarray:
         if not isinstance(a, Tensor) or a._meta:
             return None
         a = a._data
+    plain = _plain_operands(a, b, attrs)
+    return None if plain is None else (uf, plain[1])
+
+
+def _plain_operands(a, b, attrs):
+    """``(b's array or number, alpha)`` when ``a op b * alpha`` is the plain ufunc: ``a`` a
+    float32/float64 array (not 0-d), ``b`` a tensor or array of that dtype (not 0-d) or a Python
+    number, ``alpha`` a Python number and no rounding mode; else None."""
     if a.dtype not in _PLAIN_FLOATS or a.ndim == 0:
         return None
+    alpha = 1
+    if attrs:
+        if len(attrs) > 1 or attrs.get("rounding_mode") is not None or \
+                ("alpha" not in attrs and "rounding_mode" not in attrs):
+            return None
+        alpha = attrs.get("alpha", 1)
+        if type(alpha) not in (int, float):
+            return None
     if isinstance(b, Tensor):
         if b._meta:
             return None
@@ -613,10 +628,7 @@ def fast_binary(op, args, attrs):
             return None
     elif type(b) not in (int, float):
         return None
-    alpha = attrs.get("alpha", 1)
-    if type(alpha) not in (int, float):
-        return None
-    return uf, alpha
+    return b, alpha
 
 
 def check_overlap(target, args, full_ok=True):
@@ -655,34 +667,18 @@ def _dense_layout(a) -> bool:
 
 
 def _inplace_ufunc(uf, target, b, attrs):
-    """``target op= b * alpha`` by the ufunc directly when that is exactly the op's kernel (the
-    conditions of :func:`fast_binary`, the overlap check and no gradient to record, tested in
-    the order of their cost); None to take the general path. The optimizers' updates take it."""
+    """``target op= b * alpha`` by the ufunc directly when that is exactly the op's kernel
+    (:func:`_plain_operands`), no gradient is recorded and ``b`` does not overlap the target;
+    None to take the general path (which judges overlaps). The optimizers' updates take it."""
     dst = target._data
-    if dst.dtype not in _PLAIN_FLOATS or dst.ndim == 0 or target._meta or \
-            not dst.flags.writeable:
+    if target._meta or not dst.flags.writeable or (GradState.enabled and (
+            target._rg or (isinstance(b, Tensor) and b._rg))):
         return None
-    alpha = 1
-    if attrs:
-        if len(attrs) != 1:
-            return None
-        alpha = attrs.get("alpha", 1)
-        if type(alpha) not in (int, float) or attrs.get("rounding_mode") is not None:
-            return None
-    grad = GradState.enabled and target._rg
-    if type(b) is Tensor:
-        if b._meta:
-            return None
-        src = b._data
-        if src.dtype != dst.dtype or src.ndim == 0 or grad or (GradState.enabled and b._rg):
-            return None
-        if b is not target and np.may_share_memory(dst, src):
-            return None  # the general path judges the overlap
-    elif type(b) in (int, float):
-        if grad:
-            return None
-        src = b
-    else:
+    plain = _plain_operands(dst, b, attrs)
+    if plain is None:
+        return None
+    src, alpha = plain
+    if type(src) is np.ndarray and b is not target and np.may_share_memory(dst, src):
         return None
     try:
         uf(dst, src if alpha == 1 else src * alpha, out=dst)

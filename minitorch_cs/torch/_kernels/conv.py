@@ -43,6 +43,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .select import max_first
+
 __all__ = [
     "conv2d_forward",
     "conv2d_backward_input",
@@ -566,9 +568,10 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
                 upd = v > maxval  # torch: a later element wins if greater, or if NaN
                 if nan_aware:
                     upd |= np.isnan(v)
-                # branch-free updates (masked copies are slow on random masks);
-                # np.maximum propagates NaN, which is torch's result value too
-                np.maximum(maxval, v, out=maxval)
+                # branch-free updates (masked copies are slow on random masks); the running
+                # maximum keeps the earlier of two equal values (0.0 and -0.0), as the scan's
+                # winner does, and propagates NaN, which is torch's result value too
+                max_first(maxval, v, out=maxval)
                 np.subtract(i * kw + j, code, out=step, casting="unsafe")  # (mod 256 for bytes)
                 step *= upd
                 code += step
@@ -583,17 +586,13 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
     offsets = np.array([i * dh * wd + j * dw for i in range(kh) for j in range(kw)], np.int64)
     indices = offsets[code]  # flat offset of the winner from the window's top-left corner
     indices += (hs * wd)[:, None] + ws[None, :]
-    if check_nan:
-        # torch's value is the winner itself: np.maximum may keep the other of two equal zeros
-        # (-0.0 against 0.0) or another NaN; those windows read their winner back
-        fix = maxval == 0
-        if nan_found:
-            fix |= np.isnan(maxval)
-        if fix.any():
-            plane = x4.reshape(n, c, h * wd)
-            won = np.take_along_axis(plane, np.clip(indices, 0, h * wd - 1).reshape(n, c, -1),
-                                     axis=2).reshape(maxval.shape)
-            np.copyto(maxval, won, where=fix)
+    if nan_found:
+        # torch's value is the winning NaN itself (np.maximum may propagate another one)
+        fix = np.isnan(maxval)
+        plane = x4.reshape(n, c, h * wd)
+        won = np.take_along_axis(plane, np.clip(indices, 0, h * wd - 1).reshape(n, c, -1),
+                                 axis=2).reshape(maxval.shape)
+        np.copyto(maxval, won, where=fix)
     if unb:
         return maxval[0], indices[0]
     return maxval, indices

@@ -22,7 +22,7 @@ from ._opmath import HALF, opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
     _wrap_int)
-from ._select import max_first, min_first
+from .._kernels.select import max_first, min_first
 
 
 # ----- binary math ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from . import _special as special
 
 from .. import _dtype as D
 from ._kernel import Pointwise
-from ._select import _second_on_ties, max_first, min_first, relu_grad
+from .._kernels.select import max_first, min_first, relu_grad
 from ._xp import graph_mode, ns, raw
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -319,13 +319,9 @@ def _zero_grad(xp, x, y, g):
     return xp.zeros_like(g)
 
 
-
-
 def _relu(x, out=None):
     # torch: x < 0 ? 0 : x (relu(-0.0) is -0.0): the input is the operand kept on a tie
-    if x.dtype.kind in "iub" or not _second_on_ties(np.maximum, x.dtype):
-        return np.maximum(x, 0, out=out) if out is not None else np.maximum(x, 0)
-    return np.maximum(0, x, out=out) if out is not None else np.maximum(0, x)
+    return max_first(x, 0, out=out) if out is not None else max_first(x, 0)
 
 
 def _sigmoid(x, out=None):
