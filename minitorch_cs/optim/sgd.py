@@ -5,9 +5,12 @@ zeros, so dampening already applies on the first step (torch seeds the buffer wi
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import torch
 from ..core.creation import zeros_like
-from ._functional import is_zero, run_closure, scale_sub_
+from ._functional import (bump_versions, direct_arrays, is_zero, plain_numbers, run_closure,
+                          scale_sub_)
 from .optimizer import Optimizer
 
 __all__ = ["SGD", "sgd_update"]
@@ -32,6 +35,35 @@ def sgd_update(param, grad, momentum_buffer, *, lr, momentum=0.0, dampening=0.0,
         else:
             grad = momentum_buffer
     scale_sub_(param, grad, lr)
+
+
+def _direct_update(param, grad, momentum_buffer, *, lr, momentum, dampening, weight_decay,
+                   nesterov, maximize) -> bool:
+    """:func:`sgd_update` on the arrays by numpy's ufuncs when that is exactly what the tensor
+    ops compute (``direct_arrays``: the same float operations in the same order, bit for bit);
+    False (nothing done) to take the tensor ops."""
+    if not plain_numbers(lr, momentum, dampening, weight_decay):
+        return False
+    with_buf = momentum != 0
+    arrays = direct_arrays(param, grad, momentum_buffer) if with_buf else \
+        direct_arrays(param, grad)
+    if arrays is None:
+        return False
+    p, g = arrays[0], arrays[1]
+    if maximize:
+        g = np.negative(g)
+    if weight_decay != 0:
+        g = g + p * weight_decay
+    if with_buf:
+        v = arrays[2]
+        np.multiply(v, momentum, out=v)
+        alpha = 1.0 - dampening
+        np.add(v, g if alpha == 1 else g * alpha, out=v)
+        bump_versions(momentum_buffer, 2)
+        g = g + v * momentum if nesterov else v
+    np.add(p, g * -lr, out=p)
+    bump_versions(param)
+    return True
 
 
 class SGD(Optimizer):
@@ -96,5 +128,6 @@ class SGD(Optimizer):
                     # defaultdict, and without momentum the real SGD keeps no entry per parameter
                     # (``state_dict()["state"] == {}``)
                     buf = self.state[p]["momentum_buffer"] if group["momentum"] != 0 else None
-                    sgd_update(p, p.grad, buf, **kw)
+                    if not _direct_update(p, p.grad, buf, **kw):
+                        sgd_update(p, p.grad, buf, **kw)
         return loss

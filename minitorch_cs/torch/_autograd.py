@@ -488,8 +488,8 @@ def accumulate_grad(var, g, stored=None):
     no ``.grad`` yet, ``.grad`` becomes ``g`` (a private copy when ``g`` is shared, read-only or of
     another dtype); otherwise ``g`` is added into ``.grad`` in place. Returns the array used and
     whether ``.grad`` was created."""
-    from ._tensor import Tensor
     if var._grad is None:
+        Tensor = _tensor_class()
         if not g.flags.writeable or g.base is not None or (stored is not None and id(g) in stored) \
                 or g.dtype != var._data.dtype:
             g = np.array(g, dtype=var._data.dtype, copy=True)
@@ -509,5 +509,14 @@ def accumulate_grad(var, g, stored=None):
 
 
 def _hook_tensor(g):
+    return _tensor_class()._wrap(g)
+
+
+def _tensor_class():
+    """The Tensor class (imported on first use: the tensor module imports this one)."""
+    global _tensor_class
     from ._tensor import Tensor
-    return Tensor._wrap(g)
+
+    def _tensor_class():
+        return Tensor
+    return Tensor

@@ -522,3 +522,40 @@ def test_wide_linear_forward_is_the_same_product_planned_recorded_and_eager(tmp_
         cstorch.utils.data.DataExecutor(cstorch.utils.data.DataLoader(lambda: data),
                                         num_steps=5), range(5))]
     assert seen == seen1
+
+
+class _Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s = nn.Parameter(torch.ones(4))
+
+    def forward(self, x):
+        return x * self.s
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_planned_cross_entropy_sums_from_positive_zero(tmp_path, reduction):
+    """Log-probabilities of exactly 0 (a certain prediction): every loss term is -0.0 and the
+    op's sum starts from +0, so the loss is +0.0, planned, recorded and eager alike."""
+    x = np.full((8, 4), -200.0, np.float32)
+    x[:, 0] = 0.0
+    data = [(torch.from_numpy(x), torch.from_numpy(np.zeros(8, np.int64)))] * 3
+
+    def make_step(model, compiled):
+        @cstorch.trace
+        def step(x, y):
+            model.zero_grad()
+            loss = F.cross_entropy(compiled(x), y, reduction=reduction)
+            loss.backward()
+            return loss
+        return step
+
+    def observe(model, loss):
+        return loss.detach().numpy(force=True).tobytes(), model.s.grad.numpy(force=True).tobytes()
+    (planned, plan), (recorded, _) = _replay_both(tmp_path, _Scale, make_step, data, 3, observe)
+    assert any(f.__qualname__.startswith("_cross_entropy") for f in plan.steps)
+    eager = F.cross_entropy(torch.from_numpy(x), torch.from_numpy(np.zeros(8, np.int64)),
+                            reduction=reduction)
+    assert np.signbit(eager.numpy()) == False  # noqa: E712  (+0.0)
+    assert planned == recorded
+    assert all(loss == eager.numpy().tobytes() for loss, _ in planned)

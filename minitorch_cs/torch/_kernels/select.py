@@ -30,7 +30,10 @@ def first_on_ties(uf):
     ``maximum(-0.0, 0.0)`` are ``-0.0``); numpy's loops differ by dtype, so the operands are
     swapped where the loop keeps the second. NaN propagates either way."""
     def f(a, b, **kw):
-        if _second_on_ties(uf, np.result_type(a, b)):
+        # (a float array against a Python number keeps the array's dtype: no promotion to ask)
+        dt = a.dtype if type(a) is np.ndarray and type(b) in (int, float) and \
+            a.dtype.kind == "f" else np.result_type(a, b)
+        if _second_on_ties(uf, dt):
             return uf(b, a, **kw)
         return uf(a, b, **kw)
     f.__name__ = uf.__name__

@@ -139,6 +139,15 @@ class _Numpy:
             return np.add.reduce(x, axis=axis, keepdims=keepdims, **kw)
         return np.sum(x, axis=axis, keepdims=keepdims, **kw)
 
+    # the methods themselves for arrays (numpy's functions add a Python wrapper per call)
+    @staticmethod
+    def reshape(x, shape):
+        return x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape)
+
+    @staticmethod
+    def swapaxes(x, a, b):
+        return x.swapaxes(a, b) if type(x) is np.ndarray else np.swapaxes(x, a, b)
+
     @staticmethod
     def unstack(x, axis=0):
         return tuple(np.moveaxis(x, axis, 0))

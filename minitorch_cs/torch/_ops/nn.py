@@ -122,6 +122,19 @@ def _check_target(logp, target):
 def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     _check_target(logp, target)
     C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
+    if weight is None and logp.ndim == 2 and target.size and not 0 <= ignore_index < C and \
+            0 <= target.min() and target.max() < C:
+        # every target counts with weight 1 (the common case): the general rule's selects and
+        # products by ones leave every value as it is, so they are skipped
+        t = target
+        picked = logp[np.arange(logp.shape[0]), t]
+        w = np.ones(t.shape, logp.dtype)
+        wsum = w.sum()
+        ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
+        ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
+        ctx.all_count = True
+        return _reduce(-picked, wsum, reduction), None
+    ctx.all_count = False
     valid = target != ignore_index
     t = np.where(valid, target, 0)
     if t.size and (t.min() < 0 or t.max() >= C):
@@ -160,6 +173,12 @@ def _nll_weights(xp, ctx):
 def _nll_backward(xp, ctx, g):
     red = ctx.reduction
     t, w, wsum = _nll_weights(xp, ctx)
+    if not graph_mode(xp) and raw(ctx, "all_count") and red != "none":
+        # weights of one, none ignored, wsum = N > 0: the general rule's selects are no-ops
+        coef = w * (g / wsum) if red == "mean" else w * g
+        z = np.zeros(ctx.shape, coef.dtype)
+        z[np.arange(ctx.shape[0]), t] = -coef
+        return z
     zero = xp.zeros((), np.result_type(xp.npdtype(w), xp.npdtype(g)))
     if red == "mean":  # every target ignored: the total weight is 0 and so is the gradient
         if graph_mode(xp):

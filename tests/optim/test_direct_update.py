@@ -1,0 +1,92 @@
+"""SGD's direct update (numpy's ufuncs on the arrays, skipping the per-op dispatch) gives the
+tensor ops' values bit for bit and counts the same in-place writes; anything it cannot take
+(a dispatch mode, scheduled tensor hyper-parameters, mixed dtypes, shared memory) goes
+through the tensor ops."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import minitorch_cs.torch as torch
+from minitorch_cs.optim import SGD
+from minitorch_cs.optim import sgd as sgd_module
+from minitorch_cs.torch import _dispatch
+
+
+class _PassThrough(_dispatch.Mode):
+    """A dispatch mode that changes nothing: while it is active every op is dispatched."""
+
+
+def _params(dtype, seed):
+    rng = np.random.default_rng(seed)
+    ps = [torch.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True)
+          for s in ((5, 3), (3,), (2, 2, 2))]
+    return ps, rng
+
+
+def _run(config, dtype, dispatched, steps=4):
+    ps, rng = _params(dtype, 0)
+    opt = SGD(ps, **config)
+    for _ in range(steps):
+        for p in ps:  # gradients with exact zeros, tiny and huge values
+            g = rng.standard_normal(p.shape).astype(dtype) * \
+                rng.choice([0.0, 1e-30, 1.0, 1e30], p.shape).astype(dtype)
+            p.grad = torch.tensor(g)
+        if dispatched:
+            with _PassThrough():
+                opt.step()
+        else:
+            opt.step()
+    bufs = [opt.state[p]["momentum_buffer"] for p in ps] if config.get("momentum") else []
+    return [t.detach().numpy().copy() for t in ps + bufs], [t._version for t in ps + bufs]
+
+
+CONFIGS = [dict(lr=lr, momentum=m, dampening=d, weight_decay=wd, nesterov=n, maximize=mx)
+           for lr, m, d, wd, n, mx in itertools.product(
+               (0.1, 3), (0, 0.9), (0.0, 0.25), (0, 0.01), (False, True), (False, True))
+           if not (n and (m == 0 or d != 0))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in
+                                                                  c.items()))
+def test_direct_update_equals_tensor_ops(backend, config, dtype):
+    direct, v_direct = _run(config, dtype, dispatched=False)
+    ops, v_ops = _run(config, dtype, dispatched=True)
+    for a, b in zip(direct, ops):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))  # bits, signs of 0
+    assert v_direct == v_ops
+
+
+def test_direct_update_is_taken_and_declined(backend, monkeypatch):
+    taken = []
+    real = sgd_module._direct_update
+
+    def spy(*a, **k):
+        taken.append(real(*a, **k))
+        return taken[-1]
+    monkeypatch.setattr(sgd_module, "_direct_update", spy)
+    p = torch.ones(3, requires_grad=True)
+    opt = SGD([p], lr=0.1, momentum=0.9)
+    p.grad = torch.ones(3)
+    opt.step()
+    assert taken == [True]
+    # a scheduled (tensor) learning rate, a gradient of another dtype, a mode: the tensor ops
+    opt.param_groups[0]["lr"] = torch.tensor(0.1)
+    opt.step()
+    opt.param_groups[0]["lr"] = 0.1
+    p.grad = torch.ones(3, dtype=torch.float64)
+    opt.step()
+    p.grad = torch.ones(3)
+    with _PassThrough():
+        opt.step()
+    assert taken == [True, False, False, False]
+    # a gradient that shares memory with the parameter
+    q = torch.ones(4, requires_grad=True)
+    q.grad = q.detach()
+    SGD([q], lr=0.5).step()
+    assert taken[-1] is False
+    np.testing.assert_array_equal(q.detach().numpy(), np.full(4, 0.5, np.float32))  # 1 - 0.5 * 1
