@@ -11,8 +11,8 @@ import numpy as np
 from .. import torch
 from ..torch import _dispatch
 
-__all__ = ["is_zero", "scale_sub_", "scalar_dtype", "scalar", "run_closure", "direct_arrays",
-           "bump_versions", "plain_numbers"]
+__all__ = ["is_zero", "scale_sub_", "scalar_dtype", "scalar", "run_closure", "direct_ok",
+           "direct_arrays", "bump_versions"]
 
 _DIRECT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -30,31 +30,37 @@ def scale_sub_(param, update, lr) -> None:
         param.add_(update, alpha=-lr)
 
 
+def direct_ok(*hyper) -> bool:
+    """Whether an update rule may run on arrays directly (:func:`direct_arrays`) this step: no
+    dispatch mode is active (no graph capture, fake tensors, autocast or observer needs to see
+    the ops) and every hyper-parameter is a Python int or float (a scheduled 0-d tensor is not)."""
+    return not _dispatch.modes() and all(type(v) in (int, float) for v in hyper)
+
+
 def direct_arrays(*tensors):
     """The arrays of ``tensors`` when an update rule may run on them with numpy's ufuncs
-    directly, or None to take the tensor ops. Directly means: no dispatch mode is active (no
-    graph capture, fake tensors, autocast or observer needs to see the ops), and every tensor is
-    a materialised, writeable float32/float64 array (not 0-d) of one dtype, shape and device,
+    directly (after :func:`direct_ok`), or None to take the tensor ops: every tensor is a
+    materialised, writeable float32/float64 array (not 0-d) of one dtype, shape and device,
     sharing no memory with another. Then an in-place tensor op ``a.op_(b, alpha=c)`` with Python
     number operands is exactly ``ufunc(a, b * c, out=a)`` (the eager in-place kernel's own fast
     path), so the rule's values are the tensor ops' values bit for bit; only the per-op dispatch
     is skipped. (torch's optimizers have such "foreach" paths for the same reason.)"""
-    if _dispatch.modes():
-        return None
-    first = tensors[0]
-    a0 = first._data
-    if first._meta or a0.dtype not in _DIRECT_DTYPES or a0.ndim == 0:
+    a0 = tensors[0]._data
+    if a0.dtype not in _DIRECT_DTYPES or a0.ndim == 0:
         return None
     devices = set()
     arrays = []
+    owners = True  # every array owns its memory: distinct ones cannot overlap
     for t in tensors:
         a = t._data
         if t._meta or a.dtype != a0.dtype or a.shape != a0.shape or not a.flags.writeable:
             return None
         if t._lazydev is not None:  # (None: an internal array of no device, mixes with any)
             devices.add(t._lazydev)
+        if a.base is not None:
+            owners = False
         for b in arrays:
-            if np.may_share_memory(a, b):
+            if a is b or (not owners and np.may_share_memory(a, b)):
                 return None
         arrays.append(a)
     return arrays if len(devices) < 2 else None
@@ -63,11 +69,6 @@ def direct_arrays(*tensors):
 def bump_versions(tensor, n=1) -> None:
     """Count ``n`` in-place writes on ``tensor`` (as the tensor ops would have)."""
     tensor._vc[0] += n
-
-
-def plain_numbers(*values) -> bool:
-    """Whether every value is a Python int or float (a scheduled 0-d tensor is not)."""
-    return all(type(v) in (int, float) for v in values)
 
 
 def scalar_dtype(p):

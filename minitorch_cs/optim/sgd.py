@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import torch
 from ..core.creation import zeros_like
-from ._functional import (bump_versions, direct_arrays, is_zero, plain_numbers, run_closure,
+from ._functional import (bump_versions, direct_arrays, direct_ok, is_zero, run_closure,
                           scale_sub_)
 from .optimizer import Optimizer
 
@@ -41,9 +41,7 @@ def _direct_update(param, grad, momentum_buffer, *, lr, momentum, dampening, wei
                    nesterov, maximize) -> bool:
     """:func:`sgd_update` on the arrays by numpy's ufuncs when that is exactly what the tensor
     ops compute (``direct_arrays``: the same float operations in the same order, bit for bit);
-    False (nothing done) to take the tensor ops."""
-    if not plain_numbers(lr, momentum, dampening, weight_decay):
-        return False
+    False (nothing done) to take the tensor ops. The caller checked ``direct_ok``."""
     with_buf = momentum != 0
     arrays = direct_arrays(param, grad, momentum_buffer) if with_buf else \
         direct_arrays(param, grad)
@@ -121,13 +119,16 @@ class SGD(Optimizer):
                 kw = dict(lr=group["lr"], momentum=group["momentum"],
                           dampening=group["dampening"], weight_decay=group["weight_decay"],
                           nesterov=group["nesterov"], maximize=group["maximize"])
+                direct = direct_ok(kw["lr"], kw["momentum"], kw["dampening"],
+                                   kw["weight_decay"])
                 for p in group["params"]:
-                    if p.grad is None:
+                    grad = p.grad
+                    if grad is None:
                         continue
                     # read the buffer without touching ``self.state[p]``: the state is a
                     # defaultdict, and without momentum the real SGD keeps no entry per parameter
                     # (``state_dict()["state"] == {}``)
                     buf = self.state[p]["momentum_buffer"] if group["momentum"] != 0 else None
-                    if not _direct_update(p, p.grad, buf, **kw):
-                        sgd_update(p, p.grad, buf, **kw)
+                    if not (direct and _direct_update(p, grad, buf, **kw)):
+                        sgd_update(p, grad, buf, **kw)
         return loss

@@ -297,20 +297,17 @@ def _toposort(roots):
         if r is not None and r not in deps:
             deps[r] = 0
             stack.append(r)
-    seen = set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        for e in n.next:
+    while stack:  # a node enters the stack once: when first reached (or as a root)
+        for e in stack.pop().next:
             if e is None:
                 continue
             m = e[0]
             c = deps.get(m)
-            deps[m] = 1 if c is None else c + 1
-            if m not in seen:
+            if c is None:
+                deps[m] = 1
                 stack.append(m)
+            else:
+                deps[m] = c + 1
     return deps
 
 

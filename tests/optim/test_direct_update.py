@@ -74,16 +74,25 @@ def test_direct_update_is_taken_and_declined(backend, monkeypatch):
     p.grad = torch.ones(3)
     opt.step()
     assert taken == [True]
-    # a scheduled (tensor) learning rate, a gradient of another dtype, a mode: the tensor ops
+    # a scheduled (tensor) learning rate or a mode: the tensor ops, without asking
     opt.param_groups[0]["lr"] = torch.tensor(0.1)
     opt.step()
     opt.param_groups[0]["lr"] = 0.1
-    p.grad = torch.ones(3, dtype=torch.float64)
-    opt.step()
-    p.grad = torch.ones(3)
     with _PassThrough():
         opt.step()
-    assert taken == [True, False, False, False]
+    assert taken == [True]
+    # a gradient of another dtype, a parameter that is a view: declined, then the tensor ops
+    p.grad = torch.ones(3, dtype=torch.float64)
+    opt.step()
+    assert taken == [True, False]
+    base = torch.zeros(2, 3)
+    v = base[1]
+    v.requires_grad_()
+    v.grad = torch.ones(3)
+    opt2 = SGD([v], lr=0.5)
+    opt2.step()
+    assert taken[-1] is True  # a view of a base no other operand shares
+    np.testing.assert_array_equal(base.numpy()[1], np.full(3, -0.5, np.float32))
     # a gradient that shares memory with the parameter
     q = torch.ones(4, requires_grad=True)
     q.grad = q.detach()
