@@ -260,7 +260,7 @@ class Fill(Pointwise):
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
-           no_bool=None, kernel_bwd=False):
+           no_bool=None, kernel_bwd=False, keeps=False):
     """Declare a unary op from a numpy forward and a backward ``bwd(xp, x, y, g)`` (``xp`` the
     array namespace, ``_xp``); ``no_bool`` names the torch kernel that has no bool implementation
     (its error is raised for bool inputs).
@@ -270,7 +270,11 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
     silu, mish, ...) it computes in float32 too; where torch's derivative is a formula of tensor
     ops (``grad * self.cos()``, ``grad * (self.pow(2) + 1).rsqrt()``, ...) every step rounds to
     the half dtype (so ``x * x`` overflows to inf there as in torch), and ``bwd`` is written in
-    torch's order of operations."""
+    torch's order of operations.
+
+    ``keeps``: the forward also fills a dict (``fwd(x, keep=d)``) with intermediate arrays the
+    backward would compute again (GELU's erf); a first-order backward receives them as keyword
+    arguments instead of recomputing them (the same values), a graph-recording one recomputes."""
 
     def forward(ctx, x, out=None):
         if no_bool is not None and x.dtype == np.bool_:
@@ -290,8 +294,13 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
                 r = out
             else:
                 r = fwd(x, out=out)
+        elif keeps:
+            kept = {}
+            r = fwd(xw, keep=kept)
+            ctx.kept = kept
         else:
             r = fwd(xw)
+        if out is None:
             if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
                 r = np.asarray(r).astype(x.dtype)
         if saves_output or saved:
@@ -306,6 +315,10 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         if kernel_bwd and xp.npdtype(g) in _HALF_DT:  # torch's backward kernel: float32 inside
             g = xp.astype(g, np.float32)
             y = xp.astype(y, np.float32) if y is not None else None
+        if keeps and not graph_mode(xp):
+            kept = ctx.__dict__.get("kept")
+            if kept:
+                return (bwd(xp, x, y, g, **kept),)
         return (bwd(xp, x, y, g),)
 
     cls = type(name.capitalize(), (Pointwise,), {
@@ -328,16 +341,21 @@ def _sigmoid(x, out=None):
     return special.expit(x, out=out) if out is not None else special.expit(x)
 
 
-def _gelu_exact(x, out=None):
-    r = 0.5 * x * (1.0 + special.erf(x * np.asarray(0.7071067811865476, x.dtype)))
+def _gelu_exact(x, out=None, keep=None):
+    e = special.erf(x * np.asarray(0.7071067811865476, x.dtype))
+    if keep is not None:  # the backward's erf (scipy's erf is slow: ~20 ns an element)
+        keep["erf"] = e
+    r = 0.5 * x * (1.0 + e)
     if out is not None:
         out[...] = r
         return out
     return r.astype(x.dtype, copy=False)
 
 
-def _gelu_exact_bwd(xp, x, y, g):
-    cdf = 0.5 * (1.0 + xp.erf(x * xp.asarray(0.7071067811865476, x.dtype)))
+def _gelu_exact_bwd(xp, x, y, g, erf=None):
+    if erf is None:
+        erf = xp.erf(x * xp.asarray(0.7071067811865476, x.dtype))
+    cdf = 0.5 * (1.0 + erf)
     pdf = xp.exp(-0.5 * x * x) * xp.asarray(0.3989422804014327, x.dtype)
     return g * (cdf + x * pdf)
 
@@ -486,7 +504,7 @@ def _relu_bwd(xp, x, y, g):
 
 Relu = _unary("relu", _relu, _relu_bwd,
               saved=(), saves_output=True, float_only=False, no_bool="relu")
-Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True)
+Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True, keeps=True)
 Silu = _unary("silu", _silu, _silu_bwd, kernel_bwd=True)
 Mish = _unary("mish", _mish, _mish_bwd, kernel_bwd=True)
 Erf = _unary("erf", special.erf,
