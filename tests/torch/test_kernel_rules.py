@@ -129,3 +129,62 @@ def test_signed_zero_ties_keep_the_first_operand(name, run, want):
     assert got.tobytes() == np.array(want, np.float32).tobytes(), (name, got)
     torch = pytest.importorskip("torch")
     assert run(torch).numpy().reshape(-1).tobytes() == got.tobytes()
+
+
+def _window_conv(monkeypatch, fn, *args):
+    """``fn(*args)`` with the flat-row kernels switched off (the window-by-window kernels)."""
+    from minitorch_cs.torch._kernels import conv as C
+    with monkeypatch.context() as m:
+        m.setattr(C, "_FLAT_ROWS", False)
+        return fn(*args)
+
+
+def _same_values(a, b):
+    """Equal NaN and infinity patterns, and finite values equal to the BLAS's rounding (a
+    product over a different number of columns may round differently: float64 by ~1e-14)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    assert a.shape == b.shape
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    fin = np.isfinite(a)
+    assert np.array_equal(fin, np.isfinite(b)) and np.array_equal(a[~fin & ~np.isnan(a)],
+                                                                  b[~fin & ~np.isnan(b)])
+    np.testing.assert_allclose(a[fin], b[fin], rtol=1e-5, atol=1e-12 * (1 + np.abs(a[fin]).max(
+        initial=0)))
+
+
+@pytest.mark.parametrize("n, c, cout, h, w, k, pad, groups", [
+    (3, 4, 6, 9, 7, (3, 3), ((1, 1), (1, 1)), 1), (2, 6, 4, 8, 8, (3, 2), ((0, 0), (2, 1)), 2),
+    (1, 1, 3, 5, 6, (1, 1), ((0, 0), (0, 0)), 1), (2, 4, 4, 6, 6, (5, 5), ((2, 2), (2, 2)), 4),
+    (5, 3, 8, 28, 28, (3, 3), ((0, 0), (0, 0)), 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_flat_row_convolution_kernels_equal_the_window_kernels(monkeypatch, n, c, cout, h, w, k,
+                                                              pad, groups, dtype):
+    """The stride-1 kernels over flat rows compute the window-by-window kernels' dot products
+    (forward and input gradient, with groups, padding, non-finite inputs): the same values up
+    to the BLAS's rounding of a product with more columns, exactly for integers. The input
+    gradient of a non-finite weight takes the window kernel (over flat rows the extra columns
+    would be inf * 0 = NaN, added into real positions)."""
+    from minitorch_cs.torch._kernels import conv as C
+    rng = np.random.default_rng(n * 100 + c)
+    x = (rng.standard_normal((n, c, h, w)) * 4).astype(dtype)
+    wt = (rng.standard_normal((cout, c // groups) + k) * 4).astype(dtype)
+    if dtype != np.int64:
+        x.flat[::7] = 0.0
+        x.flat[3] = np.inf
+        x.flat[5] = np.nan
+    ho = h + sum(pad[0]) - k[0] + 1
+    wo = w + sum(pad[1]) - k[1] + 1
+    gy = (rng.standard_normal((n, cout, ho, wo)) * 4).astype(dtype)
+    args = ((1, 1), pad, (1, 1), groups)
+    check = np.testing.assert_array_equal if dtype == np.int64 else _same_values
+    check(C._conv2d_fwd(x, wt, *args), _window_conv(monkeypatch, C._conv2d_fwd, x, wt, *args))
+    check(C._conv2d_bwd_input(gy, wt, x.shape, *args),
+          _window_conv(monkeypatch, C._conv2d_bwd_input, gy, wt, x.shape, *args))
+    if dtype != np.int64 and k[1] > 1 and not any(sum(p) for p in pad):
+        wt.flat[0] = np.inf
+        gx = C._conv2d_bwd_input(gy, wt, x.shape, *args)
+        ref = _window_conv(monkeypatch, C._conv2d_bwd_input, gy, wt, x.shape, *args)
+        assert np.array_equal(gx, ref, equal_nan=True)
+        wmat = wt.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
+        rows = C.conv_rows.input_grad(gy, wmat, k[0], k[1], np.zeros(x.shape, dtype), C._chunk)
+        assert np.isnan(rows).sum() > np.isnan(ref).sum()

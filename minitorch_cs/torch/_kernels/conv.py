@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from . import conv_rows
 from .select import max_first
 
 __all__ = [
@@ -267,6 +268,11 @@ def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
 _CHUNK_BYTES = 1 << 21
 
 
+#: stride-1 undilated forward and input-gradient kernels run over flat rows (``conv_rows``);
+#: the tests switch this off to compare them with the window-by-window kernels
+_FLAT_ROWS = True
+
+
 def _chunk(n, per_sample_bytes):
     return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_bytes)))
 
@@ -298,6 +304,8 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
         y = np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)).sum(axis=3)
         return y.reshape(n, cout, ho, wo)
     xp = _pad_hw(x, pads)
+    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1):  # same products, flat rows
+        return conv_rows.forward(xp, wmat, kh, kw, np.empty((n, cout, ho, wo), dt), _chunk)
     y = np.empty((n, groups, cout // groups, ho * wo), dtype=dt)
     step = _chunk(n, groups * k * ho * wo * dt.itemsize)
     for a in range(0, n, step):
@@ -320,6 +328,9 @@ def _conv2d_bwd_input(gy, w, x_shape, stride, pads, dilation, groups):
     if n == 0 or gx.size == 0:
         return gx[:, :, pt:pt + h, pl:pl + wd]
     wt = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
+    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1) and np.isfinite(wt).all():
+        conv_rows.input_grad(gy.astype(dt, copy=False), wt, kh, kw, gx, _chunk)
+        return gx[:, :, pt:pt + h, pl:pl + wd]
     g = gy.astype(dt, copy=False).reshape(n, groups, cout // groups, ho * wo)
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1

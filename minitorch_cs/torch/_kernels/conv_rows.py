@@ -1,0 +1,74 @@
+"""Stride-1, undilated 2-D convolution kernels over flattened rows.
+
+Flatten a padded (Hp, Wp) image row by row. The window of every output at kernel offset (i, j)
+is then one contiguous run of the flat image: output (p, q) reads element
+``i * Wp + j + p * Wp + q``, for p < Ho and q < Wp, a run of ``L = (Ho - 1) * Wp + Wo``
+elements from ``i * Wp + j``. The run also holds ``Wp - Wo`` positions per row that are not
+outputs (q >= Wo, which wrap into the next row).
+
+* The forward copies these runs into its column matrix (long contiguous copies instead of a
+  copy of a 6-D window view) and multiplies it by the weight as before; the columns of the
+  positions that are not outputs are computed too and dropped.
+* The input gradient multiplies the transposed weight by the output gradient laid out in rows
+  of ``Wp`` (zeros in the extra columns) and adds each kernel offset's run into the flat input
+  gradient (runs of ``L`` instead of rows of ``Wo``). The extra columns are exact zeros when the
+  weight is finite, and adding a zero changes no value here (the gradient starts from +0, so it
+  never holds -0); a non-finite weight takes the window-by-window kernel instead.
+
+Every output is the same dot product over (channel, i, j), in the same order, as in the
+window-by-window kernels of ``conv.py``; the memory traffic is what changes (the CNN
+benchmark's second convolution: forward 48 -> 38 ms, input gradient 52 -> 35 ms with one
+thread). The BLAS may round a product with more columns differently (float64 results moved by
+~1e-14 in the tests; float32 ones did not): these kernels are the op's kernels, for eager runs
+and replays alike. ``tests/torch/test_kernel_rules.py`` compares the two kinds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["forward", "input_grad"]
+
+
+def forward(xp, wmat, kh, kw, out, chunk):
+    """``out`` (N, G*Og, Ho, Wo) = the convolution of ``xp`` (N, C, Hp, Wp, padded) with
+    ``wmat`` (G, Og, Cg*kh*kw); ``chunk(n, bytes_per_sample)`` sizes the batch chunks."""
+    n, c, hp, wp = xp.shape
+    groups, og, k = wmat.shape
+    ho, wo = hp - kh + 1, wp - kw + 1
+    run = (ho - 1) * wp + wo
+    xf = np.ascontiguousarray(xp).reshape(n, c, hp * wp)
+    step = chunk(n, c * kh * kw * run * xp.dtype.itemsize)
+    cols = np.empty((step, c, kh, kw, run), xp.dtype)
+    wide = np.empty((step, groups, og, ho * wp), xp.dtype)
+    for a in range(0, n, step):
+        m = min(step, n - a)
+        for i in range(kh):
+            for j in range(kw):
+                off = i * wp + j
+                cols[:m, :, i, j] = xf[a:a + m, :, off:off + run]
+        np.matmul(wmat, cols[:m].reshape(m, groups, k, run), out=wide[:m, :, :, :run])
+        out[a:a + m] = wide[:m].reshape(m, groups * og, ho, wp)[..., :wo]
+    return out
+
+
+def input_grad(gy, wt, kh, kw, gx, chunk):
+    """Add the input gradient into ``gx`` (N, C, Hp, Wp, C-ordered zeros, padded) from ``gy``
+    (N, G*Og, Ho, Wo) and ``wt`` (G, Cg*kh*kw, Og), a finite weight transposed."""
+    n, cout, ho, wo = gy.shape
+    c, hp, wp = gx.shape[1:]
+    groups, k, og = wt.shape
+    run = (ho - 1) * wp + wo
+    flat = gx.reshape(n, c, hp * wp)
+    step = chunk(n, c * kh * kw * run * gx.dtype.itemsize)
+    rows = np.zeros((step, cout, ho, wp), gx.dtype)  # gy in rows of Wp: the extra columns are 0
+    for a in range(0, n, step):
+        m = min(step, n - a)
+        rows[:m, :, :, :wo] = gy[a:a + m]
+        g = rows[:m].reshape(m, groups, og, ho * wp)[..., :run]
+        gcols = np.matmul(wt, g).reshape(m, c, kh, kw, run)
+        fa = flat[a:a + m]
+        for i in range(kh):
+            for j in range(kw):
+                off = i * wp + j
+                fa[:, :, off:off + run] += gcols[:, :, i, j]
+    return gx
