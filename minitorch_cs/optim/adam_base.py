@@ -8,9 +8,12 @@ group entry is always 0.0), while AdamW's ``weight_decay`` is decoupled.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import torch
 from ..core.creation import zeros_like
-from ._functional import is_zero, run_closure, scalar
+from ._functional import (bump_versions, direct_arrays, direct_ok, is_zero, run_closure,
+                          scalar)
 from .optimizer import Optimizer
 
 __all__ = ["AdamBase", "Adam", "AdamW", "adam_update"]
@@ -46,6 +49,51 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, *, lr, beta1, beta2, eps, weig
         update.add_(param * weight_decay)
     update.mul_(lr)
     param.sub_(update)
+
+
+def _direct_update(param, grad, exp_avg, exp_avg_sq, *, lr, beta1, beta2, eps, weight_decay,
+                   l2_regularization_rate, beta1_power, beta2_power) -> bool:
+    """:func:`adam_update` (without amsgrad) on the arrays by numpy's ufuncs when that is exactly
+    what the tensor ops compute (``direct_arrays``; the beta powers 0-d arrays of the parameter's
+    dtype): each step below is the kernel of the op it replaces, in the same order. False
+    (nothing done) to take the tensor ops. The caller checked ``direct_ok``."""
+    arrays = direct_arrays(param, grad, exp_avg, exp_avg_sq)
+    if arrays is None:
+        return False
+    p, g, m, v = arrays
+    powers = None
+    if beta1_power is not None:
+        powers = [t._data for t in (beta1_power, beta2_power)]
+        if beta2_power is None or any(
+                t._meta or a.ndim or a.dtype != p.dtype or not a.flags.writeable
+                for t, a in zip((beta1_power, beta2_power), powers)):
+            return False
+    if l2_regularization_rate > 0.0:
+        g = g + p * l2_regularization_rate
+    np.multiply(m, beta1, out=m)
+    alpha = 1.0 - beta1
+    np.add(m, g if alpha == 1 else g * alpha, out=m)
+    np.multiply(v, beta2, out=v)
+    # addcmul's order: (value * t1) * t2, then the sum
+    np.add(v, g * np.asarray(1.0 - beta2, p.dtype) * g, out=v)
+    denom = np.sqrt(v)
+    np.add(denom, eps, out=denom)
+    update = m / denom
+    if powers is not None:
+        b1p, b2p = powers
+        update *= np.sqrt(1.0 - b2p) / (1.0 - b1p)
+        np.multiply(b1p, beta1, out=b1p)
+        np.multiply(b2p, beta2, out=b2p)
+        bump_versions(beta1_power)
+        bump_versions(beta2_power)
+    if weight_decay != 0:
+        update += p * weight_decay
+    update *= lr
+    np.subtract(p, update, out=p)
+    bump_versions(exp_avg, 2)
+    bump_versions(exp_avg_sq, 2)
+    bump_versions(param)
+    return True
 
 
 class AdamBase(Optimizer):
@@ -88,11 +136,23 @@ class AdamBase(Optimizer):
         with torch.no_grad():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
+                direct = not group["amsgrad"] and direct_ok(
+                    group["lr"], beta1, beta2, group["eps"], group["weight_decay"],
+                    group["l2_regularization_rate"])
                 for p in group["params"]:
-                    if p.grad is None:
+                    grad = p.grad
+                    if grad is None:
                         continue
                     state = self.state[p]
-                    adam_update(p, p.grad, state["exp_avg"], state["exp_avg_sq"],
+                    if direct and _direct_update(
+                            p, grad, state["exp_avg"], state["exp_avg_sq"], lr=group["lr"],
+                            beta1=beta1, beta2=beta2, eps=group["eps"],
+                            weight_decay=group["weight_decay"],
+                            l2_regularization_rate=group["l2_regularization_rate"],
+                            beta1_power=state.get("beta1_power"),
+                            beta2_power=state.get("beta2_power")):
+                        continue
+                    adam_update(p, grad, state["exp_avg"], state["exp_avg_sq"],
                                 lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
                                 weight_decay=group["weight_decay"],
                                 l2_regularization_rate=group["l2_regularization_rate"],

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch_cs.torch as torch
-from minitorch_cs.optim import SGD
+from minitorch_cs.optim import SGD, Adam, AdamW
 from minitorch_cs.optim import sgd as sgd_module
 from minitorch_cs.torch import _dispatch
 
@@ -99,3 +99,55 @@ def test_direct_update_is_taken_and_declined(backend, monkeypatch):
     SGD([q], lr=0.5).step()
     assert taken[-1] is False
     np.testing.assert_array_equal(q.detach().numpy(), np.full(4, 0.5, np.float32))  # 1 - 0.5 * 1
+
+
+def _run_adam(cls, config, dtype, dispatched, steps=4):
+    ps, rng = _params(dtype, 1)
+    opt = cls(ps, **config)
+    for _ in range(steps):
+        for p in ps:
+            g = rng.standard_normal(p.shape).astype(dtype) * \
+                rng.choice([0.0, 1e-20, 1.0, 1e15], p.shape).astype(dtype)
+            p.grad = torch.tensor(g)
+        if dispatched:
+            with _PassThrough():
+                opt.step()
+        else:
+            opt.step()
+    state = [t for p in ps for t in opt.state[p].values()]
+    return [t.detach().numpy().copy() for t in ps + state], [t._version for t in ps + state]
+
+
+ADAM_CONFIGS = [(cls, dict(lr=lr, betas=(b1, 0.999), eps=eps, weight_decay=wd, **extra))
+                for cls, extra in ((AdamW, {}), (AdamW, {"correct_bias": False}),
+                                   (AdamW, {"amsgrad": True}), (Adam, {}))
+                for lr, b1, eps, wd in ((1e-3, 0.9, 1e-8, 0.0), (0.5, 0.0, 1e-6, 0.1),
+                                        (2, 0.5, 0, 0.01))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("cls, config", ADAM_CONFIGS,
+                         ids=lambda c: c.__name__ if isinstance(c, type) else
+                         "-".join(f"{k}{v}" for k, v in c.items()))
+def test_adam_direct_update_equals_tensor_ops(backend, cls, config, dtype):
+    direct, v_direct = _run_adam(cls, config, dtype, dispatched=False)
+    ops, v_ops = _run_adam(cls, config, dtype, dispatched=True)
+    for a, b in zip(direct, ops):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(np.atleast_1d(a).view(np.uint8), np.atleast_1d(b).view(np.uint8))
+    assert v_direct == v_ops
+
+
+def test_adam_direct_update_is_taken(backend, monkeypatch):
+    from minitorch_cs.optim import adam_base
+    taken = []
+    real = adam_base._direct_update
+
+    def spy(*a, **k):
+        taken.append(real(*a, **k))
+        return taken[-1]
+    monkeypatch.setattr(adam_base, "_direct_update", spy)
+    for cls, config in ADAM_CONFIGS:
+        taken.clear()
+        _run_adam(cls, config, np.float32, dispatched=False, steps=1)
+        assert taken == ([] if config.get("amsgrad") else [True] * 3)  # amsgrad: tensor ops
