@@ -373,7 +373,7 @@ class CaptureMode(_dispatch.Mode, _dispatch.EngineObserver):
         if target is not None:
             node = target.grad_fn if target.grad_fn is not before else None
             self._record_inplace(op, refs, arefs, node, target,
-                                 _fast_binary(op, args, attrs) if node is None else None)
+                                 _fast_binary(op, args, attrs, True) if node is None else None)
             return res
         site = creation_site()
         outs = () if res is None else (res if isinstance(res, tuple) else (res,))
@@ -520,10 +520,10 @@ def _attrs_resolver(arefs):
     return resolve
 
 
-def _fast_binary(op, args, attrs):
+def _fast_binary(op, args, attrs, inplace=False):
     """A plain ufunc for an elementwise op whose operands need no promotion (checked now, at
     capture; shapes and dtypes are the same at every replay), else None."""
-    return _dispatch.fast_binary(op, args, attrs)
+    return _dispatch.fast_binary(op, args, attrs, inplace)
 
 
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):

@@ -588,11 +588,11 @@ _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true
 _PLAIN_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def fast_binary(op, args, attrs):
+def fast_binary(op, args, attrs, inplace=False):
     """``(ufunc, alpha)`` when an elementwise ``add``/``sub``/``mul``/``div`` is exactly
-    ``ufunc(a, b * alpha)`` on its arrays (:func:`_plain_operands`), else None. Eager in-place
-    ops and graph replay use it to skip the general promotion path; the result is the op
-    kernel's, bit for bit."""
+    ``ufunc(a, b * alpha)`` on its arrays (:func:`_plain_operands`; ``inplace``: ``a`` is the
+    target), else None. Eager in-place ops and graph replay use it to skip the general
+    promotion path; the result is the op kernel's, bit for bit."""
     uf = _UFUNCS.get(op.name)
     if uf is None or len(args) != 2:
         return None
@@ -601,15 +601,16 @@ def fast_binary(op, args, attrs):
         if not isinstance(a, Tensor) or a._meta:
             return None
         a = a._data
-    plain = _plain_operands(a, b, attrs)
+    plain = _plain_operands(a, b, attrs, inplace)
     return None if plain is None else (uf, plain[1])
 
 
-def _plain_operands(a, b, attrs):
+def _plain_operands(a, b, attrs, target=False):
     """``(b's array or number, alpha)`` when ``a op b * alpha`` is the plain ufunc: ``a`` a
-    float32/float64 array (not 0-d), ``b`` a tensor or array of that dtype (not 0-d) or a Python
-    number, ``alpha`` a Python number and no rounding mode; else None."""
-    if a.dtype not in _PLAIN_FLOATS or a.ndim == 0:
+    float32/float64 array (0-d only as an in-place ``target``: out of place numpy would return a
+    scalar), ``b`` a tensor or array of that dtype (0-d too: of one dtype no promotion rule
+    differs) or a Python number, ``alpha`` a Python number and no rounding mode; else None."""
+    if a.dtype not in _PLAIN_FLOATS or (a.ndim == 0 and not target):
         return None
     alpha = 1
     if attrs:
@@ -624,7 +625,7 @@ def _plain_operands(a, b, attrs):
             return None
         b = b._data
     if type(b) is np.ndarray:
-        if b.dtype != a.dtype or b.ndim == 0:
+        if b.dtype != a.dtype:
             return None
     elif type(b) not in (int, float):
         return None
@@ -674,7 +675,7 @@ def _inplace_ufunc(uf, target, b, attrs):
     if target._meta or not dst.flags.writeable or (GradState.enabled and (
             target._rg or (isinstance(b, Tensor) and b._rg))):
         return None
-    plain = _plain_operands(dst, b, attrs)
+    plain = _plain_operands(dst, b, attrs, True)
     if plain is None:
         return None
     src, alpha = plain

@@ -188,3 +188,31 @@ def test_flat_row_convolution_kernels_equal_the_window_kernels(monkeypatch, n, c
         wmat = wt.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
         rows = C.conv_rows.input_grad(gy, wmat, k[0], k[1], np.zeros(x.shape, dtype), C._chunk)
         assert np.isnan(rows).sum() > np.isnan(ref).sum()
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
+@pytest.mark.parametrize("target_shape, other", [
+    ((), 0.7), ((), "0d32"), ((), "0d64"), ((3,), "0d32"), ((3,), "0d64"), ((2, 3), "0d32")])
+def test_zero_dim_operands_of_the_direct_inplace_path(op, target_shape, other):
+    """In-place add/sub/mul/div with a 0-d target or a 0-d operand take numpy's ufunc directly
+    only when no promotion rule applies (same dtype): the values, dtype and version count equal
+    the op kernel's (run under a mode, which dispatches every op)."""
+    import minitorch_cs.torch as torch
+    from minitorch_cs.torch import _dispatch
+
+    class PassThrough(_dispatch.Mode):
+        pass
+
+    def run(dispatched):
+        t = torch.tensor(np.full(target_shape, 1.5, np.float32))
+        o = {"0d32": torch.tensor(np.float32(-0.3)), "0d64": torch.tensor(np.float64(-0.3))}.get(
+            other, other)
+        if dispatched:
+            with PassThrough():
+                getattr(t, op)(o)
+                getattr(t, op)(o)
+        else:
+            getattr(t, op)(o)
+            getattr(t, op)(o)
+        return t.numpy().tobytes(), t.dtype, t._version
+    assert run(False) == run(True)
