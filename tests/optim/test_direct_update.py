@@ -1,7 +1,7 @@
-"""SGD's direct update (numpy's ufuncs on the arrays, skipping the per-op dispatch) gives the
-tensor ops' values bit for bit and counts the same in-place writes; anything it cannot take
-(a dispatch mode, scheduled tensor hyper-parameters, mixed dtypes, shared memory) goes
-through the tensor ops."""
+"""The optimizers' direct updates (numpy's ufuncs on the arrays, skipping the per-op dispatch:
+SGD, Adam, AdamW) give the tensor ops' values bit for bit and count the same in-place writes;
+anything they cannot take (a dispatch mode, scheduled tensor hyper-parameters, mixed dtypes,
+shared memory, amsgrad) goes through the tensor ops."""
 from __future__ import annotations
 
 import itertools
@@ -11,6 +11,7 @@ import pytest
 
 import minitorch_cs.torch as torch
 from minitorch_cs.optim import SGD, Adam, AdamW
+from minitorch_cs.optim import adam_base
 from minitorch_cs.optim import sgd as sgd_module
 from minitorch_cs.torch import _dispatch
 
@@ -19,28 +20,46 @@ class _PassThrough(_dispatch.Mode):
     """A dispatch mode that changes nothing: while it is active every op is dispatched."""
 
 
-def _params(dtype, seed):
-    rng = np.random.default_rng(seed)
+def _run(make_opt, dtype, dispatched, scales, steps=4):
+    """``steps`` optimizer steps on three parameters with random gradients (exact zeros, tiny
+    and huge values); the parameters' and the state's arrays and version counts after them."""
+    rng = np.random.default_rng(0)
     ps = [torch.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True)
           for s in ((5, 3), (3,), (2, 2, 2))]
-    return ps, rng
-
-
-def _run(config, dtype, dispatched, steps=4):
-    ps, rng = _params(dtype, 0)
-    opt = SGD(ps, **config)
+    opt = make_opt(ps)
     for _ in range(steps):
-        for p in ps:  # gradients with exact zeros, tiny and huge values
-            g = rng.standard_normal(p.shape).astype(dtype) * \
-                rng.choice([0.0, 1e-30, 1.0, 1e30], p.shape).astype(dtype)
-            p.grad = torch.tensor(g)
+        for p in ps:
+            p.grad = torch.tensor(rng.standard_normal(p.shape).astype(dtype) *
+                                  rng.choice(scales, p.shape).astype(dtype))
         if dispatched:
             with _PassThrough():
                 opt.step()
         else:
             opt.step()
-    bufs = [opt.state[p]["momentum_buffer"] for p in ps] if config.get("momentum") else []
-    return [t.detach().numpy().copy() for t in ps + bufs], [t._version for t in ps + bufs]
+    state = [t for p in ps for t in opt.state[p].values()]
+    return [t.detach().numpy().copy() for t in ps + state], [t._version for t in ps + state]
+
+
+def _assert_both_paths_equal(make_opt, dtype, scales):
+    direct, v_direct = _run(make_opt, dtype, False, scales)
+    ops, v_ops = _run(make_opt, dtype, True, scales)
+    for a, b in zip(direct, ops):  # bits (signs of zeros too); 0-d state as 1-d
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(np.atleast_1d(a).view(np.uint8),
+                                      np.atleast_1d(b).view(np.uint8))
+    assert v_direct == v_ops
+
+
+def _spy(monkeypatch, module):
+    """Record what ``module._direct_update`` returns at each call."""
+    taken = []
+    real = module._direct_update
+
+    def spy(*a, **k):
+        taken.append(real(*a, **k))
+        return taken[-1]
+    monkeypatch.setattr(module, "_direct_update", spy)
+    return taken
 
 
 CONFIGS = [dict(lr=lr, momentum=m, dampening=d, weight_decay=wd, nesterov=n, maximize=mx)
@@ -53,22 +72,11 @@ CONFIGS = [dict(lr=lr, momentum=m, dampening=d, weight_decay=wd, nesterov=n, max
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in
                                                                   c.items()))
 def test_direct_update_equals_tensor_ops(backend, config, dtype):
-    direct, v_direct = _run(config, dtype, dispatched=False)
-    ops, v_ops = _run(config, dtype, dispatched=True)
-    for a, b in zip(direct, ops):
-        assert a.dtype == b.dtype
-        np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))  # bits, signs of 0
-    assert v_direct == v_ops
+    _assert_both_paths_equal(lambda ps: SGD(ps, **config), dtype, [0.0, 1e-30, 1.0, 1e30])
 
 
 def test_direct_update_is_taken_and_declined(backend, monkeypatch):
-    taken = []
-    real = sgd_module._direct_update
-
-    def spy(*a, **k):
-        taken.append(real(*a, **k))
-        return taken[-1]
-    monkeypatch.setattr(sgd_module, "_direct_update", spy)
+    taken = _spy(monkeypatch, sgd_module)
     p = torch.ones(3, requires_grad=True)
     opt = SGD([p], lr=0.1, momentum=0.9)
     p.grad = torch.ones(3)
@@ -101,23 +109,6 @@ def test_direct_update_is_taken_and_declined(backend, monkeypatch):
     np.testing.assert_array_equal(q.detach().numpy(), np.full(4, 0.5, np.float32))  # 1 - 0.5 * 1
 
 
-def _run_adam(cls, config, dtype, dispatched, steps=4):
-    ps, rng = _params(dtype, 1)
-    opt = cls(ps, **config)
-    for _ in range(steps):
-        for p in ps:
-            g = rng.standard_normal(p.shape).astype(dtype) * \
-                rng.choice([0.0, 1e-20, 1.0, 1e15], p.shape).astype(dtype)
-            p.grad = torch.tensor(g)
-        if dispatched:
-            with _PassThrough():
-                opt.step()
-        else:
-            opt.step()
-    state = [t for p in ps for t in opt.state[p].values()]
-    return [t.detach().numpy().copy() for t in ps + state], [t._version for t in ps + state]
-
-
 ADAM_CONFIGS = [(cls, dict(lr=lr, betas=(b1, 0.999), eps=eps, weight_decay=wd, **extra))
                 for cls, extra in ((AdamW, {}), (AdamW, {"correct_bias": False}),
                                    (AdamW, {"amsgrad": True}), (Adam, {}))
@@ -130,24 +121,12 @@ ADAM_CONFIGS = [(cls, dict(lr=lr, betas=(b1, 0.999), eps=eps, weight_decay=wd, *
                          ids=lambda c: c.__name__ if isinstance(c, type) else
                          "-".join(f"{k}{v}" for k, v in c.items()))
 def test_adam_direct_update_equals_tensor_ops(backend, cls, config, dtype):
-    direct, v_direct = _run_adam(cls, config, dtype, dispatched=False)
-    ops, v_ops = _run_adam(cls, config, dtype, dispatched=True)
-    for a, b in zip(direct, ops):
-        assert a.dtype == b.dtype
-        np.testing.assert_array_equal(np.atleast_1d(a).view(np.uint8), np.atleast_1d(b).view(np.uint8))
-    assert v_direct == v_ops
+    _assert_both_paths_equal(lambda ps: cls(ps, **config), dtype, [0.0, 1e-20, 1.0, 1e15])
 
 
 def test_adam_direct_update_is_taken(backend, monkeypatch):
-    from minitorch_cs.optim import adam_base
-    taken = []
-    real = adam_base._direct_update
-
-    def spy(*a, **k):
-        taken.append(real(*a, **k))
-        return taken[-1]
-    monkeypatch.setattr(adam_base, "_direct_update", spy)
+    taken = _spy(monkeypatch, adam_base)
     for cls, config in ADAM_CONFIGS:
         taken.clear()
-        _run_adam(cls, config, np.float32, dispatched=False, steps=1)
+        _run(lambda ps: cls(ps, **config), np.float32, False, [1.0], steps=1)
         assert taken == ([] if config.get("amsgrad") else [True] * 3)  # amsgrad: tensor ops
