@@ -308,7 +308,6 @@ def _cross_entropy(tape, fe, be):
         rows = plan.own(np.arange(N))
         state = [None, None, None]  # t, w (None: every target counts, weight 1), wsum
         nsum = np.float32(N) if dt == np.float32 else np.float64(N)  # == ones.sum(), exactly
-        ignore_outside = not 0 <= ignore < C  # no target in range is ignored
         check = nn_ops._check_target
         run_fwd, run_bwd = fe.run, (be.run if be is not None else None)
         mode = [False]  # this step ran the op's own kernels (a non-C-ordered input)
@@ -330,7 +329,7 @@ def _cross_entropy(tape, fe, be):
             subtract(z, s, out=logp)
             # (the op's dtype and shape checks of the target hold: the replay checked the step's
             # input shapes and dtypes against the traced ones)
-            if ignore_outside and 0 <= target.min() and target.max() < C:
+            if nn_ops.every_target_counts(target, C, ignore):
                 t, w, wsum = target, None, nsum  # every target counts, with weight 1
             else:
                 check(logp, target)

@@ -119,37 +119,39 @@ def _check_target(logp, target):
         raise RuntimeError(f"size mismatch (got input: {list(logp.shape)}, target: {list(target.shape)})")
 
 
+def every_target_counts(target, n_classes, ignore_index, weight=None) -> bool:
+    """No class weights, an ``ignore_index`` outside the classes and every target a class: the
+    class-index losses' selects and products by ones then leave every value as it is."""
+    return weight is None and target.size > 0 and not 0 <= ignore_index < n_classes and \
+        0 <= target.min() and target.max() < n_classes
+
+
 def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     _check_target(logp, target)
     C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
-    if weight is None and logp.ndim == 2 and target.size and not 0 <= ignore_index < C and \
-            0 <= target.min() and target.max() < C:
-        # every target counts with weight 1 (the common case): the general rule's selects and
-        # products by ones leave every value as it is, so they are skipped
-        t = target
-        picked = logp[np.arange(logp.shape[0]), t]
-        w = np.ones(t.shape, logp.dtype)
-        wsum = w.sum()
-        ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
-        ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
-        ctx.all_count = True
-        return _reduce(-picked, wsum, reduction), None
-    ctx.all_count = False
-    valid = target != ignore_index
-    t = np.where(valid, target, 0)
-    if t.size and (t.min() < 0 or t.max() >= C):
-        bad = int(t[(t < 0) | (t >= C)].flat[0])
-        raise IndexError(f"Target {bad} is out of bounds.")
+    ctx.all_count = logp.ndim == 2 and every_target_counts(target, C, ignore_index, weight)
+    if ctx.all_count:  # the common case: the general rule below without its no-op selects
+        t, valid = target, None
+    else:
+        valid = target != ignore_index
+        t = np.where(valid, target, 0)
+        if t.size and (t.min() < 0 or t.max() >= C):
+            bad = int(t[(t < 0) | (t >= C)].flat[0])
+            raise IndexError(f"Target {bad} is out of bounds.")
     if logp.ndim == 1:
         picked = logp[t]
     elif logp.ndim == 2:  # (N, C): one element per row (take_along_axis without its set-up)
         picked = logp[np.arange(logp.shape[0]), t]
     else:
         picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
-    w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
-    w = w.astype(logp.dtype)
-    # torch skips an ignored target (a select: its loss is 0 even where the input is ±inf/NaN)
-    loss = np.where(valid, -picked * w, np.zeros((), logp.dtype))
+    if valid is None:
+        w = np.ones(t.shape, logp.dtype)
+        loss = -picked
+    else:
+        w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
+        w = w.astype(logp.dtype)
+        # torch skips an ignored target (a select: its loss is 0 even where the input is ±inf/NaN)
+        loss = np.where(valid, -picked * w, np.zeros((), logp.dtype))
     wsum = w.sum()
     ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
     ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
