@@ -372,7 +372,10 @@ def test_conv_transpose_half_precision_matches_torch():
         b = T.nn.functional.conv_transpose2d(T.from_numpy(x).to(getattr(T, dt)),
                                              T.from_numpy(w).to(getattr(T, dt)), stride=2)
         assert str(a.dtype) == str(b.dtype)
-        assert_close(a.float(), b.float(), rtol=1e-2, atol=1e-2, call=dt)
+        # torch's half-precision kernel depends on the CPU's instruction set (on an AVX2 CPU,
+        # 2 of 363 bfloat16 outputs near 0.18 differed from ours by 0.014)
+        assert_close(a.float(), b.float(), rtol=1e-2, atol=1e-2 if dt == "float16" else 3e-2,
+                     call=dt)
 
 
 def test_conv_transpose_output_size_matches_torch():

@@ -18,8 +18,9 @@ outputs (q >= Wo, which wrap into the next row).
 Every output is the same dot product over (channel, i, j), in the same order, as in the
 window-by-window kernels of ``conv.py``; the memory traffic is what changes (the CNN
 benchmark's second convolution: forward 48 -> 38 ms, input gradient 52 -> 35 ms with one
-thread). The BLAS may round a product with more columns differently (float64 results moved by
-~1e-14 in the tests; float32 ones did not): these kernels are the op's kernels, for eager runs
+thread). The BLAS may round a product with more columns differently (in the tests, float64
+results moved by ~1e-14; float32 ones by ~1e-7 of the largest value with OpenBLAS's AVX2
+kernels, not at all with its AVX-512 ones): these kernels are the op's kernels, for eager runs
 and replays alike. ``tests/torch/test_kernel_rules.py`` compares the two kinds.
 """
 from __future__ import annotations

@@ -6,6 +6,10 @@ is loaded the first time one of them runs.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .._kernels import erf32
+
 _special = None
 
 
@@ -27,7 +31,17 @@ def _lazy(name):
 
 
 expit = _lazy("expit")
-erf = _lazy("erf")
+_scipy_erf = _lazy("erf")
+
+
+def erf(x, out=None):
+    """erf: float32 arrays through our float32 kernel (``_kernels/erf32``: 1 ulp, 2x faster
+    than scipy's), every other dtype through ``scipy.special.erf``."""
+    if getattr(x, "dtype", None) == np.float32:
+        return erf32.erf(x, out=out)
+    return _scipy_erf(x, out=out)
+
+
 erfinv = _lazy("erfinv")
 gammaln = _lazy("gammaln")
 psi = _lazy("psi")
