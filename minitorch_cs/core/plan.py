@@ -171,25 +171,31 @@ def _linear(tape, fe, be):
     flat = len(xs) > 2  # (..., in) inputs: the weight and bias gradients over the rows of all
 
     def build(plan):
-        from ..torch._ops.linalg import transposed_product, wide_product, wide_shape
+        from ..torch._ops.linalg import (fold_rows, transposed_product, wide_product,
+                                         wide_shape)
         meta = plan.meta
         rx, rw = plan.reader(refs[0]), plan.reader(refs[1])
         rb = plan.reader(refs[2]) if has_b else None
         out = _out(plan.buf, y, meta)
         saved = [None, None]
         matmul, add = np.matmul, np.add
-        # the op's kernel turns a few rows against a large weight around (the same rule decides)
+        # the op's kernel folds (..., in) inputs into rows and turns a few rows against a large
+        # weight around (the same rules decide)
+        rows = fold_rows(xs)
         wide = None
-        if not flat and wide_shape(xs[0], ws[1], ws[0]):
-            wide = plan.own(np.empty((ws[0], xs[0]), xd))
+        if wide_shape(rows, ws[1], ws[0]):
+            wide = plan.own(np.empty((ws[0], rows), xd))
 
         def fwd(env, ctxs):
             x, w = rx(env), rw(env)
             o = out()
+            o2 = o
+            if flat:
+                x, o2 = x.reshape(rows, x.shape[-1]), o.reshape(rows, o.shape[-1])
             if wide is not None and wide_product(x, w.T):
-                transposed_product(x, w.T, wide, o)
+                transposed_product(x, w.T, wide, o2)
             else:
-                matmul(x, w.T, out=o)
+                matmul(x, w.T, out=o2)
             if rb is not None:
                 add(o, rb(env), out=o)
             env[y] = o
@@ -209,10 +215,12 @@ def _linear(tape, fe, be):
         def bwd(env, ctxs):
             g = rg(env)
             x, w = saved
-            if ox is not None:
-                env[gx_s] = matmul(g, w, out=ox())
             if flat:  # the op's rule: (-1, features) views (copies when not contiguous)
-                g, x = g.reshape(-1, g.shape[-1]), x.reshape(-1, x.shape[-1])
+                g, x = g.reshape(rows, g.shape[-1]), x.reshape(rows, x.shape[-1])
+            if ox is not None:
+                o = ox()
+                matmul(g, w, out=o.reshape(rows, o.shape[-1]) if flat else o)
+                env[gx_s] = o
             if ow is not None:
                 env[gw_s] = matmul(g.T, x, out=ow())
             if ob is not None:

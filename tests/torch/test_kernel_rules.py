@@ -1,5 +1,6 @@
 """Fast kernels that must give exactly the values of the plain rule they replace (eager and the
-replay plan share them): relu's bit-mask gradient select and the transposed linear forward."""
+replay plan share them): relu's bit-mask gradient select, the transposed linear forward and the
+folded product of a stack of matrices."""
 import numpy as np
 import pytest
 
@@ -53,6 +54,40 @@ def test_wide_rule_leaves_other_products_alone():
     assert not wide_product(x.astype(np.float16), w.T.astype(np.float16))
     assert not wide_product(np.ones((128, 784), np.float32), w.T)  # 4 * 128 > 256 columns
     assert not wide_product(np.ones((8, 16), np.float32), np.ones((256, 16), np.float32).T)
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 3, 5), (5, 4)), ((2, 3, 4, 5), (5, 6)),
+                                              ((0, 3, 5), (5, 2)), ((2, 3, 0), (0, 4)),
+                                              ((64, 12, 64), (64, 192))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+@pytest.mark.parametrize("strided", [False, True])
+def test_a_stack_times_a_matrix_is_one_product_of_its_rows(a_shape, b_shape, dtype, strided):
+    """torch's matmul folds (..., k) @ (k, n) into one mm over the stack's rows; so do ours,
+    for every dtype and layout: the values are those of the 2-D product of the rows."""
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal(a_shape) * 4).astype(dtype)
+    b = (rng.standard_normal(b_shape) * 4).astype(dtype)
+    if strided:
+        a = np.swapaxes(np.swapaxes(a, 0, 1).copy(), 0, 1)  # leading dims not C-ordered
+    rows = np.ascontiguousarray(a).reshape(int(np.prod(a_shape[:-1])), a_shape[-1])
+    want = _matmul(rows, b).reshape(a_shape[:-1] + b_shape[1:])
+    got = _matmul(a, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_linear_gradient_of_half_inputs_accumulates_in_float32():
+    """The input gradient of a half-precision linear is torch's mm: float32 products and sums,
+    one rounding (through the BLAS in float32; numpy's float16 matmul has no BLAS path)."""
+    import minitorch_cs.torch as torch
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 5, 40)).astype(np.float16)
+    w = rng.standard_normal((7, 40)).astype(np.float16)
+    g = rng.standard_normal((3, 5, 7)).astype(np.float16)
+    xt = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.linear(xt, torch.tensor(w)).backward(torch.tensor(g))
+    want = (g.astype(np.float32).reshape(15, 7) @ w.astype(np.float32)).astype(np.float16)
+    assert xt.grad.numpy().tobytes() == want.reshape(3, 5, 40).tobytes()
 
 
 def _max_pool_scan(x, k, s, p, d, ceil_mode):

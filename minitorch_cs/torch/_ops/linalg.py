@@ -21,7 +21,14 @@ def _matmul(a, b):
 
     That is torch's CPU rule (float32 accumulation); numpy's float16 matmul has no BLAS path and
     ml_dtypes' bfloat16 matmul returns float32.
+
+    A stack of matrices times one matrix is one product of all the stack's rows, as torch's
+    matmul folds it (numpy's would make one BLAS call per matrix: 3x slower on a small GPT's
+    (64, 12, 64) activations); the eager kernels and the replay plan's linear fold alike.
     """
+    if a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
+        rows = a.reshape(fold_rows(a.shape), a.shape[-1])
+        return _matmul(rows, b).reshape(a.shape[:-1] + b.shape[1:])
     if a.dtype in _HALF and b.dtype == a.dtype:
         return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     if a.ndim == 2 and b.ndim == 2 and wide_product(a, b):
@@ -31,6 +38,14 @@ def _matmul(a, b):
 
 
 _PLAIN = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def fold_rows(shape) -> int:
+    """The number of rows of a ``(..., k)`` array's leading dimensions folded into one."""
+    n = 1
+    for d in shape[:-1]:
+        n *= d
+    return n
 
 
 def wide_product(a, b) -> bool:
@@ -199,7 +214,7 @@ class Linear(Kernel):
         xp = ns(g)
         x, w = ctx.x, ctx.w
         n = ctx.needs_input_grad
-        gx = xp.matmul(g, w) if n[0] else None
+        gx = _mm(xp, g, w) if n[0] else None
         gw = gb = None
         if n[1] or (len(n) > 2 and n[2]):
             g2 = xp.reshape(g, (-1, g.shape[-1]))
