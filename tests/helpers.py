@@ -11,7 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
-           "describe"]
+           "describe", "has_avx512"]
+
+
+def has_avx512() -> bool:
+    """Whether this CPU has AVX-512 (oneDNN, under PyTorch, picks its kernels by instruction
+    set; some measured torch rules hold only where they were measured)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return "avx512f" in f.read().split()
+    except OSError:
+        return False
 
 
 def to_numpy(x):

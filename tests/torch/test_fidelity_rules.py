@@ -13,6 +13,7 @@ import pytest
 
 from minitorch_cs import torch
 import minitorch_cs.torch.nn.functional as F
+from tests.helpers import has_avx512
 
 OVERLAP = "some elements of the input tensor and the written-to tensor refer to a single memory"
 
@@ -186,17 +187,9 @@ def test_conv_padding_with_an_infinite_weight_follows_torchs_kernel_choice(args,
     assert (math.isnan(got) and math.isnan(want)) or got == want
 
 
-def _has_avx512() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return "avx512f" in f.read().split()
-    except OSError:
-        return False
-
-
 def test_conv_padding_kernel_choice_against_torch():
     real = pytest.importorskip("torch")
-    if not _has_avx512():  # oneDNN picks its kernels by instruction set (SPEC §3.1 Differs)
+    if not has_avx512():  # oneDNN picks its kernels by instruction set (SPEC §3.1 Differs)
         pytest.skip("the padding rule was measured on an AVX-512 CPU; this one has none")
     real.set_num_threads(2)
     rng = np.random.default_rng(0)
