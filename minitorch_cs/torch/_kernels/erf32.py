@@ -1,13 +1,14 @@
 """The error function of float32 arrays in float32 arithmetic, within 1 ulp of the correctly
 rounded value.
 
-scipy's float32 ``erf`` evaluates each element in double precision, one at a time (about 20 ns
+scipy's float32 ``erf`` evaluates each element in double precision, one at a time (15-20 ns
 an element here); GELU calls erf on every activation, which made it a tenth of a small GPT's
-training step. This kernel runs a few whole-array numpy passes instead (2.2x faster on a GPT's
-activations), and is accurate to 1 ulp: the class of accuracy of PyTorch's own vectorized CPU
-kernel (which differs from the correctly rounded value on about 1% of elements, by 1 ulp; ours
-on about 7%). Every float32 erf of the package (``torch.erf``, ``Tensor.erf``, GELU and
-its backward) goes through :func:`erf`, so eager ops and replays agree to the bit.
+training step. This kernel runs a few whole-array numpy passes instead (0.9 ms against scipy's
+2.9 ms for a GPT's 196,608 activations, one thread), and is accurate to 1 ulp: the class of
+accuracy of PyTorch 2.13's own vectorized CPU kernel (1 ulp from the correctly rounded value on
+1.4% of normally distributed inputs; ours on 3-7% of various inputs). Every float32 erf of the
+package (``torch.erf``, ``Tensor.erf``, GELU and its backward) goes through :func:`erf`, so eager
+ops and replays agree to the bit.
 
 The rule, for ``a = |x|``:
 

@@ -35,8 +35,8 @@ _scipy_erf = _lazy("erf")
 
 
 def erf(x, out=None):
-    """erf: float32 arrays through our float32 kernel (``_kernels/erf32``: 1 ulp, 2x faster
-    than scipy's), every other dtype through ``scipy.special.erf``."""
+    """erf: float32 arrays through our float32 kernel (``_kernels/erf32``: 1 ulp, about 3x
+    faster than scipy's), every other dtype through ``scipy.special.erf``."""
     if getattr(x, "dtype", None) == np.float32:
         return erf32.erf(x, out=out)
     return _scipy_erf(x, out=out)
