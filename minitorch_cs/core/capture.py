@@ -539,7 +539,8 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
         def run_fast(env, ctxs):
             a = env[ra[1]] if ra[0] == "s" else _resolve(env, ra)
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
-            env[s0] = uf(a, b if alpha == 1 else b * alpha)
+            r = uf(a, b if alpha == 1 else b * alpha)
+            env[s0] = r if type(r) is np.ndarray else np.asarray(r)  # (a 0-d result: a scalar)
         return desc.bind(run_fast)
 
     def store(env, outs):

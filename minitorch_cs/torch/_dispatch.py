@@ -597,20 +597,28 @@ def fast_binary(op, args, attrs, inplace=False):
     if uf is None or len(args) != 2:
         return None
     a, b = args
+    if type(a) in (int, float) and not inplace:  # a number first (``1 - t``): numpy's
+        # weak-scalar rule is torch's there too, with no alpha or rounding mode
+        if isinstance(b, Tensor):
+            b = None if b._meta else b._data
+        plain = type(b) is np.ndarray and b.dtype in _PLAIN_FLOATS and \
+            not any(v not in (None, 1) for v in (attrs or {}).values())
+        return (uf, 1) if plain else None
     if type(a) is not np.ndarray:
         if not isinstance(a, Tensor) or a._meta:
             return None
         a = a._data
-    plain = _plain_operands(a, b, attrs, inplace)
+    plain = _plain_operands(a, b, attrs)
     return None if plain is None else (uf, plain[1])
 
 
-def _plain_operands(a, b, attrs, target=False):
+def _plain_operands(a, b, attrs):
     """``(b's array or number, alpha)`` when ``a op b * alpha`` is the plain ufunc: ``a`` a
-    float32/float64 array (0-d only as an in-place ``target``: out of place numpy would return a
-    scalar), ``b`` a tensor or array of that dtype (0-d too: of one dtype no promotion rule
-    differs) or a Python number, ``alpha`` a Python number and no rounding mode; else None."""
-    if a.dtype not in _PLAIN_FLOATS or (a.ndim == 0 and not target):
+    float32/float64 array (0-d too: out of place, numpy then returns a scalar, which the caller
+    turns into a 0-d array, as ``output_array`` does), ``b`` a tensor or array of that dtype (0-d
+    too: of one dtype no promotion rule differs) or a Python number, ``alpha`` a Python number
+    and no rounding mode; else None."""
+    if a.dtype not in _PLAIN_FLOATS:
         return None
     alpha = 1
     if attrs:
@@ -675,7 +683,7 @@ def _inplace_ufunc(uf, target, b, attrs):
     if target._meta or not dst.flags.writeable or (GradState.enabled and (
             target._rg or (isinstance(b, Tensor) and b._rg))):
         return None
-    plain = _plain_operands(dst, b, attrs, True)
+    plain = _plain_operands(dst, b, attrs)
     if plain is None:
         return None
     src, alpha = plain

@@ -254,3 +254,35 @@ def test_zero_dim_operands_of_the_direct_inplace_path(op, target_shape, other):
             getattr(t, op)(o)
         return t.numpy().tobytes(), t.dtype, t._version
     assert run(False) == run(True)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_ufunc_of_a_recorded_binary_op_equals_the_op(op, dtype):
+    """A replay runs a node-less add/sub/mul/div as the plain ufunc that ``fast_binary`` names
+    (a number first, as in ``1 - beta_power``; a 0-d operand out of place too): the values and
+    dtype equal the op kernel's, special values included, and a 0-d result is a 0-d array."""
+    import minitorch_cs.torch as torch
+    from minitorch_cs.torch import _dispatch
+    nums = [0.1, 1.0, -2, 0, 1e-40, 3.4e38, 1e300, np.inf, np.nan, -0.0]
+    vals = np.array([0.3, -0.0, 0.0, 1e-45, -2.5, 3e38, np.inf, np.nan, 1.0, 1e-30]).astype(dtype)
+    kernel = _dispatch.OPS[op]
+    checked = 0
+    for a in nums:
+        a = float(a) if not isinstance(a, int) else a
+        for arr in [vals] + [vals[k:k + 1].reshape(()) for k in range(len(vals))]:
+            t = torch.tensor(arr)
+            other = torch.tensor(arr[::-1].copy() if arr.ndim else arr)
+            for args in ((a, t), (t, a), (t, other)):
+                fast = _dispatch.fast_binary(kernel, args, {})
+                assert fast is not None  # every case here is plain
+                uf, alpha = fast
+                x, y = (v._data if isinstance(v, torch.Tensor) else v for v in args)
+                with np.errstate(all="ignore"):
+                    got = uf(x, y if alpha == 1 else y * alpha)
+                got = got if type(got) is np.ndarray else np.asarray(got)
+                want = getattr(torch, op)(*args).numpy()
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.tobytes() == want.tobytes(), (op, args)
+                checked += 1
+    assert checked == len(nums) * (len(vals) + 1) * 3

@@ -7,8 +7,6 @@ from .. import _dtype as D
 from ._kernel import Kernel
 from ._xp import graph_mode, ns, raw
 from ._opmath import HALF as _HALF
-from .elementwise import _prep
-
 
 
 def _mm(xp, a, b):
