@@ -598,12 +598,12 @@ def fast_binary(op, args, attrs, inplace=False):
         return None
     a, b = args
     if type(a) in (int, float) and not inplace:  # a number first (``1 - t``): numpy's
-        # weak-scalar rule is torch's there too, with no alpha or rounding mode
+        # weak-scalar rule is torch's there too; the operands' rule read the other way round,
+        # with no alpha
         if isinstance(b, Tensor):
             b = None if b._meta else b._data
-        plain = type(b) is np.ndarray and b.dtype in _PLAIN_FLOATS and \
-            not any(v not in (None, 1) for v in (attrs or {}).values())
-        return (uf, 1) if plain else None
+        plain = _plain_operands(b, a, attrs) if type(b) is np.ndarray else None
+        return (uf, 1) if plain is not None and plain[1] == 1 else None
     if type(a) is not np.ndarray:
         if not isinstance(a, Tensor) or a._meta:
             return None
