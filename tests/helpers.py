@@ -8,12 +8,15 @@ against central differences of the first-order gradient.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
            "describe", "has_avx512"]
 
 
+@functools.cache
 def has_avx512() -> bool:
     """Whether this CPU has AVX-512 (oneDNN, under PyTorch, picks its kernels by instruction
     set; some measured torch rules hold only where they were measured)."""

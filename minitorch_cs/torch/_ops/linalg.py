@@ -1,6 +1,8 @@
 """Linear-algebra primitives: matmul (with batch broadcasting), the fused linear/addmm, einsum."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -40,10 +42,7 @@ _PLAIN = (np.dtype(np.float32), np.dtype(np.float64))
 
 def fold_rows(shape) -> int:
     """The number of rows of a ``(..., k)`` array's leading dimensions folded into one."""
-    n = 1
-    for d in shape[:-1]:
-        n *= d
-    return n
+    return math.prod(shape[:-1])
 
 
 def wide_product(a, b) -> bool:
