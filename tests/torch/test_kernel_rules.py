@@ -139,6 +139,67 @@ def test_max_pool_winners_with_nan_inf_and_ties(k, s, p, d, ceil_mode):
     np.testing.assert_array_equal(idx, it.numpy())
 
 
+def _pool_input(rng, shape, dtype, nan):
+    """Values with many ties (0.0 against -0.0 too), infinities and optionally NaNs."""
+    x = np.round(rng.standard_normal(shape) * 1.5)
+    x[rng.random(shape) < 0.2] = -0.0
+    x.flat[rng.choice(x.size, 6, replace=False)] = -np.inf
+    x.flat[rng.choice(x.size, 3, replace=False)] = np.inf
+    if nan:
+        x.flat[rng.choice(x.size, 5, replace=False)] = np.nan
+    if np.dtype(dtype).kind == "i":
+        return np.nan_to_num(x, posinf=9, neginf=-9).astype(dtype)
+    x = x.astype(dtype)
+    x[0, 0] = -np.inf  # a plane of -inf: the first position wins
+    return x
+
+
+@pytest.mark.parametrize("k,shape", [(2, (3, 4, 8, 9)), (3, (2, 3, 9, 7)), ((2, 3), (2, 2, 7, 9)),
+                                     (1, (2, 2, 3, 3))])
+@pytest.mark.parametrize("dtype,nan", [(np.float32, False), (np.float32, True),
+                                       (np.float64, False), (np.float64, True), (np.int64, False)])
+def test_max_pool_over_tiles_equals_the_scan(monkeypatch, k, shape, dtype, nan):
+    """Windows that tile the input (stride = kernel) take the contiguous tile kernel; its
+    maxima (to the sign of a zero) and winners are the element-by-element scan's."""
+    from minitorch_cs.torch._kernels import conv as C
+    x = _pool_input(np.random.default_rng(11), shape, dtype, nan)
+    y, idx = C.max_pool2d_forward(x, k)
+    want_y, want_idx = _max_pool_scan(x, k, None, 0, 1, False)
+    assert y.dtype == x.dtype and y.tobytes() == want_y.tobytes()
+    np.testing.assert_array_equal(idx, want_idx)
+    with monkeypatch.context() as m:
+        m.setattr(C, "_TILES", False)
+        y2, idx2 = C.max_pool2d_forward(x, k)
+    assert y2.tobytes() == y.tobytes() and idx2.tobytes() == idx.tobytes()
+
+
+@pytest.mark.parametrize("k,s,p,d,disjoint", [(2, None, 0, 1, True), (3, 3, 1, 1, True),
+                                              (2, 3, 0, 1, True), (2, 1, 0, 1, False),
+                                              (3, 2, 1, 1, False), (2, 3, 1, 2, True),
+                                              (2, 2, 0, 2, False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_max_pool_gradient_of_disjoint_windows_is_the_sum(k, s, p, d, disjoint, dtype):
+    """Windows that share no position (each spans at most its stride) scatter their gradients by
+    assignment: the values (-0.0 becomes +0.0, NaN and infinities pass) of the sum from zero."""
+    from minitorch_cs.torch._kernels import conv as C
+    assert C.pool_windows_disjoint(k, s, d) is disjoint
+    rng = np.random.default_rng(3)
+    x = _pool_input(rng, (2, 3, 8, 9), np.float32, False)
+    _, idx = C.max_pool2d_forward(x, k, s, p, d)
+    g = np.round(rng.standard_normal(idx.shape) * 2).astype(dtype)
+    g[rng.random(idx.shape) < 0.2] = -0.0
+    g.flat[:3] = [np.nan, np.inf, -np.inf]
+    want = C.max_pool2d_backward(g, idx, x.shape)
+    got = C.max_pool2d_backward(g, idx, x.shape, disjoint=disjoint)
+    assert got.dtype == want.dtype == dtype and got.tobytes() == want.tobytes()
+    assert not np.signbit(got[got == 0]).any()
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.max_pool2d(xt, k, s, p, d).backward(torch.tensor(g.astype(np.float32)))
+    assert xt.grad.numpy().tobytes() == C.max_pool2d_backward(
+        g.astype(np.float32), idx, x.shape, disjoint=disjoint).tobytes()
+
+
 _ZEROS = [0.0, -0.0]
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "conv1d_backward_weight",
     "max_pool2d_forward",
     "max_pool2d_backward",
+    "pool_windows_disjoint",
     "avg_pool2d_forward",
     "avg_pool2d_backward",
     "adaptive_avg_pool2d_forward",
@@ -588,14 +589,19 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
                 code += step
         return maxval, code
 
-    maxval, code = scan(False)
-    # a NaN anywhere in a window makes its maximum NaN: only then can the NaN rule change a
-    # winner, and the scan runs again with it
-    nan_found = check_nan and np.isnan(maxval).any()
-    if nan_found:
-        maxval, code = scan(True)
+    if _TILES and (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and ph == pw == pb == pr == 0:
+        found = _max_tiles(x4, kh, kw, ho, wo, code_dt)
+        nan_found = found is None  # (a NaN maximum: the scan's NaN rule decides the winners)
+        maxval, code = scan(True) if nan_found else found
+    else:
+        maxval, code = scan(False)
+        # a NaN anywhere in a window makes its maximum NaN: only then can the NaN rule change a
+        # winner, and the scan runs again with it
+        nan_found = check_nan and np.isnan(maxval).any()
+        if nan_found:
+            maxval, code = scan(True)
     offsets = np.array([i * dh * wd + j * dw for i in range(kh) for j in range(kw)], np.int64)
-    indices = offsets[code]  # flat offset of the winner from the window's top-left corner
+    indices = np.take(offsets, code)  # flat offset of the winner from the window's top-left corner
     indices += (hs * wd)[:, None] + ws[None, :]
     if nan_found:
         # torch's value is the winning NaN itself (np.maximum may propagate another one)
@@ -609,8 +615,51 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
     return maxval, indices
 
 
-def max_pool2d_backward(gy, indices, x_shape):
-    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward."""
+#: max pooling over disjoint tiles takes :func:`_max_tiles`; the tests switch this off to compare
+#: it with the scan
+_TILES = True
+
+
+def _max_tiles(x4, kh, kw, ho, wo, code_dt):
+    """Max pooling whose windows tile the input (stride = kernel, no padding or dilation): the
+    maxima and the winners' codes the scan of :func:`max_pool2d_forward` finds, or None when a
+    maximum is NaN. The windows are copied once into (kh*kw, N, C, Ho, Wo) so that every pass
+    reads contiguous memory (the scan's strided views cost several times more per element).
+    Without NaN the scan's winner is the first position holding the window's maximum (a later
+    one wins only when greater; 0.0 and -0.0 are equal), and the maximum kept by ``max_first``
+    in scan order is that position's value, to the sign of a zero."""
+    n, c = x4.shape[:2]
+    tiles = np.empty((kh * kw, n, c, ho, wo), x4.dtype)
+    np.copyto(tiles.reshape(kh, kw, n, c, ho, wo), x4[:, :, :ho * kh, :wo * kw].reshape(
+        n, c, ho, kh, wo, kw).transpose(3, 5, 0, 1, 2, 4))
+    maxval = tiles[0].copy()
+    for v in tiles[1:]:
+        max_first(maxval, v, out=maxval)
+    if maxval.dtype.kind == "f" and np.isnan(maxval).any():
+        return None
+    code = np.zeros(maxval.shape, code_dt)
+    before = np.ones(maxval.shape, bool)  # no position so far holds the maximum
+    ne = np.empty(maxval.shape, bool)
+    for v in tiles[:-1]:
+        np.not_equal(v, maxval, out=ne)
+        before &= ne
+        np.add(code, before, out=code, casting="unsafe")
+    return maxval, code
+
+
+def pool_windows_disjoint(kernel_size, stride=None, dilation=1) -> bool:
+    """Whether max pooling's windows never share an input position (each spans at most its
+    stride): then every input position receives at most one output's gradient."""
+    k, s, _, d, _, _ = _pool_params((1, 1 << 30, 1 << 30), kernel_size, stride, 0, dilation,
+                                    False, "max_pool2d")
+    return all(si >= di * (ki - 1) + 1 for ki, si, di in zip(k, s, d))
+
+
+def max_pool2d_backward(gy, indices, x_shape, disjoint=False):
+    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward. With
+    ``disjoint`` (the windows share no position, :func:`pool_windows_disjoint`) each position
+    receives at most one gradient and the scatter is an assignment of ``+0 + g``: the value the
+    sum from zero gives (``-0.0`` becomes ``+0.0``)."""
     gy = _as_float(gy)
     x_shape = tuple(int(v) for v in x_shape)
     h, wd = x_shape[-2], x_shape[-1]
@@ -626,6 +675,11 @@ def max_pool2d_backward(gy, indices, x_shape):
         keep = ((idx >= 0) & (idx < plane)).ravel()
         weights = np.where(keep, weights, 0)
         idx = np.where(keep.reshape(idx.shape), idx, 0)
+    elif disjoint:
+        gx = np.zeros(planes * plane, gy.dtype)
+        gx[(idx + (np.arange(planes, dtype=np.int64) * plane)[:, None]).ravel()] = \
+            weights + np.zeros((), gy.dtype)
+        return gx.reshape(x_shape)
     flat = (idx + (np.arange(planes, dtype=np.int64) * plane)[:, None]).ravel()
     gx = np.bincount(flat, weights=weights, minlength=planes * plane)
     return gx.astype(gy.dtype, copy=False).reshape(x_shape)

@@ -5,6 +5,8 @@ norm); everything else in ``nn.functional`` is composed from primitives.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -13,13 +15,6 @@ from ._kernel import Kernel
 from ._opmath import opmath
 from ._xp import graph_mode, ns, raw
 from ._opmath import HALF as _HALF
-
-
-def _numel(a) -> int:
-    n = 1
-    for s in a.shape:
-        n *= s
-    return n
 
 
 def _log_softmax(x, axis):
@@ -592,31 +587,36 @@ class MaxPool2d(Kernel):
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-        y, idx = _conv().max_pool2d_forward(_f32(x), kernel_size, stride, padding, dilation,
-                                            ceil_mode)
-        ctx.idx, ctx.shape = idx, x.shape
-        return _back(y, x)
+        return _max_pool(ctx, x, (kernel_size, stride, padding, dilation, ceil_mode))
 
     @staticmethod
     def backward(ctx, g):
-        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.shape),)
+        return (ns(g).call(MaxPoolBackward, g, ctx.idx, **ctx.grad_kw),)
+
+
+def _max_pool(ctx, x, args):
+    """The pooled values; ``ctx`` keeps the winners and what their gradient needs."""
+    y, ctx.idx = _conv().max_pool2d_forward(_f32(x), *args)
+    ctx.grad_kw = dict(x_shape=x.shape, disjoint=_conv().pool_windows_disjoint(*args[:2], args[3]))
+    return _back(y, x)
 
 
 class MaxPoolBackward(Op):
-    """max pooling's input gradient: ``g`` scattered to the argmax positions ``idx``; its
-    gradient gathers from them (:class:`MaxPoolGather`)."""
+    """max pooling's input gradient: ``g`` scattered to the argmax positions ``idx`` (summed
+    where windows overlap; ``disjoint``: they do not); its gradient gathers from them
+    (:class:`MaxPoolGather`)."""
 
     name = "max_pool2d_backward"
     saved = (1,)
 
     @staticmethod
-    def forward(ctx, g, idx, x_shape):
-        ctx.idx = idx
-        return _back(_conv().max_pool2d_backward(_f32(g), idx, x_shape), g)
+    def forward(ctx, g, idx, x_shape, disjoint=False):
+        ctx.idx, ctx.disjoint = idx, disjoint
+        return _back(_conv().max_pool2d_backward(_f32(g), idx, x_shape, disjoint), g)
 
     @staticmethod
     def backward(ctx, c):
-        return (ns(c).call(MaxPoolGather, c, ctx.idx), None)
+        return (ns(c).call(MaxPoolGather, c, ctx.idx, disjoint=ctx.disjoint), None)
 
 
 class MaxPoolGather(Op):
@@ -627,8 +627,8 @@ class MaxPoolGather(Op):
     saved = (1,)
 
     @staticmethod
-    def forward(ctx, x, idx):
-        ctx.idx, ctx.x_shape = idx, x.shape
+    def forward(ctx, x, idx, disjoint=False):
+        ctx.idx, ctx.x_shape, ctx.disjoint = idx, x.shape, disjoint
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
         plane = x.shape[-2] * x.shape[-1]
         i = np.asarray(idx, np.int64).reshape(planes, -1)
@@ -638,7 +638,8 @@ class MaxPoolGather(Op):
 
     @staticmethod
     def backward(ctx, g):
-        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.x_shape), None)
+        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.x_shape,
+                           disjoint=ctx.disjoint), None)
 
 
 class MaxPool2dWithIndices(Kernel):
@@ -651,15 +652,11 @@ class MaxPool2dWithIndices(Kernel):
 
     @staticmethod
     def forward(ctx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-        y, idx = _conv().max_pool2d_forward(_f32(x), kernel_size, stride, padding, dilation,
-                                            ceil_mode)
-        ctx.idx, ctx.shape = idx, x.shape
-        return _back(y, x), idx
+        return _max_pool(ctx, x, (kernel_size, stride, padding, dilation, ceil_mode)), ctx.idx
 
     @staticmethod
     def backward(ctx, grads):
-        g = grads[0]
-        return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.shape),)
+        return (ns(grads[0]).call(MaxPoolBackward, grads[0], ctx.idx, **ctx.grad_kw),)
 
 
 class AvgPool2d(Kernel):
@@ -762,7 +759,7 @@ class BinaryCrossEntropy(Kernel):
     def backward(ctx, g):
         xp = ns(g)
         x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
-        size = _numel(x)
+        size = math.prod(x.shape)
         if red == "mean":
             g = g / max(size, 1) if size else g
         n = ctx.needs_input_grad
@@ -886,7 +883,7 @@ class BinaryCrossEntropyWithLogits(Kernel):
     def backward(ctx, g):
         xp = ns(g)
         x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
-        size = _numel(x)
+        size = math.prod(x.shape)
         if ctx.reduction == "mean" and size:
             g = g / size
         if graph_mode(xp):  # the smooth ops, so that the gradient can be differentiated again
@@ -941,7 +938,7 @@ class _PointwiseLoss(Kernel):
     def _bwd(cls, ctx, g):
         xp = ns(g)
         d = ctx.x - ctx.y
-        size = _numel(d)
+        size = math.prod(d.shape)
         if ctx.reduction == "mean":
             g = g / size if size else g
         with xp.errstate(invalid="ignore"):
