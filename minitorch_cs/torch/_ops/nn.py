@@ -499,8 +499,8 @@ class Conv(Kernel):
             x, w = x.astype(np.float32), w.astype(np.float32)
         y = f(x, w, stride, padding, dilation, groups,
               skip_padding=_uses_onednn(ctx.x, w, groups, nd))
-        if b is not None:
-            y = y + b.reshape((-1,) + (1,) * nd)
+        if b is not None:  # (into the kernel's fresh result when no promotion is needed)
+            y = np.add(y, b.reshape((-1,) + (1,) * nd), out=y if y.dtype == b.dtype else None)
         if x.dtype.kind in "iu":  # integer convolution (int64 products and sums, wrapping as C)
             return y.astype(x.dtype)
         return y if half is None else y.astype(half)
