@@ -73,7 +73,8 @@ def _normalising(forward, cls):
             # an in-place elementwise op may not broadcast its result beyond the target (numpy
             # would drop leading size-1 dims silently)
             shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
-            full = np.broadcast_shapes(*shapes) if shapes else out.shape
+            full = out.shape if all(s == out.shape for s in shapes) else \
+                np.broadcast_shapes(*shapes)
             if full != out.shape:
                 raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
                                    f"broadcast shape {list(full)}")

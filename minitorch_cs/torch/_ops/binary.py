@@ -618,11 +618,17 @@ def _addc(a, t1, t2, value, combine, out):
     wide = opmath_dtype(rt)
     if rt.kind in "biu":
         value = int(value)
-    with np.errstate(over="ignore"):  # each operand in the common dtype first, as torch's
-        # TensorIterator casts them (an int32 beyond float16's range is inf there)
+    if rt.kind == "f" and wide == rt and (out is None or out.dtype == rt) and \
+            all(type(x) is np.ndarray and x.dtype == rt for x in (a, t1, t2)):
+        # one dtype throughout (the optimizers' case): the sum is the result, written into the
+        # in-place target directly (numpy's warnings from our frames are silenced, ``_fpe``)
+        prod = combine(np.asarray(value).astype(rt) * t1, t2)
+        return np.add(a, prod) if out is None else np.add(a, prod, out=out)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # each operand in the common dtype first, as torch's TensorIterator casts them (an
+        # int32 beyond float16's range is inf there)
         a2, x1, x2 = (np.asarray(x).astype(rt, copy=False).astype(wide, copy=False)
                       for x in (a, t1, t2))
-    with np.errstate(divide="ignore", invalid="ignore"):
         # torch's order: (value * t1) then * or / t2 (value * t1 may overflow first)
         r = np.asarray(a2 + combine(np.asarray(value).astype(wide) * x1, x2)).astype(rt)
     if out is not None:

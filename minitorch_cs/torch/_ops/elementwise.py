@@ -29,10 +29,10 @@ def _is_arr(v) -> bool:
 def _rtype(*operands):
     """torch's result dtype (as numpy dtype) of kernel operands: ndarrays (0-d ones rank as
     zero-dim tensors) and Python numbers (weak); ``_dtype.result_type`` is the one rule."""
-    if len(operands) == 2:
-        a, b = operands
-        if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype:
-            return a.dtype
+    a = operands[0] if operands else None
+    if type(a) is np.ndarray and all(type(b) is np.ndarray and b.dtype == a.dtype
+                                     for b in operands[1:]):
+        return a.dtype  # arrays of one dtype (the common case, no rule to consult)
     return D.result_type(*operands).np
 
 
