@@ -523,7 +523,23 @@ def _attrs_resolver(arefs):
 def _fast_binary(op, args, attrs, inplace=False):
     """A plain ufunc for an elementwise op whose operands need no promotion (checked now, at
     capture; shapes and dtypes are the same at every replay), else None."""
+    if len(args) == 1 and not inplace:
+        return _fast_unary(op, args, attrs)
     return _dispatch.fast_binary(op, args, attrs, inplace)
+
+
+#: unary kernels that are exactly these ufuncs on a float32/float64 array (no attributes; a
+#: C-ordered or 0-d operand, whose result layout the ufunc keeps as the kernel does)
+_UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative}
+
+
+def _fast_unary(op, args, attrs):
+    uf = _UNARY.get(op.name)
+    a = args[0]
+    if uf is None or attrs or not isinstance(a, Tensor) or a._meta or \
+            a._data.dtype not in _dispatch._PLAIN_FLOATS:
+        return None
+    return (uf, 1)
 
 
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
@@ -531,6 +547,27 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
     fwd = op.forward
     desc = Entry("op", op=op, refs=refs, arefs=arefs, slots=slots, info=info, key=key,
                  multi=multi, fast=fast)
+
+    def store(env, outs):
+        if multi:
+            for s, o in zip(slots, outs):
+                env[s] = output_array(op, o)
+        elif slots:
+            env[slots[0]] = output_array(op, outs)
+
+    def run(env, ctxs):
+        store(env, fwd(Ctx(), *get_args(env), **get_attrs(env)))
+
+    if fast is not None and len(refs) == 1 and not multi:  # a plain unary ufunc
+        uf, s0, ra = fast[0], slots[0], refs[0]
+
+        def run_unary(env, ctxs):
+            a = env[ra[1]] if ra[0] == "s" else _resolve(env, ra)
+            if a.ndim and not a.flags.c_contiguous:
+                return run(env, ctxs)  # another layout: the kernel decides the result's
+            r = uf(a)
+            env[s0] = r if type(r) is np.ndarray else np.asarray(r)  # (0-d: a scalar)
+        return desc.bind(run_unary)
     if fast is not None and len(refs) == 2 and not multi:
         uf, alpha = fast
         s0 = slots[0]
@@ -542,17 +579,7 @@ def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):
             r = uf(a, b if alpha == 1 else b * alpha)
             env[s0] = r if type(r) is np.ndarray else np.asarray(r)  # (a 0-d result: a scalar)
         return desc.bind(run_fast)
-
-    def store(env, outs):
-        if multi:
-            for s, o in zip(slots, outs):
-                env[s] = output_array(op, o)
-        elif slots:
-            env[slots[0]] = output_array(op, outs)
-
     if info is None:
-        def run(env, ctxs):
-            store(env, fwd(Ctx(), *get_args(env), **get_attrs(env)))
         return desc.bind(run)
 
     def run_grad(env, ctxs):

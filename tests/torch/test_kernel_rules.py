@@ -347,3 +347,81 @@ def test_plain_ufunc_of_a_recorded_binary_op_equals_the_op(op, dtype):
                 assert got.tobytes() == want.tobytes(), (op, args)
                 checked += 1
     assert checked == len(nums) * (len(vals) + 1) * 3
+
+
+@pytest.mark.parametrize("op", ["sqrt", "exp", "neg"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_ufunc_of_a_recorded_unary_op_equals_the_op(op, dtype):
+    """A replay runs a node-less sqrt/exp/neg on a C-ordered or 0-d float operand as the plain
+    ufunc the capture names: values, dtype and shape equal the op kernel's, special values
+    included (sqrt of a negative is NaN, exp overflows to inf)."""
+    import minitorch_cs.torch as torch
+    from minitorch_cs.core.capture import _fast_unary
+    from minitorch_cs.torch import _dispatch
+    vals = np.array([0.3, -0.0, 0.0, 1e-45, -2.5, 3e38, np.inf, -np.inf, np.nan, 1e-30, 89.0,
+                     710.0]).astype(dtype)
+    for arr in [vals, vals.reshape(3, 4)] + [vals[k:k + 1].reshape(()) for k in range(len(vals))]:
+        t = torch.tensor(arr)
+        uf, _ = _fast_unary(_dispatch.OPS[op], (t,), {})
+        with np.errstate(all="ignore"):
+            got = np.asarray(uf(t._data))
+        want = getattr(torch, op)(t).numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes(), (op, arr)
+    assert _fast_unary(_dispatch.OPS[op], (torch.tensor([1, 2]),), {}) is None  # int: promotes
+
+
+def test_replayed_unary_ops_follow_the_cpu_backend(tmp_path):
+    """sqrt/exp/neg inside a traced step, on C-ordered, transposed and 0-d operands, replay to
+    the CPU backend's values and layouts."""
+    import importlib
+
+    import minitorch_cs as cstorch
+    import minitorch_cs.torch as torch
+    backend_mod = importlib.import_module("minitorch_cs.backend")
+
+    def run(kind):
+        backend_mod._reset_for_tests()
+        cstorch.backends.reset()
+        b = cstorch.backend(kind, artifact_dir=tmp_path / kind)
+        rng = np.random.default_rng(0)
+        torch.manual_seed(0)
+        with b.device:
+            model = torch.nn.Linear(3, 4, bias=False)
+        compiled = cstorch.compile(model, b)
+        w = model.weight
+        opt = cstorch.optim.SGD([w], lr=0.1)
+        data = [(torch.from_numpy(rng.standard_normal((2, 3), dtype=np.float32)),)
+                for _ in range(4)]
+        seen = []
+
+        @cstorch.step_closure
+        def keep(*ts):
+            seen.append([(t.numpy().copy(), t.stride()) for t in ts])
+
+        @cstorch.trace
+        def step(x):
+            with torch.no_grad():
+                a = w.sqrt()
+                c = w.t().sqrt()  # a transposed operand: the kernel's layout
+                d = (w.sum() - 3).exp().neg()  # 0-d
+            loss = (compiled(x) * a.sum() + c.sum() * d).sum()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            keep(a, c, d, loss)
+            return loss
+        for (x,) in cstorch.utils.data.DataExecutor(
+                cstorch.utils.data.DataLoader(lambda: data), num_steps=4):
+            step(x)
+            if kind == "CSX":  # the three unary ops were recorded as plain ufuncs
+                tape = next(iter(backend_mod.current_backend_impl()._tapes.values())).tape
+                fast = [f.entry.op.name for f in tape.entries
+                        if f.entry.kind == "op" and f.entry.fast is not None]
+                assert fast.count("sqrt") == 2 and "exp" in fast and "neg" in fast, fast
+        return seen
+    cpu, csx = run("CPU"), run("CSX")
+    assert len(cpu) == len(csx) == 4
+    for a, b in zip(cpu, csx):
+        for (x, sx), (y, sy) in zip(a, b):
+            assert x.tobytes() == y.tobytes() and x.dtype == y.dtype and sx == sy

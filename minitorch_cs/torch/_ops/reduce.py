@@ -1,6 +1,8 @@
 """Reduction primitives (sum, mean, prod, max/min, var, logsumexp, norm, cumsum, sort, topk)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -403,8 +405,8 @@ class Norm(Kernel):
     @opmath
     def forward(ctx, x, p=2.0, axis=None, keepdim=False):
         ctx.x, ctx.p, ctx.axis, ctx.keepdim = x, p, axis, keepdim
-        a = np.abs(x)
-        n = x.size if axis is None else int(np.prod([x.shape[d] for d in axis]))
+        n = x.size if axis is None else math.prod(x.shape[d] for d in axis)
+        a = np.abs(x) if p != 2 or n == 1 else None  # (the 2-norm squares x itself)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if n == 1 and p != 0 and x.size:  # one element per result: |x| exactly (torch)
                 r = a.reshape(a.shape if keepdim else np.sum(a, axis=axis).shape) \
@@ -417,8 +419,8 @@ class Norm(Kernel):
                 r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
             elif p == 1:
                 r = np.sum(a, axis=axis, keepdims=keepdim)
-            elif p == 2:
-                r = np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+            elif p == 2:  # (np.sum's reduction, without its Python layers)
+                r = np.sqrt(np.add.reduce(x * x, axis=axis, keepdims=keepdim))
             else:
                 r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
         r = np.asarray(r).astype(x.dtype, copy=False)
