@@ -525,7 +525,25 @@ def _fast_binary(op, args, attrs, inplace=False):
     capture; shapes and dtypes are the same at every replay), else None."""
     if len(args) == 1 and not inplace:
         return _fast_unary(op, args, attrs)
+    if inplace and op.name == "addcmul":
+        return _fast_addcmul(args, attrs)
     return _dispatch.fast_binary(op, args, attrs, inplace)
+
+
+def _fast_addcmul(args, attrs):
+    """``(np.multiply, value)`` for an in-place ``addcmul`` (Adam's second moment) whose
+    operands are float32/float64 arrays of the target's dtype and shape and whose value is a
+    Python number: then the kernel (``_ops.binary._addc``) is ``dst += (value * t1) * t2`` in
+    that dtype, with ``value`` rounded to it first."""
+    value = attrs.get("value", 1)
+    if len(args) != 3 or set(attrs) - {"value"} or type(value) not in (int, float) or \
+            any(not isinstance(a, Tensor) or a._meta for a in args):
+        return None
+    d, t1, t2 = (a._data for a in args)
+    if d.dtype not in _dispatch._PLAIN_FLOATS or any(a.dtype != d.dtype or a.shape != d.shape
+                                                     for a in (t1, t2)):
+        return None
+    return (np.multiply, np.asarray(value).astype(d.dtype))
 
 
 #: unary kernels that are exactly these ufuncs on a float32/float64 array (no attributes; a
@@ -601,6 +619,15 @@ def _inplace_entry(op, refs, arefs, fast=None):
             b = env[rb[1]] if rb[0] == "s" else _resolve(env, rb)
             uf(dst, b if alpha == 1 else b * alpha, out=dst)
         return desc.bind(run_fast)
+
+    if fast is not None and len(refs) == 3 and refs[0][0] in ("s", "x", "g"):  # addcmul
+        uf, value = fast
+        ra, r1, r2 = refs
+
+        def run_addc(env, ctxs):
+            dst = _resolve(env, ra)
+            np.add(dst, uf(value * _resolve(env, r1), _resolve(env, r2)), out=dst)
+        return desc.bind(run_addc)
 
     def run(env, ctxs):
         args = get_args(env)

@@ -475,6 +475,27 @@ def test_addcdiv_and_addcmul_scale_the_first_tensor_first():
     assert torch.addcdiv(a, t1, torch.tensor([2.0]), value=2).item() == math.inf
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_addcmul_within_one_ulp_of_torchs_fused_rule_and_addcdiv_exact(dtype):
+    """SPEC (Differs): torch's CPU addcmul is one fused multiply-add, fma(value * t1, t2, self);
+    ours rounds the product first: apart on a few percent of elements, by at most the
+    product's rounding (half its ulp) and one ulp of the result. addcdiv,
+    ``self + (value * t1) / t2``, is torch's to the bit."""
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    d, a, b = (rng.standard_normal(20000).astype(dtype) for _ in range(3))
+    b[b == 0] = 1
+    ours = torch.addcmul(torch.tensor(d), torch.tensor(a), torch.tensor(b), value=0.05).numpy()
+    want = real.addcmul(real.tensor(d), real.tensor(a), real.tensor(b), value=0.05).numpy()
+    off = ours != want
+    prod = (np.asarray(0.05, dtype) * a) * b
+    assert off.mean() < 0.1  # (0 where torch runs without FMA instructions)
+    assert np.all(np.abs(ours - want) <= np.spacing(np.abs(prod)) / 2 + np.spacing(np.abs(want)))
+    ours = torch.addcdiv(torch.tensor(d), torch.tensor(a), torch.tensor(b), value=0.05).numpy()
+    want = real.addcdiv(real.tensor(d), real.tensor(a), real.tensor(b), value=0.05).numpy()
+    assert ours.tobytes() == want.tobytes()
+
+
 def test_half_cross_entropy_reads_the_rounded_log_probabilities():
     v = torch.tensor(-0.0698242, dtype=torch.bfloat16, requires_grad=True)
     x = (v + v).reshape(1).repeat(4)

@@ -425,3 +425,30 @@ def test_replayed_unary_ops_follow_the_cpu_backend(tmp_path):
     for a, b in zip(cpu, csx):
         for (x, sx), (y, sy) in zip(a, b):
             assert x.tobytes() == y.tobytes() and x.dtype == y.dtype and sx == sy
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_form_of_a_recorded_inplace_addcmul_equals_the_op(dtype):
+    """A replay runs Adam's ``v.addcmul_(g, g, value=1 - beta2)`` (one float dtype and shape,
+    a number value) as ``v += (value * t1) * t2``: the in-place kernel's values, special values
+    and overflow included; other operand kinds keep the kernel."""
+    import minitorch_cs.torch as torch
+    from minitorch_cs.core.capture import _fast_addcmul
+    vals = np.array([0.3, -0.0, 0.0, 1e-45, -2.5, 3e38, np.inf, -np.inf, np.nan, 1e-30, 1.5e19,
+                     7.0]).astype(dtype)
+    rng = np.random.default_rng(2)
+    for value in (0.05, 1, -3, 1e-40, 0.999, 0.0):
+        for k in range(4):
+            d, t1, t2 = (torch.tensor(rng.permutation(vals)) for _ in range(3))
+            if k == 3:
+                t2 = t1  # g * g
+            uf, v = _fast_addcmul((d, t1, t2), {"value": value})
+            with np.errstate(all="ignore"):
+                got = d._data.copy()
+                np.add(got, uf(v * t1._data, t2._data), out=got)
+            d.addcmul_(t1, t2, value=value)
+            assert got.tobytes() == d.numpy().tobytes(), (value, k)
+    t = torch.tensor(vals)
+    assert _fast_addcmul((t, t.half(), t), {"value": 0.1}) is None  # a promotion
+    assert _fast_addcmul((t, t[:1], t), {"value": 0.1}) is None  # a broadcast
+    assert _fast_addcmul((t, t, t), {"value": torch.tensor(0.1)}) is None  # a tensor value
