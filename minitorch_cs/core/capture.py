@@ -551,13 +551,21 @@ def _fast_addcmul(args, attrs):
 _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative}
 
 
+def _norm2(a):
+    """The ``norm`` kernel's 2-norm of all of a float32/float64 array of more than one element
+    (``_ops.reduce.Norm``): the square root of numpy's sum of squares."""
+    return np.sqrt(np.add.reduce(a * a, axis=None))
+
+
 def _fast_unary(op, args, attrs):
-    uf = _UNARY.get(op.name)
     a = args[0]
-    if uf is None or attrs or not isinstance(a, Tensor) or a._meta or \
-            a._data.dtype not in _dispatch._PLAIN_FLOATS:
+    if not isinstance(a, Tensor) or a._meta or a._data.dtype not in _dispatch._PLAIN_FLOATS:
         return None
-    return (uf, 1)
+    if op.name == "norm":  # clip_grad_norm_'s norms of the gradients
+        return (_norm2, 1) if attrs == {"p": 2.0, "axis": None, "keepdim": False} and \
+            a._data.size > 1 else None
+    uf = _UNARY.get(op.name)
+    return (uf, 1) if uf is not None and not attrs else None
 
 
 def _op_entry(op, refs, arefs, slots, info, key, multi, fast=None):

@@ -371,9 +371,40 @@ def test_plain_ufunc_of_a_recorded_unary_op_equals_the_op(op, dtype):
     assert _fast_unary(_dispatch.OPS[op], (torch.tensor([1, 2]),), {}) is None  # int: promotes
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_plain_form_of_a_recorded_two_norm_equals_the_op(dtype):
+    """clip_grad_norm_'s ``vector_norm(g, 2)`` of a whole float32/float64 tensor replays as
+    the kernel's own sum of squares and square root: the same bits for any shape and layout
+    (special values too); one-element tensors, other orders and dims keep the kernel."""
+    import minitorch_cs.torch as torch
+    from minitorch_cs.core.capture import _fast_unary
+    from minitorch_cs.torch import _dispatch
+    op = _dispatch.OPS["norm"]
+    attrs = {"p": 2.0, "axis": None, "keepdim": False}
+    rng = np.random.default_rng(4)
+    for shape in [(2,), (7, 5), (3, 4, 5), (64, 256), (1000,)]:
+        for special in (None, np.inf, np.nan, 3e30):
+            a = rng.standard_normal(shape).astype(dtype)
+            if special is not None:
+                a.flat[0] = special
+            for t in (torch.tensor(a), torch.tensor(a).t() if a.ndim == 2 else None):
+                if t is None:
+                    continue
+                f, _ = _fast_unary(op, (t,), attrs)
+                with np.errstate(all="ignore"):
+                    got = np.asarray(f(t._data))
+                want = torch.linalg.vector_norm(t, 2).numpy()
+                assert got.shape == () and got.dtype == want.dtype
+                assert got.tobytes() == want.tobytes(), (shape, special)
+    t = torch.tensor(rng.standard_normal((3, 4)).astype(dtype))
+    assert _fast_unary(op, (t[:1, :1],), attrs) is None
+    assert _fast_unary(op, (t,), dict(attrs, p=1.0)) is None
+    assert _fast_unary(op, (t,), dict(attrs, axis=(0,))) is None
+
+
 def test_replayed_unary_ops_follow_the_cpu_backend(tmp_path):
-    """sqrt/exp/neg inside a traced step, on C-ordered, transposed and 0-d operands, replay to
-    the CPU backend's values and layouts."""
+    """sqrt/exp/neg inside a traced step, on C-ordered, transposed and 0-d operands, and
+    clip_grad_norm_'s norms, replay to the CPU backend's values and layouts."""
     import importlib
 
     import minitorch_cs as cstorch
@@ -407,6 +438,7 @@ def test_replayed_unary_ops_follow_the_cpu_backend(tmp_path):
                 d = (w.sum() - 3).exp().neg()  # 0-d
             loss = (compiled(x) * a.sum() + c.sum() * d).sum()
             loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             opt.step()
             opt.zero_grad()
             keep(a, c, d, loss)
@@ -418,7 +450,8 @@ def test_replayed_unary_ops_follow_the_cpu_backend(tmp_path):
                 tape = next(iter(backend_mod.current_backend_impl()._tapes.values())).tape
                 fast = [f.entry.op.name for f in tape.entries
                         if f.entry.kind == "op" and f.entry.fast is not None]
-                assert fast.count("sqrt") == 2 and "exp" in fast and "neg" in fast, fast
+                assert fast.count("sqrt") == 2 and "exp" in fast and "neg" in fast and \
+                    "norm" in fast, fast
         return seen
     cpu, csx = run("CPU"), run("CSX")
     assert len(cpu) == len(csx) == 4
