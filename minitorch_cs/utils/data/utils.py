@@ -165,15 +165,22 @@ def compute_num_steps(dataloader, initial_step=0, num_steps=None, max_steps=None
     return total
 
 
+def _tensor_class():
+    global _tensor_class
+    from ...torch import Tensor
+    _tensor_class = lambda: Tensor  # noqa: E731  (resolved once: torch imports this package)
+    return Tensor
+
+
 def infer_batch_size(data, batch_size=None, strict=False):
     """The common leading dimension of every tensor in a batch (None if they disagree)."""
-    from ...torch import Tensor
+    Tensor = _tensor_class()
     if type(data) in (tuple, list) and data and all(type(t) is Tensor for t in data):
         tensors = data  # the common batch, a flat tuple of tensors: no structure walk
     else:
         from ..nest import visit_torch_tensors
         tensors = [t for _, t in visit_torch_tensors(data)]
-    sizes = {1 if t.ndim == 0 else t.shape[0] for t in tensors}
+    sizes = {t._data.shape[0] if t._data.ndim else 1 for t in tensors}
     if not sizes:
         raise RuntimeError(
             "We could not detect any torch tensors in the input data returned by the dataloader. "
