@@ -171,6 +171,9 @@ def test_max_pool_over_tiles_equals_the_scan(monkeypatch, k, shape, dtype, nan):
         m.setattr(C, "_TILES", False)
         y2, idx2 = C.max_pool2d_forward(x, k)
     assert y2.tobytes() == y.tobytes() and idx2.tobytes() == idx.tobytes()
+    cl = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)  # channels-last
+    y3, idx3 = C.max_pool2d_forward(cl, k)
+    assert np.ascontiguousarray(y3).tobytes() == y.tobytes() and np.array_equal(idx3, idx)
 
 
 @pytest.mark.parametrize("k,s,p,d,disjoint", [(2, None, 0, 1, True), (3, 3, 1, 1, True),
