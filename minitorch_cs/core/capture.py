@@ -42,6 +42,8 @@ import numpy as np
 
 from ..torch import _autograd, _dispatch
 from ..torch._dispatch import Ctx, inplace_forward, inplace_forward_grad, output_array
+from ..torch._ops.binary import _addc
+from ..torch._ops.reduce import two_norm
 from ..torch._tensor import Tensor
 
 __all__ = ["Tape", "CaptureMode", "ValueReadError", "WaferRuleError", "TapeRef", "creation_site"]
@@ -531,10 +533,10 @@ def _fast_binary(op, args, attrs, inplace=False):
 
 
 def _fast_addcmul(args, attrs):
-    """``(np.multiply, value)`` for an in-place ``addcmul`` (Adam's second moment) whose
-    operands are float32/float64 arrays of the target's dtype and shape and whose value is a
-    Python number: then the kernel (``_ops.binary._addc``) is ``dst += (value * t1) * t2`` in
-    that dtype, with ``value`` rounded to it first."""
+    """``(kernel, value)`` for an in-place ``addcmul`` (Adam's second moment) whose operands are
+    float32/float64 arrays of the target's dtype and shape and whose value is a Python number:
+    the replay calls the kernel's array function (``_ops.binary._addc``: ``dst += (value * t1) *
+    t2`` in that dtype) without the op's dispatch and checks."""
     value = attrs.get("value", 1)
     if len(args) != 3 or set(attrs) - {"value"} or type(value) not in (int, float) or \
             any(not isinstance(a, Tensor) or a._meta for a in args):
@@ -543,7 +545,7 @@ def _fast_addcmul(args, attrs):
     if d.dtype not in _dispatch._PLAIN_FLOATS or any(a.dtype != d.dtype or a.shape != d.shape
                                                      for a in (t1, t2)):
         return None
-    return (np.multiply, np.asarray(value).astype(d.dtype))
+    return (_addc, value)
 
 
 #: unary kernels that are exactly these ufuncs on a float32/float64 array (no attributes; a
@@ -551,18 +553,13 @@ def _fast_addcmul(args, attrs):
 _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative}
 
 
-def _norm2(a):
-    """The ``norm`` kernel's 2-norm of all of a float32/float64 array of more than one element
-    (``_ops.reduce.Norm``): the square root of numpy's sum of squares."""
-    return np.sqrt(np.add.reduce(a * a, axis=None))
-
-
 def _fast_unary(op, args, attrs):
     a = args[0]
     if not isinstance(a, Tensor) or a._meta or a._data.dtype not in _dispatch._PLAIN_FLOATS:
         return None
-    if op.name == "norm":  # clip_grad_norm_'s norms of the gradients
-        return (_norm2, 1) if attrs == {"p": 2.0, "axis": None, "keepdim": False} and \
+    if op.name == "norm":  # clip_grad_norm_'s norms of the gradients: the kernel's 2-norm of
+        # a whole tensor of more than one element (one element: |x| exactly)
+        return (two_norm, 1) if attrs == {"p": 2.0, "axis": None, "keepdim": False} and \
             a._data.size > 1 else None
     uf = _UNARY.get(op.name)
     return (uf, 1) if uf is not None and not attrs else None
@@ -629,12 +626,12 @@ def _inplace_entry(op, refs, arefs, fast=None):
         return desc.bind(run_fast)
 
     if fast is not None and len(refs) == 3 and refs[0][0] in ("s", "x", "g"):  # addcmul
-        uf, value = fast
+        addc, value = fast
         ra, r1, r2 = refs
 
         def run_addc(env, ctxs):
             dst = _resolve(env, ra)
-            np.add(dst, uf(value * _resolve(env, r1), _resolve(env, r2)), out=dst)
+            addc(dst, _resolve(env, r1), _resolve(env, r2), value, np.multiply, dst)
         return desc.bind(run_addc)
 
     def run(env, ctxs):

@@ -615,19 +615,16 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
     return maxval, indices
 
 
-#: max pooling over disjoint tiles takes :func:`_max_tiles`; the tests switch this off to compare
-#: it with the scan
-_TILES = True
+_TILES = True  #: windows that tile the input take :func:`_max_tiles` (tests compare the scan)
 
 
 def _max_tiles(x4, kh, kw, ho, wo, code_dt):
     """Max pooling whose windows tile the input (stride = kernel, no padding or dilation): the
-    maxima and the winners' codes the scan of :func:`max_pool2d_forward` finds, or None when a
-    maximum is NaN. The windows are copied once into (kh*kw, N, C, Ho, Wo) so that every pass
-    reads contiguous memory (the scan's strided views cost several times more per element).
-    Without NaN the scan's winner is the first position holding the window's maximum (a later
-    one wins only when greater; 0.0 and -0.0 are equal), and the maximum kept by ``max_first``
-    in scan order is that position's value, to the sign of a zero."""
+    scan's maxima and winners' codes (:func:`max_pool2d_forward`), or None for a NaN maximum.
+    The windows are copied once into (kh*kw, N, C, Ho, Wo): every pass reads contiguous memory
+    (the scan's strided views cost several times more). Without NaN the scan's winner is the
+    first position holding the maximum (a later one wins only when greater; 0.0 == -0.0), and
+    ``max_first`` in scan order keeps that position's value, to the sign of a zero."""
     n, c = x4.shape[:2]
     tiles = np.empty((kh * kw, n, c, ho, wo), x4.dtype)
     np.copyto(tiles.reshape(kh, kw, n, c, ho, wo), x4[:, :, :ho * kh, :wo * kw].reshape(

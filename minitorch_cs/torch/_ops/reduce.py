@@ -395,6 +395,12 @@ class LogSumExp(Kernel):
         return (_expand_back(xp, g, shape, ctx.axis, ctx.keepdim) * xp.exp(x - y),)
 
 
+def two_norm(x, axis=None, keepdims=False):
+    """The 2-norm kernel: the square root of numpy's sum of squares (``np.sum``'s reduction,
+    without its Python layers). The replay runs it directly for a whole tensor."""
+    return np.sqrt(np.add.reduce(x * x, axis=axis, keepdims=keepdims))
+
+
 class Norm(Kernel):
     name = "norm"
     saved = (0,)
@@ -419,8 +425,8 @@ class Norm(Kernel):
                 r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
             elif p == 1:
                 r = np.sum(a, axis=axis, keepdims=keepdim)
-            elif p == 2:  # (np.sum's reduction, without its Python layers)
-                r = np.sqrt(np.add.reduce(x * x, axis=axis, keepdims=keepdim))
+            elif p == 2:
+                r = two_norm(x, axis, keepdim)
             else:
                 r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
         r = np.asarray(r).astype(x.dtype, copy=False)
