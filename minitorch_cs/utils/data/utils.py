@@ -5,6 +5,8 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
+from ...torch import Tensor
+
 __all__ = ["Schedule", "compute_num_steps", "infer_batch_size"]
 
 
@@ -165,16 +167,8 @@ def compute_num_steps(dataloader, initial_step=0, num_steps=None, max_steps=None
     return total
 
 
-def _tensor_class():
-    global _tensor_class
-    from ...torch import Tensor
-    _tensor_class = lambda: Tensor  # noqa: E731  (resolved once: torch imports this package)
-    return Tensor
-
-
 def infer_batch_size(data, batch_size=None, strict=False):
     """The common leading dimension of every tensor in a batch (None if they disagree)."""
-    Tensor = _tensor_class()
     if type(data) in (tuple, list) and data and all(type(t) is Tensor for t in data):
         tensors = data  # the common batch, a flat tuple of tensors: no structure walk
     else:
