@@ -2,14 +2,16 @@
 12 tokens, byte vocabulary, batch 64): minitorch_cs eager (CPU backend) and the replayed step of
 the emulated CSX backend vs PyTorch eager on CPU, the same model, all in one process.
 
-    python benchmarks/gpt_step.py [--steps 200] [--batch 64] [--torch_threads N]
+    python benchmarks/gpt_step.py [--steps 200] [--batch 64] [--torch_threads N] [--profile]
 
 The step is forward, cross-entropy over the answer tokens, backward, ``clip_grad_norm_(1.0)``,
 AdamW (decay/no-decay groups, betas 0.9/0.95) and ``zero_grad``; no LR schedule on either side.
 PyTorch runs the very model class of the example, imported with ``torch`` in place of
 ``minitorch_cs.torch`` (the porting rule read backwards), with ``torch.optim.AdamW``; it is
 skipped when PyTorch is not installed. Ratios are the median over rounds of per-round medians
-(``_harness.interleaved_medians``).
+(``_harness.interleaved_medians``). ``--profile`` then prints where the replayed step's time
+goes: the plan's steps timed one by one and summed by kind (a planned kernel, or a recorded
+entry's kind and op), with the share the timing itself adds.
 """
 from __future__ import annotations
 
@@ -133,12 +135,53 @@ def torch_factory(x, y, cfg):
     return step
 
 
+def profile_replay(step, steps=30, top=20):
+    """Each plan step of the replayed ``step`` timed and summed per kind, most time first."""
+    import collections
+    import time
+    from minitorch_cs.backend import current_backend_impl
+    plan = next(iter(current_backend_impl()._tapes.values())).tape.plan
+    total, count = collections.Counter(), collections.Counter()
+
+    def kind(f):
+        entry = getattr(f, "entry", None)
+        op = getattr(getattr(entry, "op", None), "name", "")
+        return getattr(f, "__qualname__", repr(f)).split(".<locals>")[0] + (f" {op}" if op else "")
+
+    def timed(f, k):
+        def run(env, ctxs):
+            t = time.perf_counter()
+            f(env, ctxs)
+            total[k] += time.perf_counter() - t
+            count[k] += 1
+        return run
+    plain = plan.steps
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    untimed = (time.perf_counter() - t0) / steps
+    plan.steps = [timed(f, kind(f)) for f in plain]
+    try:
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        with_timing = (time.perf_counter() - t0) / steps
+    finally:
+        plan.steps = plain
+    print(f"  {len(plain)} plan steps; the replayed step {untimed * 1e3:.2f} ms "
+          f"({with_timing * 1e3:.2f} ms with each plan step timed):")
+    for k, v in total.most_common(top):
+        print(f"    {v / steps * 1e3:7.3f} ms  {count[k] / steps:4.0f} x  {k}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--torch_threads", type=int, default=None,
                     help="torch.set_num_threads (default: PyTorch's own choice)")
+    ap.add_argument("--profile", action="store_true",
+                    help="then print where the replayed step's time goes")
     args = ap.parse_args(argv)
     cfg = dict(block_size=12, n_layer=2, n_head=4, n_embd=64, dropout=0.0)
     x, y = _batch(args.batch, cfg["block_size"])
@@ -168,6 +211,8 @@ def main(argv=None):
         line += (f" {res['torch']:>9.2f} {res['eager/torch']:>12.2f} "
                  f"{res['replay/torch']:>13.2f}")
     print(line)
+    if args.profile:
+        profile_replay(replay)
 
 
 if __name__ == "__main__":
