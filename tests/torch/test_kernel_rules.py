@@ -488,3 +488,21 @@ def test_plain_form_of_a_recorded_inplace_addcmul_equals_the_op(dtype):
     assert _fast_addcmul((t, t.half(), t), {"value": 0.1}) is None  # a promotion
     assert _fast_addcmul((t, t[:1], t), {"value": 0.1}) is None  # a broadcast
     assert _fast_addcmul((t, t, t), {"value": torch.tensor(0.1)}) is None  # a tensor value
+
+
+@pytest.mark.parametrize("k,s", [(2, None), (3, 1)])
+def test_max_pool_gradients_of_an_empty_batch_are_empty(k, s):
+    """An empty batch pools to an empty result and back to an empty gradient (first and second
+    order), as in torch, for disjoint and overlapping windows."""
+    import minitorch_cs.torch as torch
+    t = torch.zeros(0, 3, 5, 5, requires_grad=True)
+    out = torch.nn.functional.max_pool2d(t, k, s)
+    g, = torch.autograd.grad(out.sum(), t, create_graph=True)
+    gg, = torch.autograd.grad((g * g).sum() + out.sum(), t)
+    assert tuple(out.shape) == (0, 3) + tuple(out.shape[2:]) and tuple(g.shape) == (0, 3, 5, 5)
+    assert tuple(gg.shape) == (0, 3, 5, 5) and g.dtype == torch.float32
+    real = pytest.importorskip("torch")
+    rt = real.zeros(0, 3, 5, 5, requires_grad=True)
+    ro = real.nn.functional.max_pool2d(rt, k, s)
+    rg, = real.autograd.grad(ro.sum(), rt)
+    assert tuple(ro.shape) == tuple(out.shape) and tuple(rg.shape) == tuple(g.shape)

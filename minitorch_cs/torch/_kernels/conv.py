@@ -645,23 +645,23 @@ def _max_tiles(x4, kh, kw, ho, wo, code_dt):
 
 
 def pool_windows_disjoint(kernel_size, stride=None, dilation=1) -> bool:
-    """Whether max pooling's windows never share an input position (each spans at most its
-    stride): then every input position receives at most one output's gradient."""
+    """Whether max pooling's windows share no input position (each spans at most its stride)."""
     k, s, _, d, _, _ = _pool_params((1, 1 << 30, 1 << 30), kernel_size, stride, 0, dilation,
                                     False, "max_pool2d")
     return all(si >= di * (ki - 1) + 1 for ki, si, di in zip(k, s, d))
 
 
 def max_pool2d_backward(gy, indices, x_shape, disjoint=False):
-    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward. With
-    ``disjoint`` (the windows share no position, :func:`pool_windows_disjoint`) each position
-    receives at most one gradient and the scatter is an assignment of ``+0 + g``: the value the
-    sum from zero gives (``-0.0`` becomes ``+0.0``)."""
+    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward. ``disjoint``
+    (:func:`pool_windows_disjoint`): each position receives at most one gradient, assigned as
+    ``+0 + g``, the sum's value (``-0.0`` becomes ``+0.0``)."""
     gy = _as_float(gy)
     x_shape = tuple(int(v) for v in x_shape)
     h, wd = x_shape[-2], x_shape[-1]
     planes = int(np.prod(x_shape[:-2], dtype=np.int64))
     plane = h * wd
+    if planes == 0:  # an empty batch: an empty gradient (as torch)
+        return np.zeros(x_shape, gy.dtype)
     idx = np.asarray(indices, dtype=np.int64).reshape(planes, -1)
     g = gy.reshape(planes, -1)
     weights = g.ravel()
@@ -672,12 +672,12 @@ def max_pool2d_backward(gy, indices, x_shape, disjoint=False):
         keep = ((idx >= 0) & (idx < plane)).ravel()
         weights = np.where(keep, weights, 0)
         idx = np.where(keep.reshape(idx.shape), idx, 0)
-    elif disjoint:
-        gx = np.zeros(planes * plane, gy.dtype)
-        gx[(idx + (np.arange(planes, dtype=np.int64) * plane)[:, None]).ravel()] = \
-            weights + np.zeros((), gy.dtype)
-        return gx.reshape(x_shape)
+        disjoint = False  # (the dropped ones all point at offset 0 now)
     flat = (idx + (np.arange(planes, dtype=np.int64) * plane)[:, None]).ravel()
+    if disjoint:
+        gx = np.zeros(planes * plane, gy.dtype)
+        gx[flat] = weights + np.zeros((), gy.dtype)
+        return gx.reshape(x_shape)
     gx = np.bincount(flat, weights=weights, minlength=planes * plane)
     return gx.astype(gy.dtype, copy=False).reshape(x_shape)
 

@@ -631,7 +631,7 @@ class MaxPoolGather(Op):
         ctx.idx, ctx.x_shape, ctx.disjoint = idx, x.shape, disjoint
         planes = int(np.prod(x.shape[:-2], dtype=np.int64))
         plane = x.shape[-2] * x.shape[-1]
-        i = np.asarray(idx, np.int64).reshape(planes, -1)
+        i = np.asarray(idx, np.int64).reshape(planes, math.prod(idx.shape[-2:]))
         keep = (i >= 0) & (i < plane)
         r = np.take_along_axis(x.reshape(planes, plane), np.where(keep, i, 0), axis=1)
         return np.where(keep, r, np.zeros((), x.dtype)).reshape(idx.shape)
