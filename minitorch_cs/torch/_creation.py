@@ -12,6 +12,7 @@ from . import _dtype as D
 from ._device import device as _device_cls
 from ._autograd import no_grad
 from ._dispatch import Op, apply, read_value
+from ._layout import preserved_copy
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 
@@ -155,7 +156,21 @@ class Constant(Op):
 
     @staticmethod
     def forward(ctx, value):
+        if value.size and value.ndim:  # a copy with the value's strides (where dense)
+            return preserved_copy(value, value)
         return np.array(value, copy=True)
+
+
+_NEGATIVE_STRIDES = (
+    "At least one stride in the given numpy array is negative, and tensors with negative strides "
+    "are not currently supported. (You can probably work around this by making a copy of your "
+    "array  with array.copy().) ")  # (torch 2.13's text, its double space too)
+
+
+def _numpy_source(arr) -> None:
+    """torch's check on a numpy array it takes in (``tensor``, ``as_tensor``, ``from_numpy``)."""
+    if any(st < 0 for st in arr.strides):
+        raise ValueError(_NEGATIVE_STRIDES)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -170,6 +185,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         with no_grad():  # a copy cut from the graph, through the dispatch point
             out = data.to(dt) if data._dtype is not dt else data.clone()
         return _finish(out, requires_grad)
+    if isinstance(data, np.ndarray):
+        _numpy_source(data)
     _check_ragged(data, dt)
     nested = _to_nested(data)
     if dt.name.startswith(("int", "uint")) and not (isinstance(data, np.ndarray) and data.ndim):
@@ -189,6 +206,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if src.dtype.kind in "iu":  # numpy refuses to wrap Python ints; torch wraps them
             nested = src.astype(dt.np)
     arr = np.array(nested, dtype=dt.np)
+    if isinstance(data, np.ndarray) and data.size and data.ndim:  # torch copies an array as
+        arr = preserved_copy(data, arr)  # from_numpy(a).to(copy=True): its strides where dense
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))
         t._meta = True
@@ -217,6 +236,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
+    _numpy_source(arr)
     return Tensor._wrap(arr)
 
 

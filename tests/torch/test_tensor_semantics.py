@@ -6,6 +6,7 @@ Where torch is importable, promotion and repr are also compared with it directly
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -1367,3 +1368,44 @@ def test_integer_division_by_zero_and_other_torch_edge_cases():
     assert torch.repeat_interleave(torch.tensor([2, 0, 1])).tolist() == [0, 0, 2]
     assert torch.softmax(torch.zeros(0, 3), 0).shape == (0, 3)
     assert torch.nonzero(torch.tensor(1.5)).shape == (1, 0)
+
+
+def _numpy_sources():
+    """Arrays of every stride kind: negative, stepped, transposed, Fortran, broadcast (stride
+    0), size-1 dims with odd strides, empty, 0-d, integer."""
+    ast = np.lib.stride_tricks.as_strided
+    return {"negative": np.arange(6.).reshape(2, 3)[:, ::-1],
+            "stepped": np.arange(12.).reshape(3, 4)[:, ::2],
+            "transposed": np.arange(6.).reshape(2, 3).T,
+            "fortran": np.asfortranarray(np.arange(6.).reshape(2, 3)),
+            "broadcast": np.broadcast_to(np.arange(3.), (2, 3)),
+            "size1_nchw": ast(np.arange(8.), (1, 2, 2, 2), (16, 8, 32, 16)),
+            "size1_col": ast(np.arange(3.), (3, 1), (8, 800)),
+            "empty": np.zeros((2, 0, 3)).transpose(2, 0, 1),
+            "zero_dim": np.array(3.0),
+            "int32": np.arange(6, dtype=np.int32).reshape(2, 3).T}
+
+
+@pytest.mark.parametrize("name", sorted(_numpy_sources()))
+def test_tensors_from_numpy_arrays_keep_torchs_strides(name):
+    """torch.tensor(a) copies as ``from_numpy(a).to(copy=True)``: a dense array's strides exactly
+    (size-1 dims too, which decide e.g. a channels-last result of interpolate), a non-dense one
+    packed in its dim order (a broadcast dim stays in place); a negative stride is refused by
+    tensor, as_tensor and from_numpy with torch's ValueError."""
+    real = pytest.importorskip("torch")
+    a = _numpy_sources()[name]
+    makers = [lambda T: T.tensor(a), lambda T: T.tensor(a, dtype=T.float32),
+              lambda T: T.as_tensor(a), lambda T: T.from_numpy(a)]
+    for make in makers:
+        got, want = [], []
+        for T, out in ((torch, got), (real, want)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch: a broadcast array is read-only
+                try:
+                    t = make(T)
+                except ValueError as e:
+                    out.append((ValueError, str(e)))
+                    continue
+            out.append((t.stride(), t.tolist()))
+        assert got == want, (name, got, want)
+        assert (want[0][0] is ValueError) == (name == "negative")
