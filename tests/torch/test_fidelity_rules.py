@@ -541,3 +541,35 @@ def test_half_baddbmm_and_addmm_sum_in_float32_before_rounding():
     out = torch.baddbmm(c, a, a, beta=0.5, alpha=2)
     assert out.item() == -math.inf  # torch 2.13 (ours was NaN: inf - inf)
     assert torch.addmm(c[0], a[0], a[0], beta=0.5, alpha=2).item() == -math.inf
+
+
+@pytest.mark.parametrize("start,end,weight,want", [
+    ([6], [2], ("0d", 0.5, "float32"), ([4.0], "float32")),
+    ([True], [False], ("0d", 0.5, "float32"), ([0.5], "float32")),
+    ([6], [2], ("0d", 0.25, "bfloat16"), ([5.0], "bfloat16")),
+    (6, 6, ("0d", 0.265625, "bfloat16"), (6.0, "bfloat16")),
+    ([6], [2], ("0d", 1, "int64"), (NotImplementedError, "lerp_kernel_tensor")),
+    ([6], [2], ("number", 0.5, None), (NotImplementedError, "lerp_kernel_scalar")),
+    ([True], [False], ("number", 0.5, None), (NotImplementedError, "lerp_kernel_scalar")),
+])
+def test_lerp_of_integer_ends_runs_in_the_promoted_dtype_of_a_tensor_weight(start, end, weight,
+                                                                             want):
+    """torch 2.13: a 0-d float weight promotes integer/bool ends and the tensor kernel runs in
+    the common dtype; an integer common dtype, or a Python-number weight (the scalar kernel, in
+    start's dtype), is refused with NotImplementedError."""
+    def run(T):
+        kind, v, dt = weight
+        w = T.tensor(v, dtype=getattr(T, dt)) if kind == "0d" else v
+        return T.lerp(T.tensor(start), T.tensor(end), w)
+    if isinstance(want[0], type):
+        with pytest.raises(want[0], match=want[1]):
+            run(torch)
+    else:
+        r = run(torch)
+        assert r.tolist() == want[0] and r.dtype == getattr(torch, want[1])
+    real = pytest.importorskip("torch")
+    if isinstance(want[0], type):
+        with pytest.raises(want[0], match=want[1]):
+            run(real)
+    else:
+        assert run(real).tolist() == want[0]

@@ -587,7 +587,10 @@ class Lerp(Pointwise):
         rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
         # TensorIterator's cast check comes before the kernel's dtype check (in place too)
         _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
-        _refuse("lerp_kernel_tensor" if tensor_w else "lerp_kernel_scalar", a.dtype, "biu")
+        if tensor_w:  # the tensor kernel runs in the common dtype (an integer start with a 0-d
+            _refuse("lerp_kernel_tensor", rt, "biu")  # float weight is computed in float)
+        else:  # a number weight does not promote: the scalar kernel runs in start's dtype
+            _refuse("lerp_kernel_scalar", a.dtype, "biu")
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w
