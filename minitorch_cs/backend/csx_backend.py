@@ -692,7 +692,8 @@ def _graph_tensors(node, out, seen=None):
         if id(n) in seen:
             continue
         seen.add(id(n))
-        for t, _ in getattr(n, "saved_versions", None) or ():
+        for t, _ in (getattr(n, "saved_versions", None) or []) + \
+                (getattr(n, "__dict__", {}).get("checked_versions") or []):
             out.add(id(t))
         var = getattr(n, "variable", None)  # a leaf of the graph (its AccumulateGrad node)
         if var is not None:

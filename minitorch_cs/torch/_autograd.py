@@ -212,6 +212,11 @@ class Node:
             for t, v in self.saved_versions:
                 if t._vc[0] != v:
                     raise modified_error(t, v)
+        checked = self.__dict__.get("checked_versions")
+        if checked:
+            for t, v in checked:
+                if t._vc[0] != v:
+                    raise modified_error(t, v)
         g = grads[0] if self.n_outputs == 1 else grads
         return self.op.backward(self, g)
 
@@ -224,6 +229,18 @@ class Node:
             if fn_cls is not None:
                 d["fn_cls"] = fn_cls
         self.saved_versions = None
+
+
+def also_checked(out, *tensors):
+    """``out``'s node refuses to run backward once one of ``tensors`` has changed in place, as
+    torch's node for the op does because it saves them (our composition's node saved promoted
+    copies or intermediates instead). Kept apart from ``saved_versions``, which lists what the
+    node's backward reads, in the op's order. No-op when ``out`` records no node."""
+    node = out.grad_fn
+    if node is not None:
+        node.__dict__.setdefault("checked_versions", []).extend(
+            (t, t._vc[0]) for t in tensors if t is not None)
+    return out
 
 
 def freed_error() -> RuntimeError:

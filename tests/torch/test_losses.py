@@ -284,3 +284,31 @@ def test_hinge_embedding_targets_other_than_plus_minus_one():
     t = torch.tensor([1.0, -1.0, 0.0, 2.0])
     out = nn.functional.hinge_embedding_loss(x, t, margin=1.0, reduction="none")
     assert_close(out, np.array([0.3, 1.5, 2.0, 1.0]), rtol=1e-6, call="hinge")
+
+
+_SAVES_BOTH = ["smooth_l1_loss", "huber_loss", "mse_loss", "soft_margin_loss",
+               "binary_cross_entropy_with_logits"]
+
+
+@pytest.mark.parametrize("fn", _SAVES_BOTH + ["l1_loss"])
+@pytest.mark.parametrize("which", ["input", "target"])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_losses_refuse_an_operand_changed_in_place_before_backward(fn, which, mixed):
+    """torch's loss nodes save the input and the target themselves (not a promoted copy): one
+    changed in place before backward is refused with the version error, also when the two
+    dtypes differ (we had checked only the promoted copies) and for the losses we compose (mse,
+    soft margin). l1_loss is composed in torch too (its abs node saves the difference)."""
+    def run(T):
+        x = T.tensor([0.3, -1.2, 2.0], requires_grad=True) * 1.0
+        t = T.tensor([0.1, 0.4, -0.5], dtype=T.float64 if mixed else T.float32)
+        loss = getattr(T.nn.functional, fn)(x, t)
+        (x if which == "input" else t).add_(1.0)
+        try:
+            loss.backward()
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            return "refused"
+        return "ran"
+    assert run(torch) == ("ran" if fn == "l1_loss" else "refused")
+    real = pytest.importorskip("torch")
+    assert run(real) == run(torch)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import GradState
+from .._autograd import GradState, also_checked
 from .._dispatch import apply, values_hidden, wafer_dtypes
 from .._fpe import warn_user
 from .._ops import nn as N
@@ -120,7 +120,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_same_size(input, target, "mse_loss")
     rt = _promoted_kernel(input, target, "mse_cpu")
     d = input.to(rt) - target.to(rt)
-    return _reduce(d * d, reduction)
+    return also_checked(_reduce(d * d, reduction), input, target)  # (torch's node saves both)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -146,7 +146,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     rt = _promoted_kernel(input, target, "smooth_l1_cpu")
     x, y = _broadcast_pair(input.to(rt), target.to(rt))
-    return apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction)
+    # torch's node saves the operands themselves, not their promoted copies
+    return also_checked(apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction), input,
+                        target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -163,7 +165,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _promoted_kernel(input, target, "huber_cpu")
     x, y = _broadcast_pair(input.to(rt), target.to(rt))
     loss = apply(N.HuberLoss, x, y, delta=delta, reduction=reduction)
-    return loss if loss._dtype is input._dtype else loss.to(input._dtype)
+    loss = loss if loss._dtype is input._dtype else loss.to(input._dtype)
+    return also_checked(loss, input, target)  # (torch's node saves the operands themselves)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -299,7 +302,8 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
-    return _reduce(T.log1p(T.exp(-target * input)), reduction)
+    loss = _reduce(T.log1p(T.exp(-target * input)), reduction)
+    return also_checked(loss, input, target)  # (torch's node saves both)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
