@@ -19,6 +19,7 @@ from ..core.capture import TapeRef, WaferRuleError
 from ..core.device import Device
 from ..distributed.cluster_config import ClusterConfig
 from ..torch import _dispatch
+from ..torch._autograd import versioned
 from ..torch._tensor import Tensor
 from ..core.nest import visit_torch_tensors
 from .closures import RepeatStepClosure, snapshot
@@ -692,8 +693,7 @@ def _graph_tensors(node, out, seen=None):
         if id(n) in seen:
             continue
         seen.add(id(n))
-        for t, _ in (getattr(n, "saved_versions", None) or []) + \
-                (getattr(n, "__dict__", {}).get("checked_versions") or []):
+        for t, _ in versioned(n):
             out.add(id(t))
         var = getattr(n, "variable", None)  # a leaf of the graph (its AccumulateGrad node)
         if var is not None:

@@ -208,15 +208,11 @@ class Node:
     def apply_backward(self, grads):
         if self.freed:
             raise freed_error()
-        if self.saved_versions:
-            for t, v in self.saved_versions:
-                if t._vc[0] != v:
-                    raise modified_error(t, v)
-        checked = self.__dict__.get("checked_versions")
-        if checked:
-            for t, v in checked:
-                if t._vc[0] != v:
-                    raise modified_error(t, v)
+        for pairs in (self.saved_versions, self.__dict__.get("checked_versions")):
+            if pairs:
+                for t, v in pairs:
+                    if t._vc[0] != v:
+                        raise modified_error(t, v)
         g = grads[0] if self.n_outputs == 1 else grads
         return self.op.backward(self, g)
 
@@ -241,6 +237,13 @@ def also_checked(out, *tensors):
         node.__dict__.setdefault("checked_versions", []).extend(
             (t, t._vc[0]) for t in tensors if t is not None)
     return out
+
+
+def versioned(node) -> list:
+    """The (tensor, version) pairs a node checks before its backward: what it saved, and what
+    ``also_checked`` added (none for a leaf's AccumulateGrad)."""
+    d = getattr(node, "__dict__", None) or {}
+    return list(getattr(node, "saved_versions", None) or ()) + d.get("checked_versions", [])
 
 
 def freed_error() -> RuntimeError:
