@@ -513,9 +513,9 @@ Erf = _unary("erf", special.erf,
 def _erfinv(x, out=None):
     """erfinv, odd at zero as torch's: ``erfinv(-0.0)`` is ``-0.0`` (scipy's gives ``0.0``)."""
     neg_zero = (x == 0) & np.signbit(x)  # (read before an in-place call overwrites x)
-    r = special.erfinv(x, out=out) if out is not None else special.erfinv(x)
-    if neg_zero.any():
-        r[neg_zero] = -0.0
+    r = special.erfinv(x, out=out) if out is not None else np.asarray(special.erfinv(x))
+    if neg_zero.any():  # (a 0-d input gives a 0-d array: a scalar could not be written)
+        np.copyto(r, -0.0, where=neg_zero)
     return r
 
 

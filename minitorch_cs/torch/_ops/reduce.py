@@ -326,39 +326,78 @@ class Var(Kernel):
         ctx.x, ctx.axis, ctx.correction, ctx.keepdim, ctx.std = x, axis, correction, keepdim, std
         n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         ctx.n = n
+        # torch accumulates in double for every floating dtype (Welford's update per dim, the
+        # deviations from the mean for a whole-tensor reduction) and rounds the result once:
+        # float32 and half inputs are computed in float64 here, which gives its rounded value
+        xd = x.astype(np.float64) if x.dtype != np.float64 else x
         with np.errstate(divide="ignore", invalid="ignore"):
             if n - correction > 0:
-                r = np.asarray(_var(x, axis, n, correction, keepdim))
+                r = np.asarray(_var(xd, axis, n, correction, keepdim))
             else:  # torch divides by max(0, n - correction) and warns
                 name = "std" if std else "var"
                 warn_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                           "than the reduction factor (input numel divided by output numel).")
-                mean = np.add.reduce(x, axis=axis, keepdims=True) / n
-                sq = np.add.reduce(np.square(x - mean), axis=axis, keepdims=keepdim)
+                mean = np.add.reduce(xd, axis=axis, keepdims=True) / n
+                sq = np.add.reduce(np.square(xd - mean), axis=axis, keepdims=keepdim)
                 r = np.asarray(sq / np.asarray(0, sq.dtype))
             if std:
                 r = np.sqrt(r)
-        ctx.y = r
-        return r.astype(x.dtype, copy=False)
+        with np.errstate(over="ignore"):
+            r = r.astype(x.dtype, copy=False)
+        half = getattr(ctx, "half_dtype", None)
+        # the backward is torch's formula of tensor ops: it reads the input and the result as
+        # torch holds them (a half input's rounded result) and rounds every step in their dtype
+        ctx.y = r if half is None else r.astype(half)
+        if half is not None:
+            ctx.x = x.astype(half)
+        return r
 
     @staticmethod
     def backward(ctx, g):
+        """torch's ``var_backward`` (and ``std_backward`` before it), in its order of operations:
+        ``grad_var = (grad / (std * 2)).masked_fill_(std == 0, 0)`` for std, then
+        ``(2.0 / (N - correction)) * grad_var * (x - x.mean(dim, keepdim=True))``, each step
+        rounded in the input's dtype, the number multiplied in the compute dtype (float32 for
+        half precision), the mean the mean op's (its sum divided by N; not the forward's refined
+        one), except over equal values (below). A graph-recording backward keeps the mean op."""
         xp = ns(g)
         x = ctx.x
         shape = tuple(x.shape)
-        mean = xp.sum(x, axis=ctx.axis, keepdims=True) / ctx.n
-        # refined as in the forward: exact where the values are all equal (torch's mean is)
-        corr = xp.sum(x - mean, axis=ctx.axis, keepdims=True) / ctx.n
-        mean = xp.where(xp.isfinite(corr), mean + corr, mean)  # (an inf slice keeps its mean)
-        denom = max(ctx.n - ctx.correction, 0)
         gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
-        gx = gb * 2 * (x - mean) / denom
         if ctx.std:
-            # torch masks the 0/0 where std == 0 to a zero gradient
             y = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
             with xp.errstate(divide="ignore", invalid="ignore"):
-                gx = xp.where(y == 0, 0, gx / (2 * y))
-        return (gx,)
+                gb = xp.where(y == 0, 0, gb / (y * 2))
+        dof = ctx.n - ctx.correction
+        scale = 2.0 / dof if dof else math.inf  # (torch's double division)
+        axis = tuple(range(len(shape))) if ctx.axis is None else ctx.axis
+        if graph_mode(xp):
+            mean = xp.mean(x, axis=axis, keepdims=True)
+            return (gb * scale * (x - mean),)
+        mean = _mean_kernel(x, axis, ctx.n)
+        if ctx.n:  # a slice of equal values: their mean exactly (torch's cascade sum gives it
+            # for a long slice, where numpy's pairwise sum may not; torch's is off in the last
+            # bit for some short ones, ours then a rounding apart: 0 against ~1e-9)
+            hi = np.maximum.reduce(x, axis=axis, keepdims=True)
+            mean = np.where(hi == np.minimum.reduce(x, axis=axis, keepdims=True), hi, mean)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return (_times_number(gb, scale) * (x - mean),)
+
+
+def _mean_kernel(x, axis, n):
+    """``mean(x, axis, keepdim=True)`` as the mean op computes it (torch's CPU rule): the sum
+    divided by ``n``, half precision summed and divided in float32 and rounded once."""
+    if x.dtype in _HALF:
+        return (np.add.reduce(x, axis=axis, keepdims=True, dtype=np.float32) / n).astype(x.dtype)
+    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
+
+
+def _times_number(a, c):
+    """``a * c`` for a Python number ``c`` as torch computes a tensor times a number: in the
+    compute dtype (float32 for half precision, where numpy would first round ``c`` to it)."""
+    if a.dtype in _HALF:
+        return (a.astype(np.float32) * np.float32(c)).astype(a.dtype)
+    return a * a.dtype.type(c)
 
 
 class Std(Var):
