@@ -92,6 +92,20 @@ def _shift(op, kernel, reflected=False):
 _WARNED_T = set()
 
 
+def _matrix_transpose(self):
+    """``x.mT``: the last two dims swapped; a 1-D tensor is refused (a 0-d one is itself, as in
+    torch 2.13, where both dims wrap to the one scalar dim)."""
+    if self.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    if self.ndim == 0 and "mT" not in _WARNED_T:  # (torch warns once per process)
+        _WARNED_T.add("mT")
+        from ._fpe import warn_user
+        warn_user("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                  "these cases.")
+    return F.transpose(self, -2, -1)
+
+
 def _reversed_dims(self):
     # torch warns once per process (TORCH_WARN_ONCE) for .T on anything but a matrix
     if self.ndim != 2:
@@ -573,7 +587,7 @@ METHODS.update({
     'view_as': lambda self, other: F.view(self, tuple(other.shape)),
     'reshape_as': lambda self, other: F.reshape(self, tuple(other.shape)),
     'T': property(_reversed_dims),
-    'mT': property(lambda self: F.transpose(self, -2, -1)),
+    'mT': property(_matrix_transpose),
     'absolute_': lambda self: self.abs_(),
     'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
         _new(self, "zeros", size, 0, dtype, device, requires_grad),

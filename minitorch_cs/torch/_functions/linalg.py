@@ -84,6 +84,10 @@ bmm.out_check = _bmm_out_check
 
 
 def mv(input, vec):
+    if input.ndim == 0:  # torch reads the matrix's rows first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if not (input.ndim == 2 and vec.ndim == 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return apply(L.Matmul, input, vec)
 
 
@@ -105,6 +109,9 @@ dot.out_check = _dot_out_check
 
 
 def outer(input, vec2):
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
     return mul(input.unsqueeze(1), vec2.unsqueeze(0))
 
 

@@ -44,7 +44,8 @@ def view(input, *shape):
 
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input.ndim
-    if nd == 0:
+    if nd == 0:  # a 0-d tensor flattens to one element; its dims are [-1, 0] as for 1-d
+        _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
         return reshape(input, 1)
     s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
     if s > e:
@@ -238,12 +239,17 @@ def _narrows(tensor, d, sizes):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = input.shape[_wrap_dim(dim, input.ndim)]
     size = -(-n // chunks) if n else 0
     return split(input, builtins.max(size, 1), dim) if n else (input,)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, int):
@@ -357,6 +363,8 @@ def diagonal_fn(input, offset):
 
 
 def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     if input._dtype is D.bool:
         raise NotImplementedError('"trace" not implemented for \'Bool\'')
     return diagonal(input).sum()

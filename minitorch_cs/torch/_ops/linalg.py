@@ -188,6 +188,9 @@ class Linear(Kernel):
 
     @staticmethod
     def forward(ctx, x, w, b=None):
+        if x.ndim == 0 or w.ndim == 0:
+            raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                               f"{x.ndim}D and {w.ndim}D")
         if x.shape[-1] != w.shape[-1]:
             sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "

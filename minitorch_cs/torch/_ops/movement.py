@@ -687,6 +687,8 @@ def _triangle(name, np_fn):
     """``tril``/``triu``: keep one triangle (the gradient keeps the same triangle)."""
 
     def forward(ctx, x, diagonal=0, out=None):
+        if x.ndim < 2:  # (numpy would take a 1-D array as a matrix's row)
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         ctx.k = diagonal
         r = np_fn(x, diagonal)
         if out is not None:

@@ -104,8 +104,11 @@ class NllLoss(Kernel):
 
 
 def _check_target(logp, target):
-    if logp.ndim < 1 or target.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    if logp.ndim < 1:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if target.dtype.kind not in "iu":
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{D.scalar_name(target.dtype)}")
     n_expected = (logp.shape[0],) + logp.shape[2:] if logp.ndim > 1 else ()
     if target.shape != n_expected:
         if logp.ndim > 1 and target.shape[:1] != logp.shape[:1]:

@@ -60,6 +60,8 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
                            f"{D.scalar_name(target._dtype)}")
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
@@ -92,6 +94,8 @@ def _check_weight_dtype(input, weight):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
+    if input.ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
     t = _class_target(target)
     _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
     _check_weight_dtype(input, weight)

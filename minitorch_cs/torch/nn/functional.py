@@ -12,7 +12,7 @@ from .._dispatch import also_saved, apply
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap_dim
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "gelu", "silu", "mish", "leaky_relu", "elu",
@@ -86,8 +86,20 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                  dilation=dilation, ceil_mode=ceil_mode)
 
 
+def _pool1d_rank(input, name):
+    """torch's ``checkDimRange`` of the 1-d pools: a 2-D or 3-D input."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {name})")
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    if return_indices:
+        _pool1d_rank(input, "max_pool1d")
+    elif input.ndim not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{list(input.shape)}")
     if not return_indices:  # torch's max_pool1d kernel is floating-only (the indices one is not)
         _floating(input, "max_pool1d_impl")
     s = stride if stride is not None else kernel_size
@@ -100,6 +112,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    if input.ndim < 3:  # torch reads the channels as size(-3) first
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+        _wrap_dim(-3, input.ndim)
     if not input._dtype.is_floating_point and input._dtype is not D.int64:
         raise _not_implemented("avg_pool2d", input)
     return apply(N.AvgPool2d, input, kernel_size=kernel_size, stride=stride, padding=padding,
@@ -109,22 +125,28 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    _pool1d_rank(input, "avg_pool1d")
     s = stride if stride is not None else kernel_size
     return avg_pool2d(input.unsqueeze(-2), (1, _pair(kernel_size, 1)[0]), (1, _pair(s, 1)[0]),
                       (0, _pair(padding, 1)[0]), ceil_mode, count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool2d(input, output_size):
+    if not isinstance(output_size, int) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     out = _pair(output_size)
     out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(out))
     if out == (1, 1) and not input._dtype.is_floating_point:  # torch's (1, 1) path is a mean
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
+    if out == (1, 1) and input.ndim not in (3, 4):  # the mean over the last two dims, any rank
+        return T.mean(input, (-1, -2), keepdim=True)
     _floating(input, "adaptive_avg_pool2d")
     return apply(N.AdaptiveAvgPool2d, input, output_size=out)
 
 
 def adaptive_avg_pool1d(input, output_size):
+    _pool1d_rank(input, "adaptive_avg_pool1d")
     o = _pair(output_size, 1)[0]
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
@@ -172,8 +194,19 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch norm; in training uses batch statistics and updates the running ones in place."""
-    if input.ndim < 2:
-        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined "
+                           "in evaluation mode")
+    if input.ndim < 2:  # torch 2.13's functional (the modules check the rank first)
+        if training and input.ndim == 0:
+            raise IndexError("tuple index out of range")  # (its batch-size check reads size[0])
+        if training and input.shape[0] == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+        if not training:
+            raise RuntimeError(f"running_mean should contain 0 elements not "
+                               f"{running_mean.numel()}")
+        _wrap_dim(1, input.ndim)  # the kernel reads the channels: IndexError
     params = [p for p in (weight, bias, running_mean, running_var) if p is not None]
     if training and not input._dtype.is_floating_point and not input.is_contiguous() and \
             (not params or params[0]._dtype is input._dtype):
@@ -226,6 +259,9 @@ def _in_suggested_format(y, input):
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
     _norm_dtypes("GroupNormKernelImpl", input, weight, bias)
     like = input
     input = input.contiguous()  # torch's kernel writes a contiguous result
@@ -287,8 +323,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise NotImplementedError("embedding max_norm is not supported")
     if scale_grad_by_freq:  # would silently give unscaled gradients otherwise
         raise NotImplementedError("embedding scale_grad_by_freq is not supported")
+    if padding_idx and weight.ndim == 0:  # torch's bounds check reads weight.size(0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if not isinstance(input, Tensor):
         raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
