@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 import numpy as np
 
@@ -212,7 +213,7 @@ class Node:
             if pairs:
                 for t, v in pairs:
                     if t._vc[0] != v:
-                        raise modified_error(t, v)
+                        raise modified_error(t, v, self)
         g = grads[0] if self.n_outputs == 1 else grads
         return self.op.backward(self, g)
 
@@ -256,14 +257,32 @@ def freed_error() -> RuntimeError:
         "tensors after calling backward.")
 
 
-def modified_error(t, v) -> RuntimeError:
-    """torch's error for a saved tensor changed in place (version ``t._vc[0]``, saved at ``v``)."""
+def modified_error(t, v, node=None) -> RuntimeError:
+    """torch 2.13's error for a tensor ``node`` saved (at version ``v``) and that was changed in
+    place since. It names the op that made the tensor: ``node`` itself when the tensor is the
+    node's saved output (its in-place changes chain back to it), else the tensor's current
+    ``grad_fn`` (none for a tensor outside the graph); torch prints an op as its node's name
+    without ``Backward<n>`` (``Sigmoid``, ``Add``)."""
+    fn = t.grad_fn
+    f, hops = fn, 0
+    while f is not None and f is not node and hops < 64:  # in-place nodes chain on edge 0
+        nxt = getattr(f, "next", ())
+        f = nxt[0][0] if nxt and nxt[0] is not None else None
+        hops += 1
+    if node is not None and f is node:
+        fn = node
+    made = ""
+    if fn is not None:
+        made = f", which is output {t._output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if Anomaly.enabled else (
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
-        "one of the variables needed for gradient computation has been modified by "
-        f"an inplace operation: [{t.type_name()} {list(t.shape)}], which is output 0 "
-        f"of {t.grad_fn.name() if t.grad_fn else 'a leaf'}, is at version {t._vc[0]}; "
-        f"expected version {v} instead. Hint: the backtrace further above shows the "
-        "operation that failed to compute its gradient.")
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{t.type_name()} {list(t.shape)}]{made} is at version {t._vc[0]}; "
+        f"expected version {v} instead. Hint: {hint}")
 
 
 class AccumulateGrad:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._autograd import (AccumulateGrad, Anomaly, GradState, Node, _toposort, anomaly_call,
-                        freed_error, modified_error)
+                        freed_error, modified_error, versioned)
 from ._dispatch import OPS, apply
 
 
@@ -334,10 +334,9 @@ def _rule(node, g, ctx=None):
 def _apply_rule(node, grads):
     if node.freed:
         raise freed_error()
-    if node.saved_versions:
-        for t, v in node.saved_versions:
-            if t._vc[0] != v:
-                raise modified_error(t, v)
+    for t, v in versioned(node):
+        if t._vc[0] != v:
+            raise modified_error(t, v, node)
     g = grads[0] if node.n_outputs == 1 else grads
     res = _rule(node, g)
     Tensor = _tensor_cls()

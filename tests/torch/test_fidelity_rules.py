@@ -665,3 +665,62 @@ def test_erfinv_of_a_zero_dim_negative_zero_keeps_its_sign(dtype):
     assert out.shape == () and str(out.item()) == "-0.0"
     x = torch.tensor([[-0.0, 0.5]], dtype=getattr(torch, dtype))
     assert str(torch.erfinv(x[0, 0]).item()) == "-0.0"
+
+
+# ----- changed-in-place errors ------------------------------------------------------------------
+def _changed_in_place(T, case):
+    x = T.ones(3, requires_grad=True)
+    if case == "input":  # a saved input made by an op, changed by another op
+        a = x * 2
+        b = a * x
+        a.add_(1)
+        return b
+    if case == "output":  # a saved output, changed after (named by the op that saved it)
+        a = x.sigmoid()
+        a.mul_(2)
+        return a
+    if case == "outside":  # a tensor outside the graph: no op is named
+        y = T.ones(3)
+        b = x * y
+        y.add_(1)
+        return b
+    # an integer operand of einsum's product (promoted for it): torch's mul saves the operand
+    v = T.tensor([-2, 6], dtype=T.int16)
+    b = T.einsum("ijk,ik->j", v[:1].reshape(1, 1, 1), x[:1].reshape(1, 1))
+    v[:1].relu_()
+    return b
+
+
+CHANGED = {
+    "input": "[torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected "
+             "version 0 instead.",
+    "output": "[torch.FloatTensor [3]], which is output 0 of Sigmoid, is at version 1; expected "
+              "version 0 instead.",
+    "outside": "[torch.FloatTensor [3]] is at version 1; expected version 0 instead.",
+    "einsum": "[torch.ShortTensor [1, 1, 1]] is at version 1; expected version 0 instead.",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHANGED))
+@pytest.mark.parametrize("anomaly", [False, True])
+def test_changed_in_place_error_names_what_torch_names(case, anomaly):
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if anomaly else ("enable anomaly detection to find the operation that "
+                                      "failed to compute its gradient, with torch.autograd."
+                                      "set_detect_anomaly(True, check_nan=False).")
+    want = ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {CHANGED[case]} Hint: {hint}")
+    libs = [torch]
+    try:
+        import torch as real
+        libs.append(real)
+    except ImportError:
+        pass
+    for T in libs:
+        out = _changed_in_place(T, case)
+        with T.autograd.set_detect_anomaly(anomaly), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as info:
+                out.sum().backward()
+        assert str(info.value) == want, T.__name__

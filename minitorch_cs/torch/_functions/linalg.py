@@ -4,6 +4,7 @@ from __future__ import annotations
 import builtins
 
 from .. import _dtype as D
+from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import movement as M
@@ -298,13 +299,20 @@ def einsum(equation, *operands):
             if seen is None or seen == 1:
                 sizes[c] = n
     contracted = _contracted(operands, subs, out)
+    given = operands
     operands = _einsum_dtypes(operands, contracted, subs, out)
+    # an operand promoted to the common dtype reaches the op as a copy: torch's products save
+    # the operand itself for the other operands' gradients, so its in-place change is refused
+    cast = [t for k, (t, c) in enumerate(zip(given, operands)) if c is not t and any(
+        o.requires_grad for j, o in enumerate(given) if j != k)]
     if len(operands) == 1 and set(subs[0]) == set(out):
         return _einsum_view(operands[0], subs[0], out)
     mem = _bmm_order(operands, subs, out) if len(operands) == 2 and contracted else out
     operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
         sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
     r = apply(L.Einsum, *operands, equation=",".join(subs) + "->" + mem)
+    if cast:
+        also_checked(r, *cast)
     if mem == out:
         return r
     from .shape import permute
