@@ -19,6 +19,8 @@ from ._tensor import Tensor, _wrap_dim
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "svdvals"]
 
+LinAlgError = L._LinAlgError  # (torch.linalg.LinAlgError: torch._C._LinAlgError, a RuntimeError)
+
 
 def _check_input(x, fn):
     if not isinstance(x, Tensor):

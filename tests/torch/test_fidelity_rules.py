@@ -724,3 +724,30 @@ def test_changed_in_place_error_names_what_torch_names(case, anomaly):
             with pytest.raises(RuntimeError) as info:
                 out.sum().backward()
         assert str(info.value) == want, T.__name__
+
+
+# ----- SVD of matrices that are not finite ---------------------------------------------------------
+NONFINITE = "The algorithm failed to converge because the input matrix contained non-finite values."
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_svd_of_a_matrix_with_nan_raises_torchs_linalg_error(dtype):
+    dt = getattr(torch, dtype)
+    m = torch.tensor([[math.nan, 1.0], [1.0, 1.0]], dtype=dt)
+    with pytest.raises(torch.linalg.LinAlgError, match=r"^linalg\.svd: " + NONFINITE):
+        torch.linalg.svdvals(m)
+    with pytest.raises(RuntimeError, match=r"^linalg\.svd: \(Batch element 1\): " + NONFINITE):
+        torch.linalg.matrix_norm(torch.stack([torch.ones(2, 2, dtype=dt), m]), ord=2)
+    assert type(torch.linalg.LinAlgError("x")).__name__ == "_LinAlgError"
+
+
+@pytest.mark.parametrize("m", [[[-math.inf] * 3] * 3, [[-math.inf, 0, 0], [0, 0, 0], [0, 0, 0]],
+                               [[math.inf, 1.0], [1.0, 1.0]]])
+def test_svd_of_a_matrix_with_an_infinity_gives_nan_singular_values(m):
+    """torch 2.13: NaN values (numpy's OpenBLAS LAPACK failed on the first matrix and never
+    returned on the second); a finite matrix of the same stack keeps its values."""
+    x = torch.tensor(m, dtype=torch.float64)
+    assert np.isnan(torch.linalg.svdvals(x).numpy()).all()
+    assert math.isnan(torch.linalg.matrix_norm(x, ord=-2).item())
+    both = torch.linalg.svdvals(torch.stack([x, torch.eye(len(m), dtype=torch.float64)]))
+    assert np.isnan(both[0].numpy()).all() and both[1].tolist() == [1.0] * len(m)

@@ -494,6 +494,33 @@ def _diag_view(a, sub):
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=True)
 
 
+class _LinAlgError(RuntimeError):
+    """torch's linear-algebra error (``torch.linalg.LinAlgError``, a RuntimeError): a
+    factorization LAPACK could not complete."""
+
+
+def gesdd(a):
+    """The reduced SVD ``(U, S, Vh)`` of the last two dims by LAPACK (numpy's), with torch 2.13
+    CPU's outcome for matrices that are not finite: one holding a NaN raises its LinAlgError
+    ("(Batch element k): " for one of a stack), one holding an infinity (and no NaN) gets NaN
+    singular values. (OpenBLAS's LAPACK may fail, or never return, on such a matrix.)"""
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all():
+        return np.linalg.svd(a, full_matrices=False)
+    nan = np.isnan(a).any(axis=(-2, -1))
+    if nan.any():
+        where = "" if a.ndim == 2 else \
+            f"(Batch element {int(np.flatnonzero(nan.reshape(-1))[0])}): "
+        raise _LinAlgError(f"linalg.svd: {where}The algorithm failed to converge because the "
+                           "input matrix contained non-finite values.")
+    u, s, vh = np.linalg.svd(np.where(finite[..., None, None], a, 0), full_matrices=False)
+    bad = ~finite
+    s[bad] = np.nan
+    u[bad] = np.nan  # (torch's are LAPACK's unspecified vectors)
+    vh[bad] = np.nan
+    return u, s, vh
+
+
 class Svdvals(Kernel):
     """The singular values of the last two dims, descending (LAPACK's gesdd, as torch's CPU
     path); backward ``U diag(g) Vh`` (torch's svd_backward with only the values used)."""
@@ -511,7 +538,7 @@ class Svdvals(Kernel):
             ctx.vh = np.zeros(a.shape[:-2] + (k, a.shape[-1]), a.dtype)
             ctx.s = np.zeros(a.shape[:-2] + (k,), a.dtype)
             return np.zeros(a.shape[:-2] + (k,), a.dtype)
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = gesdd(a)
         ctx.u, ctx.vh, ctx.s = u, vh, s
         return s.astype(a.dtype, copy=False)
 
@@ -538,7 +565,7 @@ class LinalgSvd(Kernel):
 
     @staticmethod
     def forward(ctx, a):
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = gesdd(a)
         ctx.u, ctx.s, ctx.vh = u, s, vh
         return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), \
             vh.astype(a.dtype, copy=False)
