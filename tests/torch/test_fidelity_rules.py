@@ -751,3 +751,48 @@ def test_svd_of_a_matrix_with_an_infinity_gives_nan_singular_values(m):
     assert math.isnan(torch.linalg.matrix_norm(x, ord=-2).item())
     both = torch.linalg.svdvals(torch.stack([x, torch.eye(len(m), dtype=torch.float64)]))
     assert np.isnan(both[0].numpy()).all() and both[1].tolist() == [1.0] * len(m)
+
+
+# ----- half-precision derivative formulas -----------------------------------------------------------
+def test_half_formula_arrays_multiply_numbers_in_float32():
+    """A backward formula of tensor ops on float16/bfloat16 arrays rounds each op once, and a
+    number operand stays a float32 (ln 2 is 0.69140625 as a bfloat16), 0-d arrays included."""
+    import ml_dtypes
+    from minitorch_cs.torch._ops._xp import HalfOps
+    for dt in (ml_dtypes.bfloat16, np.float16):
+        for shape in ((), (5,)):
+            x = np.full(shape, 1.4140625, dt)
+            got = x.view(HalfOps) * math.log(2.0)
+            want = (x.astype(np.float32) * np.float32(math.log(2.0))).astype(dt)
+            assert type(got) is HalfOps and got.dtype == dt and got.shape == shape
+            np.testing.assert_array_equal(np.asarray(got).astype(np.float32),
+                                          want.astype(np.float32))
+            assert np.asarray(2 - x.view(HalfOps) * x.view(HalfOps)).dtype == dt
+
+
+HALF_FORMULAS = ["abs", "exp2", "log2", "log10", "asin", "acos", "asinh", "arccosh",
+                 "atanh", "atan", "erf", "erfinv", "sqrt", "log", "log1p", "sin", "cos"]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
+    """torch computes these derivatives as formulas of tensor ops (``grad * result * M_LN2``,
+    ``grad * (-self * self + 1).rsqrt()``, ``2 / sqrt(pi) * exp(-self.pow(2)) * grad``): ours
+    in the same order give its bits for every element."""
+    T = pytest.importorskip("torch")
+    from tests.torch.test_ops_table import ROWS
+    rows = {r.name: r for r in ROWS}
+    rng = np.random.default_rng(7)
+    vals = np.concatenate([rng.uniform(-0.95, 0.95, 64), rng.uniform(1.05, 6.0, 64), [-0.0, 0.0]])
+    for name in HALF_FORMULAS:
+        r = rows[name]
+        grads = []
+        for lib in (T, torch):
+            x = lib.tensor(vals, dtype=getattr(lib, dtype)).requires_grad_()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r.call(lib, x).backward(lib.ones(len(vals), dtype=getattr(lib, dtype)))
+            grads.append(x.grad.float().numpy())
+        want, got = grads
+        same = (want == got) & (np.signbit(want) == np.signbit(got)) | np.isnan(want) & np.isnan(got)
+        assert same.all(), f"{name}: {vals[~same][:3]} -> {got[~same][:3]}, torch {want[~same][:3]}"

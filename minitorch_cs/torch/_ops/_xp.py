@@ -25,7 +25,47 @@ import numpy as np
 from . import _special as special
 from ._opmath import HALF as _HALF_SUM
 
-__all__ = ["ns", "NP", "TX", "graph_mode"]
+__all__ = ["ns", "NP", "TX", "graph_mode", "HalfOps"]
+
+_NUMBER = (float, int, np.floating, np.integer)
+
+
+class HalfOps(np.ndarray):
+    """A float16/bfloat16 array in a backward formula run on arrays: every operation rounds its
+    result once to the half dtype, as torch's formula of tensor ops does, and an operation with
+    a number computes in float32 with the number as a float32 (torch's rule for a number
+    operand; numpy would first round the number to the half dtype: ``x * ln 2`` would multiply
+    by 0.69140625 in bfloat16). ``view(HalfOps)`` wraps an array; ``np.asarray`` unwraps it."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        half = self.dtype
+        args = [a.view(np.ndarray) if isinstance(a, HalfOps) else a for a in inputs]
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, HalfOps) else o
+                                  for o in out)
+        if method == "__call__" and out is None and any(
+                isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_)) for a in args):
+            f32 = np.float32
+            args = [f32(a) if isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_))
+                    else a.astype(f32) if isinstance(a, np.ndarray) and a.dtype == half else a
+                    for a in args]
+            r = ufunc(*args, **kwargs)
+            if isinstance(r, np.generic):  # (a 0-d operation gives a scalar)
+                r = np.asarray(r)
+            if isinstance(r, np.ndarray) and r.dtype == f32:
+                r = r.astype(half)
+        else:
+            r = getattr(ufunc, method)(*args, **kwargs)
+        if isinstance(r, tuple):
+            return tuple(_half_view(x, half) for x in r)
+        return _half_view(r, half)
+
+
+def _half_view(r, half):
+    if isinstance(r, np.generic) and r.dtype == half:  # (a 0-d operation gives a scalar)
+        r = np.asarray(r)
+    return r.view(HalfOps) if isinstance(r, np.ndarray) and r.dtype == half else r
 
 
 def ns(g):
@@ -58,8 +98,11 @@ def raw(ctx, name):
 
 # ----- numpy ---------------------------------------------------------------------------------------
 def _sgn(x):
-    """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN."""
+    """torch's sgn for gradients: -1, 0 or 1, and 0 for NaN (and for -0.0: ml_dtypes' bfloat16
+    sign keeps the zero's sign)."""
     s = np.sign(x)
+    if s.dtype.kind == "V":
+        s = s + np.zeros((), s.dtype)  # (-0 + 0 is +0)
     # (bfloat16's numpy dtype has kind "V": a floating dtype too)
     return np.where(np.isnan(s), np.zeros((), s.dtype), s) if s.dtype.kind in "fV" else s
 
@@ -109,6 +152,22 @@ def _np_split(x, sizes, axis):
     return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
+def _np_rsqrt(x):
+    """``rsqrt`` as torch's kernel: ``1 / sqrt(x)``, half precision computed in float32 and
+    rounded once."""
+    if x.dtype in _HALF_SUM:
+        return _half_view((1 / np.sqrt(np.asarray(x).astype(np.float32))).astype(x.dtype), x.dtype)
+    return np.divide(1, np.sqrt(x))
+
+
+def _np_erfinv(x):
+    """``erfinv`` as torch's kernel: half precision computed in float32 and rounded once."""
+    if x.dtype in _HALF_SUM:
+        return _half_view(special.erfinv(np.asarray(x).astype(np.float32)).astype(x.dtype),
+                          x.dtype)
+    return special.erfinv(x)
+
+
 class _Numpy:
     """numpy, plus the helpers above; attributes are looked up in numpy once and cached."""
 
@@ -123,7 +182,8 @@ class _Numpy:
     sgn = staticmethod(_sgn)
     expit = staticmethod(special.expit)
     erf = staticmethod(special.erf)
-    erfinv = staticmethod(special.erfinv)
+    erfinv = staticmethod(_np_erfinv)
+    rsqrt = staticmethod(_np_rsqrt)
     digamma = staticmethod(_digamma)
     trigamma = staticmethod(_trigamma)
 
@@ -283,6 +343,7 @@ class _Tensors:
     square = staticmethod(_unary("Square"))
     negative = staticmethod(_unary("Neg"))
     reciprocal = staticmethod(_unary("Reciprocal"))
+    rsqrt = staticmethod(_unary("Rsqrt"))
 
     @staticmethod
     def errstate(**kw):

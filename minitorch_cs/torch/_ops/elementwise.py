@@ -14,7 +14,7 @@ from . import _special as special
 from .. import _dtype as D
 from ._kernel import Pointwise
 from .._kernels.select import max_first, min_first, relu_grad
-from ._xp import graph_mode, ns, raw
+from ._xp import HalfOps, graph_mode, ns, raw
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -312,9 +312,15 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         # ops that save nothing (neg, sign, floor, ...) never set ctx.x / ctx.y
         xp = ns(g)
         x, y = getattr(ctx, "x", None), getattr(ctx, "y", None)
-        if kernel_bwd and xp.npdtype(g) in _HALF_DT:  # torch's backward kernel: float32 inside
-            g = xp.astype(g, np.float32)
-            y = xp.astype(y, np.float32) if y is not None else None
+        if xp.npdtype(g) in _HALF_DT:
+            if kernel_bwd:  # torch's backward kernel: float32 inside
+                g = xp.astype(g, np.float32)
+                y = xp.astype(y, np.float32) if y is not None else None
+            elif not graph_mode(xp):  # torch's formula of tensor ops: each rounds (numbers in
+                # float32), as the tensor ops of a graph-recording backward do
+                g, x, y = (None if a is None else a.view(HalfOps) for a in (g, x, y))
+                r = bwd(xp, x, y, g)
+                return (None if r is None else np.asarray(r),)
         if keeps and not graph_mode(xp):
             kept = ctx.__dict__.get("kept")
             if kept:
@@ -411,15 +417,17 @@ from ._xp import _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
 Abs = _unary("abs", _wrap1(np.abs), lambda xp, x, y, g: g * xp.sgn(x), float_only=False,
              no_bool="abs_cpu")
 Exp = _unary("exp", _wrap1(np.exp), lambda xp, x, y, g: g * y, saved=(), saves_output=True)
-Exp2 = _unary("exp2", _wrap1(np.exp2), lambda xp, x, y, g: g * y * xp.asarray(_LN2, y.dtype),
+# the derivatives below are torch's formulas in its order (a number multiplies in the compute
+# dtype): grad * result * ln 2, grad / (x * ln 2), (-x * x + 1).rsqrt(), ...
+Exp2 = _unary("exp2", _wrap1(np.exp2), lambda xp, x, y, g: g * y * _LN2,
               saved=(), saves_output=True)
 Expm1 = _unary("expm1", _wrap1(np.expm1), lambda xp, x, y, g: g * (y + 1), saved=(),
                saves_output=True)
 Log = _unary("log", _wrap1(np.log), lambda xp, x, y, g: g / x)
 Log2 = _unary("log2", _wrap1(np.log2),
-              lambda xp, x, y, g: g / (x * xp.asarray(_LN2, x.dtype)))
+              lambda xp, x, y, g: g / (x * _LN2))
 Log10 = _unary("log10", _wrap1(np.log10),
-               lambda xp, x, y, g: g / (x * xp.asarray(_LN10, x.dtype)))
+               lambda xp, x, y, g: g / (x * _LN10))
 Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
               saves_output=True)
@@ -443,14 +451,14 @@ Sin = _unary("sin", _wrap1(np.sin), lambda xp, x, y, g: g * xp.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
 Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
              saves_output=True)
-Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g / xp.sqrt(1 - x * x))
-Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: -g / xp.sqrt(1 - x * x))
+Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g * xp.rsqrt(-x * x + 1))
+Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: g * -xp.rsqrt(-x * x + 1))
 Atan = _unary("atan", _wrap1(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
 Sinh = _unary("sinh", _wrap1(np.sinh), lambda xp, x, y, g: g * xp.cosh(x))
-# torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), 1 / (1 - x^2)
-Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g / xp.sqrt(x * x + 1))
-Acosh = _unary("acosh", _wrap1(np.arccosh), lambda xp, x, y, g: g / xp.sqrt(x * x - 1))
-Atanh = _unary("atanh", _wrap1(np.arctanh), lambda xp, x, y, g: g * (1 / (1 - x * x)))
+# torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), grad * 1 / (1 - x^2)
+Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g * xp.rsqrt(x * x + 1))
+Acosh = _unary("acosh", _wrap1(np.arccosh), lambda xp, x, y, g: g * xp.rsqrt(x * x - 1))
+Atanh = _unary("atanh", _wrap1(np.arctanh), lambda xp, x, y, g: g / (1 - x * x))
 
 
 def _no_inplace_derivative(op):
@@ -508,7 +516,7 @@ Gelu = _unary("gelu", _gelu_exact, _gelu_exact_bwd, kernel_bwd=True, keeps=True)
 Silu = _unary("silu", _silu, _silu_bwd, kernel_bwd=True)
 Mish = _unary("mish", _mish, _mish_bwd, kernel_bwd=True)
 Erf = _unary("erf", special.erf,
-             lambda xp, x, y, g: g * (2 / np.sqrt(np.pi)) * xp.exp(-x * x), kernel_bwd=True)
+             lambda xp, x, y, g: 2 / math.sqrt(math.pi) * xp.exp(-(x * x)) * g)
 # torch saves the input and recomputes erfinv in backward (so the version check is on the input)
 def _erfinv(x, out=None):
     """erfinv, odd at zero as torch's: ``erfinv(-0.0)`` is ``-0.0`` (scipy's gives ``0.0``)."""
@@ -520,8 +528,7 @@ def _erfinv(x, out=None):
 
 
 Erfinv = _unary("erfinv", _erfinv,
-                lambda xp, x, y, g: g * (0.5 * np.sqrt(np.pi)) * xp.exp(xp.square(xp.erfinv(x))),
-                kernel_bwd=True)
+                lambda xp, x, y, g: 0.5 * math.sqrt(math.pi) * xp.exp(xp.square(xp.erfinv(x))) * g)
 
 
 class Polygamma(Pointwise):
