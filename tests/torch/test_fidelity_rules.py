@@ -796,3 +796,16 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
         want, got = grads
         same = (want == got) & (np.signbit(want) == np.signbit(got)) | np.isnan(want) & np.isnan(got)
         assert same.all(), f"{name}: {vals[~same][:3]} -> {got[~same][:3]}, torch {want[~same][:3]}"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_mean_gradient_divides_by_the_count_in_float32(dtype):
+    """257 is 256 as a bfloat16: torch's mean backward divides by the count as a float32."""
+    dt = getattr(torch, dtype)
+    x = torch.ones(257, dtype=dt, requires_grad=True)
+    x.mean().backward(torch.tensor(1.0, dtype=dt))
+    want = np.array(np.float32(1) / np.float32(257)).astype(x.grad.numpy().dtype)
+    assert x.grad[0].item() == float(want.astype(np.float32))
+    x = torch.ones((3, 257), dtype=dt, requires_grad=True)
+    x.mean(1).sum().backward()
+    assert x.grad[0, 0].item() == float(want.astype(np.float32))

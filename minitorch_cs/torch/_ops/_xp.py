@@ -44,6 +44,8 @@ class HalfOps(np.ndarray):
         if out is not None:
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, HalfOps) else o
                                   for o in out)
+        if half not in _HALF_SUM:  # (a cast of it: plain numpy)
+            return getattr(ufunc, method)(*args, **kwargs)
         if method == "__call__" and out is None and any(
                 isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_)) for a in args):
             f32 = np.float32

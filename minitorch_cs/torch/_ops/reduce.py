@@ -9,7 +9,7 @@ from .. import _dtype as D
 from ._kernel import Kernel
 from ._opmath import HALF as _HALF
 from ._opmath import opmath
-from ._xp import NP, graph_mode, ns
+from ._xp import NP, HalfOps, graph_mode, ns
 from .._fpe import warn_user
 
 
@@ -97,8 +97,12 @@ class Mean(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        return (_expand_back(ns(g), g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis,
-                             ctx.keepdim),)
+        xp = ns(g)
+        if not graph_mode(xp) and g.dtype in _HALF:  # torch divides by the count in float32
+            g = g.view(HalfOps)
+        r = _expand_back(xp, g / ctx.n if ctx.n else g * np.nan, ctx.shape, ctx.axis,
+                         ctx.keepdim)
+        return (np.asarray(r) if type(r) is HalfOps else r,)
 
 
 class Prod(Kernel):
