@@ -770,6 +770,7 @@ def test_half_formula_arrays_multiply_numbers_in_float32():
             assert np.asarray(2 - x.view(HalfOps) * x.view(HalfOps)).dtype == dt
 
 
+HALF_KERNELS = ["F.leaky_relu", "F.elu", "F.selu", "F.celu"]  # float32 inside, in torch's order
 HALF_FORMULAS = ["abs", "exp2", "log2", "log10", "asin", "acos", "asinh", "arccosh",
                  "atanh", "atan", "erf", "erfinv", "sqrt", "log", "log1p", "sin", "cos"]
 
@@ -784,7 +785,7 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
     rows = {r.name: r for r in ROWS}
     rng = np.random.default_rng(7)
     vals = np.concatenate([rng.uniform(-0.95, 0.95, 64), rng.uniform(1.05, 6.0, 64), [-0.0, 0.0]])
-    for name in HALF_FORMULAS:
+    for name in HALF_FORMULAS + HALF_KERNELS:
         r = rows[name]
         grads = []
         for lib in (T, torch):
@@ -793,7 +794,11 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
                 warnings.simplefilter("ignore")
                 r.call(lib, x).backward(lib.ones(len(vals), dtype=getattr(lib, dtype)))
             grads.append(x.grad.float().numpy())
-        want, got = grads
+            if name in HALF_KERNELS:  # (and the forward: slope * x in float32, rounded once)
+                grads.append(r.call(lib, x.detach()).float().numpy())
+        want, got = grads[0], grads[-1 if name not in HALF_KERNELS else 2]
+        if name in HALF_KERNELS:
+            np.testing.assert_array_equal(grads[3], grads[1], err_msg=name)
         same = (want == got) & (np.signbit(want) == np.signbit(got)) | np.isnan(want) & np.isnan(got)
         assert same.all(), f"{name}: {vals[~same][:3]} -> {got[~same][:3]}, torch {want[~same][:3]}"
 

@@ -679,7 +679,10 @@ class LeakyRelu(Pointwise):
     @staticmethod
     def forward(ctx, x, negative_slope=0.01, out=None):
         ctx.x, ctx.slope = x, negative_slope
-        r = np.where(x > 0, x, x * np.asarray(negative_slope, x.dtype))
+        # torch's kernel: half precision computes x * slope in float32 and rounds once
+        wide = opmath_dtype(x.dtype)
+        r = np.where(x > 0, x, (x.astype(wide, copy=False) * np.asarray(negative_slope, wide))
+                     .astype(x.dtype, copy=False))
         if out is not None:
             out[...] = r
             return out
@@ -688,7 +691,11 @@ class LeakyRelu(Pointwise):
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
-        return (xp.where(ctx.x > 0, g, g * xp.asarray(ctx.slope, g.dtype)),)
+        if graph_mode(xp):
+            return (xp.where(ctx.x > 0, g, g * ctx.slope),)
+        wide = opmath_dtype(g.dtype)  # (the backward kernel: float32 for half precision)
+        return (np.where(ctx.x > 0, g, (g.astype(wide, copy=False) * np.asarray(ctx.slope, wide))
+                         .astype(g.dtype, copy=False)),)
 
 
 class Elu(Pointwise):
@@ -706,8 +713,8 @@ class Elu(Pointwise):
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         c = lambda v: np.asarray(v, wide)  # noqa: E731
-        r = np.where(xw > 0, xw * c(scale),
-                     c(alpha * scale) * np.expm1(min_first(xw, 0) * c(input_scale)))
+        r = np.where(xw > 0, xw * c(scale),  # (torch's negcoef: alpha * scale in that dtype)
+                     np.expm1(min_first(xw, 0) * c(input_scale)) * (c(alpha) * c(scale)))
         r = r.astype(x.dtype, copy=False)
         if out is not None:
             out[...] = r
@@ -718,6 +725,14 @@ class Elu(Pointwise):
     def backward(ctx, g):
         xp = ns(g)
         x = ctx.x
+        if not graph_mode(xp):  # torch's backward kernel, in its order (float32 for half):
+            # grad * input_scale * (alpha * scale) * exp(x * input_scale), or grad * scale
+            wide = opmath_dtype(g.dtype)
+            gw, xw = g.astype(wide, copy=False), x.astype(wide, copy=False)
+            c = lambda v: np.asarray(v, wide)  # noqa: E731
+            neg = gw * c(ctx.input_scale) * (c(ctx.alpha) * c(ctx.scale)) * \
+                np.exp(np.minimum(xw, 0) * c(ctx.input_scale))
+            return (np.where(xw <= 0, neg, gw * c(ctx.scale)).astype(g.dtype, copy=False),)
         c = lambda v: xp.asarray(v, g.dtype)  # noqa: E731
         # exp of the negative part only (no overflow in the branch where() drops); in a graph
         # a select, whose derivative at 0 is the left branch's, as torch's double backward
