@@ -770,7 +770,8 @@ def test_half_formula_arrays_multiply_numbers_in_float32():
             assert np.asarray(2 - x.view(HalfOps) * x.view(HalfOps)).dtype == dt
 
 
-HALF_KERNELS = ["F.leaky_relu", "F.elu", "F.selu", "F.celu"]  # float32 inside, in torch's order
+HALF_KERNELS = ["F.leaky_relu", "F.elu", "F.selu", "F.celu", "F.hardswish", "F.logsigmoid",
+                "sigmoid", "F.glu"]  # torch's backward kernels, in its order
 HALF_FORMULAS = ["abs", "exp2", "log2", "log10", "asin", "acos", "asinh", "arccosh",
                  "atanh", "atan", "erf", "erfinv", "sqrt", "log", "log1p", "sin", "cos"]
 
@@ -792,7 +793,8 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
             x = lib.tensor(vals, dtype=getattr(lib, dtype)).requires_grad_()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r.call(lib, x).backward(lib.ones(len(vals), dtype=getattr(lib, dtype)))
+                out = r.call(lib, x)
+                out.backward(lib.ones_like(out))
             grads.append(x.grad.float().numpy())
             if name in HALF_KERNELS:  # (and the forward: slope * x in float32, rounded once)
                 grads.append(r.call(lib, x.detach()).float().numpy())

@@ -260,7 +260,7 @@ class Fill(Pointwise):
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
-           no_bool=None, kernel_bwd=False, keeps=False):
+           no_bool=None, kernel_bwd=False, keeps=False, f16_formula=False):
     """Declare a unary op from a numpy forward and a backward ``bwd(xp, x, y, g)`` (``xp`` the
     array namespace, ``_xp``); ``no_bool`` names the torch kernel that has no bool implementation
     (its error is raised for bool inputs).
@@ -271,6 +271,9 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
     ops (``grad * self.cos()``, ``grad * (self.pow(2) + 1).rsqrt()``, ...) every step rounds to
     the half dtype (so ``x * x`` overflows to inf there as in torch), and ``bwd`` is written in
     torch's order of operations.
+
+    ``f16_formula``: torch's backward kernel computes float16 in float16 arithmetic, one
+    rounding per operation (``sigmoid``'s: measured on torch 2.13), bfloat16 in float32.
 
     ``keeps``: the forward also fills a dict (``fwd(x, keep=d)``) with intermediate arrays the
     backward would compute again (GELU's erf); a first-order backward receives them as keyword
@@ -313,7 +316,8 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         xp = ns(g)
         x, y = getattr(ctx, "x", None), getattr(ctx, "y", None)
         if xp.npdtype(g) in _HALF_DT:
-            if kernel_bwd:  # torch's backward kernel: float32 inside
+            if kernel_bwd and not (f16_formula and xp.npdtype(g) == np.float16):
+                # torch's backward kernel: float32 inside
                 g = xp.astype(g, np.float32)
                 y = xp.astype(y, np.float32) if y is not None else None
             elif not graph_mode(xp):  # torch's formula of tensor ops: each rounds (numbers in
@@ -502,8 +506,9 @@ Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x))
 Cosh = _unary("cosh", _wrap1(np.cosh), lambda xp, x, y, g: g * xp.sinh(x))
 Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), saved=(),
               saves_output=True, kernel_bwd=True)
-Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * y * (1 - y), saved=(),
-                 saves_output=True, kernel_bwd=True)
+# torch's sigmoid_backward kernel: grad * (1 - result) * result
+Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * (1 - y) * y, saved=(),
+                 saves_output=True, kernel_bwd=True, f16_formula=True)
 def _relu_bwd(xp, x, y, g):
     if graph_mode(xp):
         return xp.where(y <= 0, xp.zeros((), g.dtype), g)
@@ -862,6 +867,11 @@ class Hardswish(Pointwise):
     def backward(ctx, g):
         xp = ns(g)
         x = ctx.x
+        if not graph_mode(xp):  # torch's backward kernel: float32 for half, rounded once
+            wide = opmath_dtype(g.dtype)
+            gw, xw = g.astype(wide, copy=False), x.astype(wide, copy=False)
+            mid = (gw * (xw / np.asarray(3, wide) + np.asarray(0.5, wide))).astype(g.dtype)
+            return (np.where(x <= -3, np.zeros((), g.dtype), np.where(x < 3, mid, g)),)
         mid = g * (x / xp.asarray(3, g.dtype) + xp.asarray(0.5, g.dtype))
         return (xp.where(x <= -3, xp.zeros((), g.dtype), xp.where(x < 3, mid, g)),)
 

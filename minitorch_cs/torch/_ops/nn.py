@@ -820,10 +820,10 @@ class LogSigmoid(Kernel):
         x = ctx.x
         if graph_mode(xp):  # sigmoid(-x) itself: smooth at 0, where exp(-|x|) has a kink
             return (xp.astype(g * xp.expit(-x), xp.npdtype(g)),)
-        e = xp.exp(-xp.abs(x))
-        # d/dx = 1 - sigmoid(x) = sigmoid(-x), from exp(-|x|) so it never overflows
-        s = xp.where(x >= 0, e / (1 + e), 1 / (1 + e))
-        return (xp.astype(g * s, xp.npdtype(g)),)
+        # torch's kernel: (max_deriv - sign * b / (1 + b)) * grad, b = exp(-|x|) as stored
+        b = _as_saved(ctx, np.exp(-np.abs(x)))
+        t = b / (1 + b)
+        return ((np.where(x < 0, 1 - t, t) * g.astype(t.dtype)).astype(g.dtype, copy=False),)
 
 
 def _log_sigmoid(x):

@@ -11,6 +11,7 @@ from .._dispatch import apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
+from .._ops import gated as G
 from .._ops import movement as M
 from .._ops import linalg as LA
 from .._ops import nn as N
@@ -227,8 +228,7 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
-    a, b = T.chunk(input, 2, d)
-    return a * T.sigmoid(b)
+    return apply(G.Glu, input, dim=d)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
