@@ -816,3 +816,23 @@ def test_half_mean_gradient_divides_by_the_count_in_float32(dtype):
     x = torch.ones((3, 257), dtype=dt, requires_grad=True)
     x.mean(1).sum().backward()
     assert x.grad[0, 0].item() == float(want.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("exponent", [3, -2, 3.0, -2.0])
+def test_cube_and_inverse_square_round_after_each_product(dtype, exponent):
+    """torch's pow kernel for a number exponent: ``x * x * x`` and ``1 / (x * x)``, each
+    product rounded (numpy's power rounds once: a quarter of float32 cubes differed)."""
+    import ml_dtypes
+    npdt = {"bfloat16": ml_dtypes.bfloat16}.get(dtype, np.dtype(dtype))
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.uniform(-4, 4, 500), [0.0, -0.0, math.inf, -math.inf, 1e30]])
+    x = x.astype(npdt)
+    sq = x * x
+    with np.errstate(all="ignore"):
+        want = sq * x if exponent == 3 else np.ones((), npdt) / sq
+    got = torch.tensor(x.astype(np.float64), dtype=getattr(torch, dtype)) ** exponent
+    np.testing.assert_array_equal(got.float().numpy(), want.astype(np.float32))
+    T = pytest.importorskip("torch")
+    ref = T.tensor(x.astype(np.float64), dtype=getattr(T, dtype)) ** exponent
+    np.testing.assert_array_equal(got.float().numpy(), ref.float().numpy())

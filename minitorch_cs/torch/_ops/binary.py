@@ -282,9 +282,19 @@ def _pow_special(a, b, rt):
     """torch's scalar-exponent kernel where numpy's differs: ``x ** -0.5`` is ``rsqrt`` for
     float32/float64/bfloat16 (NaN at -inf, -inf at -0); float16 has no special cases, so its
     ``x ** ±0.5`` follows C's ``pow`` (``(-inf) ** 0.5 = inf``, ``(-inf) ** -0.5 = 0``) where
-    numpy's float32 path would take ``sqrt``. None: numpy's ``power`` is torch's."""
+    numpy's float32 path would take ``sqrt``. ``x ** 3`` and ``x ** -2`` are ``x * x * x`` and
+    ``1 / (x * x)`` rounded after each product in float32, float64 and bfloat16 (torch's
+    optimized kernel; numpy's correctly rounded power differed on a quarter of float32
+    elements); float16 computes C's pow in float32. None: numpy's ``power`` is torch's."""
     if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
-            not isinstance(b, bool) and b in (0.5, -0.5) and D._BY_NP[rt].is_floating_point):
+            not isinstance(b, bool) and D._BY_NP[rt].is_floating_point):
+        return None
+    if b in (3, -2) and rt != np.float16:
+        x = a.astype(rt, copy=False)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+            sq = x * x
+            return np.asarray(sq * x if b == 3 else np.divide(np.ones((), rt), sq))
+    if b not in (0.5, -0.5):
         return None
     x = a.astype(opmath_dtype(rt), copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
