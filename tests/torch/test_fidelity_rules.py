@@ -836,3 +836,45 @@ def test_cube_and_inverse_square_round_after_each_product(dtype, exponent):
     T = pytest.importorskip("torch")
     ref = T.tensor(x.astype(np.float64), dtype=getattr(T, dtype)) ** exponent
     np.testing.assert_array_equal(got.float().numpy(), ref.float().numpy())
+
+
+PRODUCT_OUT = [  # (call, exception class, message): torch 2.13's order of checks
+    (lambda T: T.mm(T.zeros(2, 3, dtype=T.bool), T.zeros(3, 1, dtype=T.bool),
+                    out=T.empty((0,), dtype=T.uint8)),
+     RuntimeError, "Expected out tensor to have dtype bool, but got unsigned char instead"),
+    (lambda T: T.matmul(T.zeros(2, 3, 3, 3, dtype=T.bool), T.zeros(3, 3, 3, dtype=T.bool),
+                        out=T.empty((0,), dtype=T.int64)),
+     RuntimeError, "Expected out tensor to have dtype bool, but got long int instead"),
+    (lambda T: T.matmul(T.zeros(3, dtype=T.bool), T.zeros(3, dtype=T.bool),
+                        out=T.empty((0,), dtype=T.int64)),
+     RuntimeError, "result dtype Long does not match input dtype Bool"),
+    (lambda T: T.matmul(T.zeros(2, 3, dtype=T.bool), T.zeros(3, 3, dtype=T.float64),
+                        out=T.empty((0,), dtype=T.int64)),
+     RuntimeError, "Expected out tensor to have dtype bool, but got long int instead"),
+    (lambda T: T.mm(T.zeros(2, 3, dtype=T.bool), T.zeros(4, 1, dtype=T.bool),
+                    out=T.empty((0,), dtype=T.int64)),
+     RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x1)"),
+    (lambda T: T.matmul(T.zeros(2, 3), T.zeros(3, 1, dtype=T.float64), out=T.empty((0,))),
+     RuntimeError, "expected m1 and m2 to have the same dtype, but got: float != double"),
+    (lambda T: T.matmul(T.zeros(2, 3, dtype=T.bool), T.zeros(3, 1, dtype=T.bool),
+                        out=T.empty((0,), dtype=T.bool)),
+     NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+    (lambda T: T.matmul(T.zeros(3, dtype=T.bool), T.zeros(3, 1, dtype=T.bool),
+                        out=T.empty((0,), dtype=T.int64)),
+     RuntimeError, "Expected out tensor to have dtype bool, but got long int instead"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(PRODUCT_OUT)))
+def test_matrix_products_check_out_dtype_in_torchs_order(k):
+    call, cls, msg = PRODUCT_OUT[k]
+    libs = [torch]
+    try:
+        import torch as real
+        libs.append(real)
+    except ImportError:
+        pass
+    for T in libs:
+        with pytest.raises(cls) as info:
+            call(T)
+        assert type(info.value) is cls and str(info.value) == msg, T.__name__

@@ -57,6 +57,44 @@ def mm(input, mat2):
     return apply(L.Matmul, input, mat2)
 
 
+def _product_out_dtype(out, input):
+    """torch's product meta functions give the result ``input``'s dtype: a differently typed
+    ``out`` is refused before the operands' dtypes are compared or the kernel is chosen."""
+    if out.dtype is not input.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {D.cpp_name(input.dtype)}, but got "
+                           f"{D.cpp_name(out.dtype)} instead")
+
+
+def _mm_out_check(out, input, mat2):
+    """``mm(..., out=)``: the ranks, the inner sizes, then ``out``'s dtype (torch 2.13's order)."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
+                           f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    _product_out_dtype(out, input)
+
+
+mm.out_check = _mm_out_check
+
+
+def _matmul_out_check(out, input, other):
+    """``matmul(..., out=)``: two vectors take ``dot``'s check; otherwise, once the inner sizes
+    agree, ``out`` must have ``input``'s dtype (its mm/mv/bmm paths' meta functions)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)) or \
+            input.ndim == 0 or other.ndim == 0:
+        return
+    if input.ndim == 1 and other.ndim == 1:
+        _dot_out_check(out, input, other)
+        return
+    k = other.shape[0] if other.ndim == 1 else other.shape[-2]
+    if input.shape[-1] == k:
+        _product_out_dtype(out, input)
+
+
+matmul.out_check = _matmul_out_check
+
+
 def bmm(input, mat2):
     _check_bmm(input, mat2)
     return apply(L.Matmul, input, mat2, bmm=True)

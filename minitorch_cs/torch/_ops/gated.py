@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._layout import _strided_like, torch_layout
 from ._kernel import Kernel
 from ._opmath import opmath_dtype
 from ._xp import graph_mode, ns
@@ -21,6 +22,7 @@ class Glu(Kernel):
 
     name = "glu"
     node_name = "GluBackward0"
+    own_layout = True  # TensorIterator's over the two halves (views of the input)
     saved = (0,)
     graph_inputs = {"x": 0}
 
@@ -28,10 +30,14 @@ class Glu(Kernel):
     def forward(ctx, x, dim):
         ctx.x, ctx.dim = x, dim
         wide = opmath_dtype(x.dtype)
-        a, b = (h.astype(wide, copy=False) for h in np.split(x, 2, axis=dim))
+        halves = np.split(x, 2, axis=dim)
+        a, b = (h.astype(wide, copy=False) for h in halves)
         one = np.asarray(1, wide)
         with np.errstate(over="ignore"):
-            return (a * (one / (one + np.exp(-b)))).astype(x.dtype, copy=False)
+            r = a * (one / (one + np.exp(-b)))
+        out = _strided_like(r.shape, x.dtype, torch_layout(r.shape, halves))
+        np.copyto(out, r, casting="unsafe")
+        return out
 
     @staticmethod
     def backward(ctx, g):
