@@ -786,7 +786,10 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
     rows = {r.name: r for r in ROWS}
     rng = np.random.default_rng(7)
     vals = np.concatenate([rng.uniform(-0.95, 0.95, 64), rng.uniform(1.05, 6.0, 64), [-0.0, 0.0]])
-    for name in HALF_FORMULAS + HALF_KERNELS:
+    # gelu's tanh form too in bfloat16 (in float16 numpy's tanh and torch's differ in the last
+    # float32 bit often enough to show after rounding: 1 element of 130 here)
+    kernels = HALF_KERNELS + (["F.gelu_tanh", "rsqrt"] if dtype == "bfloat16" else ["rsqrt"])
+    for name in HALF_FORMULAS + kernels:
         r = rows[name]
         grads = []
         for lib in (T, torch):
@@ -796,10 +799,10 @@ def test_half_gradients_of_formula_ops_are_torchs_bits(dtype):
                 out = r.call(lib, x)
                 out.backward(lib.ones_like(out))
             grads.append(x.grad.float().numpy())
-            if name in HALF_KERNELS:  # (and the forward: slope * x in float32, rounded once)
+            if name in kernels:  # (and the forward: slope * x in float32, rounded once)
                 grads.append(r.call(lib, x.detach()).float().numpy())
-        want, got = grads[0], grads[-1 if name not in HALF_KERNELS else 2]
-        if name in HALF_KERNELS:
+        want, got = grads[0], grads[-1 if name not in kernels else 2]
+        if name in kernels:
             np.testing.assert_array_equal(grads[3], grads[1], err_msg=name)
         same = (want == got) & (np.signbit(want) == np.signbit(got)) | np.isnan(want) & np.isnan(got)
         assert same.all(), f"{name}: {vals[~same][:3]} -> {got[~same][:3]}, torch {want[~same][:3]}"

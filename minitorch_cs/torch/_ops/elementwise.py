@@ -435,8 +435,15 @@ Log10 = _unary("log10", _wrap1(np.log10),
 Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
               saves_output=True)
-Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
-               lambda xp, x, y, g: (-0.5 * g) * xp.power(y, 3), saved=(), saves_output=True)
+def _rsqrt_bwd(xp, x, y, g):
+    """torch's ``-0.5 * grad * result.pow(3)``; its pow kernel cubes as ``y * y * y`` (each
+    product rounded) except in float16, which takes C's pow in float32."""
+    cube = xp.power(y, 3) if graph_mode(xp) or y.dtype == np.float16 else y * y * y
+    return (-0.5 * g) * cube
+
+
+Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out), _rsqrt_bwd,
+               saved=(), saves_output=True)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda xp, x, y, g: -g * (y * y), saved=(), saves_output=True)
 def _square(x, out=None):
@@ -645,35 +652,6 @@ class NanToNum(Pointwise):
         xp = ns(g)
         with xp.errstate(invalid="ignore"):
             return (g * xp.astype(xp.isfinite(ctx.x), xp.npdtype(g)),)
-
-
-class GeluTanh(Pointwise):
-    name = "gelu_tanh"
-    saved = (0,)
-
-    @staticmethod
-    def forward(ctx, x, out=None):
-        c = np.asarray(0.7978845608028654, x.dtype)
-        inner = c * (x + 0.044715 * x ** 3)
-        t = np.tanh(inner)
-        ctx.x, ctx.t = x, t
-        r = 0.5 * x * (1 + t)
-        if out is not None:
-            out[...] = r
-            return out
-        return r.astype(x.dtype, copy=False)
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x = ctx.x
-        c = 0.7978845608028654
-        if graph_mode(xp):  # t depends on x: recomputed, as the forward computed it
-            t = xp.tanh(xp.asarray(c, x.dtype) * (x + 0.044715 * x ** 3))
-        else:
-            t = ctx.t
-        dinner = c * (1 + 3 * 0.044715 * x * x)
-        return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dinner),)
 
 
 class LeakyRelu(Pointwise):

@@ -11,7 +11,7 @@ from .._dispatch import apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
-from .._ops import gated as G
+from .._ops import activation as G
 from .._ops import movement as M
 from .._ops import linalg as LA
 from .._ops import nn as N
@@ -133,7 +133,7 @@ def relu6(input, inplace=False):
 def gelu(input, approximate="none"):
     _floating(input, "GeluKernelImpl")
     if approximate == "tanh":
-        return apply(E.GeluTanh, input)
+        return apply(G.GeluTanh, input)
     if approximate != "none":
         raise RuntimeError(f"approximate argument must be either none or tanh.")
     return apply(E.Gelu, input)

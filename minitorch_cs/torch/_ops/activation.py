@@ -1,0 +1,101 @@
+"""Activations torch computes in one kernel, in its order of operations: the gated linear unit
+(not the composition ``a * sigmoid(b)``, which would round the sigmoid to a half dtype before
+the product) and the tanh approximation of GELU."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._layout import _strided_like, torch_layout
+from ._kernel import Kernel, Pointwise
+from ._opmath import opmath_dtype
+from ._xp import graph_mode, ns
+
+__all__ = ["Glu", "GeluTanh"]
+
+
+class Glu(Kernel):
+    """``glu(x, dim)``: the first half of ``dim`` times the sigmoid of the second,
+    ``a * (1 / (1 + exp(-b)))`` in the compute dtype (float32 for half precision), rounded once.
+
+    Backward is torch's ``glu_backward``: ``s = sigmoid(b)`` in the input's dtype, the first
+    half's gradient ``s * g`` and the second's ``(1 - s) * s * a * g`` (in the compute dtype,
+    rounded once); a graph-recording backward writes the same products as tensor ops."""
+
+    name = "glu"
+    node_name = "GluBackward0"
+    own_layout = True  # TensorIterator's over the two halves (views of the input)
+    saved = (0,)
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.x, ctx.dim = x, dim
+        wide = opmath_dtype(x.dtype)
+        halves = np.split(x, 2, axis=dim)
+        a, b = (h.astype(wide, copy=False) for h in halves)
+        one = np.asarray(1, wide)
+        with np.errstate(over="ignore"):
+            r = a * (one / (one + np.exp(-b)))
+        out = _strided_like(r.shape, x.dtype, torch_layout(r.shape, halves))
+        np.copyto(out, r, casting="unsafe")
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        x, dim = ctx.x, ctx.dim
+        n = x.shape[dim] // 2
+        a, b = xp.split_sizes(x, [n, n], dim)
+        if graph_mode(xp):
+            s = xp.expit(b)
+            return (xp.concatenate([s * g, (1 - s) * s * a * g], dim),)
+        wide = opmath_dtype(x.dtype)
+        with np.errstate(over="ignore"):
+            s = (1 / (1 + np.exp(-b.astype(wide)))).astype(x.dtype)  # torch's sigmoid kernel
+        sw, gw = s.astype(wide), g.astype(wide)
+        first = (sw * gw).astype(x.dtype)
+        second = ((1 - sw) * sw * a.astype(wide) * gw).astype(x.dtype)
+        return (np.concatenate([first, second], dim),)
+
+
+class GeluTanh(Pointwise):
+    """``gelu(approximate="tanh")`` as torch's kernels compute it, in the compute dtype (float32
+    for half precision, rounded once): ``0.5 * x * (1 + tanh(beta * (x + kappa * x * x * x)))``,
+    and the gradient ``dy * (0.5 * right + left * (1 - t * t) * (beta * (1 + 3 * kappa * x * x)))``
+    with ``left = 0.5 * x``, ``right = 1 + t`` -- each in that order."""
+
+    name = "gelu_tanh"
+    saved = (0,)
+    _BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5
+    _KAPPA = 0.044715
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        wide = opmath_dtype(x.dtype)
+        xw = x.astype(wide, copy=False)
+        beta, kappa = np.asarray(GeluTanh._BETA, wide), np.asarray(GeluTanh._KAPPA, wide)
+        t = np.tanh(beta * (xw + kappa * (xw * xw * xw)))
+        ctx.x, ctx.t = x, t
+        r = (np.asarray(0.5, wide) * xw * (1 + t)).astype(x.dtype, copy=False)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        x = ctx.x
+        beta, kappa = GeluTanh._BETA, GeluTanh._KAPPA
+        if graph_mode(xp):  # t depends on x: recomputed, as the forward computed it
+            sq = x * x
+            t = xp.tanh(beta * (x + kappa * (sq * x)))
+            return (g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (beta * (1 + 3 * kappa * sq))),)
+        wide = opmath_dtype(g.dtype)
+        c = lambda v: np.asarray(v, wide)  # noqa: E731
+        xw, t = x.astype(wide, copy=False), ctx.t
+        sq = xw * xw
+        right_d = c(0.5) * xw * (1 - t * t) * (c(beta) * (1 + c(3) * c(kappa) * sq))
+        return ((g.astype(wide, copy=False) * (c(0.5) * (1 + t) + right_d)).astype(g.dtype),)
