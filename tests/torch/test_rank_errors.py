@@ -121,17 +121,17 @@ def _raise(T, name, shape):
 
 @pytest.mark.parametrize("name,shape,cls,msg", ROWS, ids=[f"{r[0]}{list(r[1])}" for r in ROWS])
 def test_wrong_rank_raises_torchs_error(name, shape, cls, msg):
-    with pytest.raises(cls) as info:
-        _raise(torch, name, shape)
-    assert type(info.value) is cls and str(info.value).splitlines()[0] == msg
-
-
-@pytest.mark.parametrize("name,shape,cls,msg", ROWS, ids=[f"{r[0]}{list(r[1])}" for r in ROWS])
-def test_rows_are_torchs(name, shape, cls, msg):
-    T = pytest.importorskip("torch")
-    with pytest.raises(cls) as info:
-        _raise(T, name, shape)
-    assert type(info.value) is cls and str(info.value).splitlines()[0] == msg
+    """Ours raises the row's error; so does torch, when installed (the row stays torch's)."""
+    libs = [torch]
+    try:
+        import torch as real
+        libs.append(real)
+    except ImportError:
+        pass
+    for T in libs:
+        with pytest.raises(cls) as info:
+            _raise(T, name, shape)
+        assert type(info.value) is cls and str(info.value).splitlines()[0] == msg, T.__name__
 
 
 def test_the_ranks_torch_accepts_still_compute():
