@@ -158,15 +158,16 @@ def _np_rsqrt(x):
     """``rsqrt`` as torch's kernel: ``1 / sqrt(x)``, half precision computed in float32 and
     rounded once."""
     if x.dtype in _HALF_SUM:
-        return _half_view((1 / np.sqrt(np.asarray(x).astype(np.float32))).astype(x.dtype), x.dtype)
+        r = (1 / np.sqrt(np.asarray(x).astype(np.float32))).astype(x.dtype)
+        return r.view(HalfOps) if isinstance(x, HalfOps) else r
     return np.divide(1, np.sqrt(x))
 
 
 def _np_erfinv(x):
     """``erfinv`` as torch's kernel: half precision computed in float32 and rounded once."""
     if x.dtype in _HALF_SUM:
-        return _half_view(special.erfinv(np.asarray(x).astype(np.float32)).astype(x.dtype),
-                          x.dtype)
+        r = special.erfinv(np.asarray(x).astype(np.float32)).astype(x.dtype)
+        return r.view(HalfOps) if isinstance(x, HalfOps) else r
     return special.erfinv(x)
 
 
