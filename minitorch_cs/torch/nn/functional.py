@@ -132,7 +132,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def adaptive_avg_pool2d(input, output_size):
-    if not isinstance(output_size, int) and input.ndim <= len(output_size):
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     out = _pair(output_size)
     out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(out))
