@@ -286,8 +286,8 @@ def _pow_special(a, b, rt):
     ``1 / (x * x)`` rounded after each product in float32, float64 and bfloat16 (torch's
     optimized kernel; numpy's correctly rounded power differed on a quarter of float32
     elements); float16 computes C's pow in float32. None: numpy's ``power`` is torch's."""
-    if not (isinstance(a, np.ndarray) and isinstance(b, (float, int)) and
-            not isinstance(b, bool) and D._BY_NP[rt].is_floating_point):
+    if not (isinstance(a, (np.ndarray, np.generic)) and isinstance(b, (float, int)) and
+            not isinstance(b, bool) and D._BY_NP[rt].is_floating_point):  # (0-d: a scalar too)
         return None
     if b in (3, -2) and rt != np.float16:
         x = a.astype(rt, copy=False)

@@ -436,10 +436,9 @@ Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
               saves_output=True)
 def _rsqrt_bwd(xp, x, y, g):
-    """torch's ``-0.5 * grad * result.pow(3)``; its pow kernel cubes as ``y * y * y`` (each
-    product rounded) except in float16, which takes C's pow in float32."""
-    cube = xp.power(y, 3) if graph_mode(xp) or y.dtype == np.float16 else y * y * y
-    return (-0.5 * g) * cube
+    """torch's ``-0.5 * grad * result.pow(3)``, the cube by the pow kernel's own rule."""
+    from .binary import PowScalar  # (binary imports this module)
+    return (-0.5 * g) * xp.call(PowScalar, y, 3)
 
 
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out), _rsqrt_bwd,
