@@ -378,30 +378,16 @@ class Var(Kernel):
         if graph_mode(xp):
             mean = xp.mean(x, axis=axis, keepdims=True)
             return (gb * scale * (x - mean),)
-        mean = _mean_kernel(x, axis, ctx.n)
+        mean = xp.call(Mean, x, axis=axis, keepdim=True)
         if ctx.n:  # a slice of equal values: their mean exactly (torch's cascade sum gives it
             # for a long slice, where numpy's pairwise sum may not; torch's is off in the last
             # bit for some short ones, ours then a rounding apart: 0 against ~1e-9)
             hi = np.maximum.reduce(x, axis=axis, keepdims=True)
             mean = np.where(hi == np.minimum.reduce(x, axis=axis, keepdims=True), hi, mean)
+        if gb.dtype in _HALF:  # (the number multiplies in float32, as torch's does)
+            gb = gb.view(HalfOps)
         with np.errstate(over="ignore", invalid="ignore"):
-            return (_times_number(gb, scale) * (x - mean),)
-
-
-def _mean_kernel(x, axis, n):
-    """``mean(x, axis, keepdim=True)`` as the mean op computes it (torch's CPU rule): the sum
-    divided by ``n``, half precision summed and divided in float32 and rounded once."""
-    if x.dtype in _HALF:
-        return (np.add.reduce(x, axis=axis, keepdims=True, dtype=np.float32) / n).astype(x.dtype)
-    return np.true_divide(np.add.reduce(x, axis=axis, keepdims=True), n)
-
-
-def _times_number(a, c):
-    """``a * c`` for a Python number ``c`` as torch computes a tensor times a number: in the
-    compute dtype (float32 for half precision, where numpy would first round ``c`` to it)."""
-    if a.dtype in _HALF:
-        return (a.astype(np.float32) * np.float32(c)).astype(a.dtype)
-    return a * a.dtype.type(c)
+            return (np.asarray(gb * scale * (x - mean)),)
 
 
 class Std(Var):
