@@ -462,6 +462,14 @@ def _wrap_dim(dim, ndim):
     return dim % n if ndim else 0
 
 
+def _size(t, d):
+    """``t.size(d)`` with torch's errors (the order in which torch's kernels ask for sizes
+    decides which error a malformed call gets): a 0-d tensor has no dimension to ask for."""
+    if t.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[_wrap_dim(d, t.ndim)]
+
+
 def _to_meta(t):
     out = Tensor._wrap(_meta_array(t._data.shape, t._data.dtype))
     out._meta = True

@@ -8,7 +8,7 @@ from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import movement as M
-from .._tensor import Tensor
+from .._tensor import Tensor, _size
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
@@ -52,9 +52,13 @@ def matmul(input, other, *, out=None):
 
 
 def mm(input, mat2):
-    if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    _check_mm_ranks(input, mat2)
     return apply(L.Matmul, input, mat2)
+
+
+def _check_mm_ranks(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
 
 
 def _product_out_dtype(out, input):
@@ -67,11 +71,8 @@ def _product_out_dtype(out, input):
 
 def _mm_out_check(out, input, mat2):
     """``mm(..., out=)``: the ranks, the inner sizes, then ``out``'s dtype (torch 2.13's order)."""
-    if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
-    if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x"
-                           f"{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    _check_mm_ranks(input, mat2)
+    L._check_mm(input, mat2)
     _product_out_dtype(out, input)
 
 
@@ -123,8 +124,7 @@ bmm.out_check = _bmm_out_check
 
 
 def mv(input, vec):
-    if input.ndim == 0:  # torch reads the matrix's rows first
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    _size(input, 0)  # torch reads the matrix's rows first
     if not (input.ndim == 2 and vec.ndim == 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return apply(L.Matmul, input, vec)
@@ -169,15 +169,6 @@ def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
 
 
 addmm.inplace = _addmm_inplace
-
-
-def _size(t, d):
-    """``t.size(d)`` with torch's errors (the order in which torch's kernels ask for sizes
-    decides which error a malformed call gets)."""
-    from .._tensor import _wrap_dim
-    if t.ndim == 0:
-        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    return t.shape[_wrap_dim(d, t.ndim)]
 
 
 def _check_batches(batch1, batch2):

@@ -11,7 +11,7 @@ from .._autograd import GradState, also_checked
 from .._dispatch import apply, values_hidden, wafer_dtypes
 from .._fpe import warn_user
 from .._ops import nn as N
-from .._tensor import Tensor
+from .._tensor import Tensor, _size
 from ._functional_base import _check_reduction, _floating, _reduce, logsigmoid
 
 
@@ -61,7 +61,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
     if input.ndim == 0:
-        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        _size(input, 1)  # (torch's class dim)
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):

@@ -12,7 +12,7 @@ from .._dispatch import also_saved, apply
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _size, _wrap_dim
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "gelu", "silu", "mish", "leaky_relu", "elu",
@@ -112,10 +112,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    if input.ndim < 3:  # torch reads the channels as size(-3) first
-        if input.ndim == 0:
-            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
-        _wrap_dim(-3, input.ndim)
+    _size(input, -3)  # torch reads the channels first
     if not input._dtype.is_floating_point and input._dtype is not D.int64:
         raise _not_implemented("avg_pool2d", input)
     return apply(N.AvgPool2d, input, kernel_size=kernel_size, stride=stride, padding=padding,
@@ -323,8 +320,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise NotImplementedError("embedding max_norm is not supported")
     if scale_grad_by_freq:  # would silently give unscaled gradients otherwise
         raise NotImplementedError("embedding scale_grad_by_freq is not supported")
-    if padding_idx and weight.ndim == 0:  # torch's bounds check reads weight.size(0)
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if padding_idx:  # torch's bounds check reads weight.size(0)
+        _size(weight, 0)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if weight.ndim != 2:
