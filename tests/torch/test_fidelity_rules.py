@@ -14,7 +14,7 @@ import pytest
 
 from minitorch_cs import torch
 import minitorch_cs.torch.nn.functional as F
-from tests.helpers import has_avx512
+from tests.helpers import has_avx512, ours_and_torch
 
 OVERLAP = "some elements of the input tensor and the written-to tensor refer to a single memory"
 
@@ -668,14 +668,6 @@ def test_erfinv_of_a_zero_dim_negative_zero_keeps_its_sign(dtype):
 
 
 # ----- changed-in-place errors ------------------------------------------------------------------
-def _ours_and_torch():
-    """Our namespace, then PyTorch's when it is installed (the same call checked on both)."""
-    try:
-        import torch as real
-    except ImportError:
-        return [torch]
-    return [torch, real]
-
 
 def _changed_in_place(T, case):
     x = T.ones(3, requires_grad=True)
@@ -720,7 +712,7 @@ def test_changed_in_place_error_names_what_torch_names(case, anomaly):
                                       "set_detect_anomaly(True, check_nan=False).")
     want = ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {CHANGED[case]} Hint: {hint}")
-    for T in _ours_and_torch():
+    for T in ours_and_torch():
         out = _changed_in_place(T, case)
         with T.autograd.set_detect_anomaly(anomaly), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -874,7 +866,7 @@ PRODUCT_OUT = [  # (call, exception class, message): torch 2.13's order of check
 @pytest.mark.parametrize("k", range(len(PRODUCT_OUT)))
 def test_matrix_products_check_out_dtype_in_torchs_order(k):
     call, cls, msg = PRODUCT_OUT[k]
-    for T in _ours_and_torch():
+    for T in ours_and_torch():
         with pytest.raises(cls) as info:
             call(T)
         assert type(info.value) is cls and str(info.value) == msg, T.__name__

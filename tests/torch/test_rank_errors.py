@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.helpers import ours_and_torch
 
 CALLS = {
     "trace": lambda T, x: T.trace(x),
@@ -122,13 +123,7 @@ def _raise(T, name, shape):
 @pytest.mark.parametrize("name,shape,cls,msg", ROWS, ids=[f"{r[0]}{list(r[1])}" for r in ROWS])
 def test_wrong_rank_raises_torchs_error(name, shape, cls, msg):
     """Ours raises the row's error; so does torch, when installed (the row stays torch's)."""
-    libs = [torch]
-    try:
-        import torch as real
-        libs.append(real)
-    except ImportError:
-        pass
-    for T in libs:
+    for T in ours_and_torch():
         with pytest.raises(cls) as info:
             _raise(T, name, shape)
         assert type(info.value) is cls and str(info.value).splitlines()[0] == msg, T.__name__
