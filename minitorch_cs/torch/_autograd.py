@@ -273,7 +273,13 @@ def modified_error(t, v, node=None) -> RuntimeError:
         fn = node
     made = ""
     if fn is not None:
-        made = f", which is output {t._output_nr} of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
+        name = re.sub(r'Backward[0-9]*$', '', fn.name())
+        if fn is t.grad_fn and t._base is not None and getattr(getattr(fn, "op", None), "is_view",
+                                                               False):
+            # a view whose base changed in place after it was made: torch regenerates its
+            # node as an as_strided of the base when it is read
+            name = "AsStrided"
+        made = f", which is output {t._output_nr} of {name},"
     hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. Good "
             "luck!") if Anomaly.enabled else (
@@ -316,11 +322,13 @@ def _unbroadcast(g: np.ndarray, shape: tuple) -> np.ndarray:
     dt = g.dtype
     # float16/bfloat16 sum in float32 and round once, as torch's sum_to_size does
     acc = np.float32 if dt.itemsize == 2 and dt.kind in "fV" else None
+    # (the ufunc's reduce, not ``ndarray.sum``: numpy's Python wrapper of the method would own
+    # the frame of an inf - inf warning, which our filter of this package's frames then misses)
     if nd:
-        g = g.sum(axis=tuple(range(nd)), dtype=acc)
+        g = np.add.reduce(g, axis=tuple(range(nd)), dtype=acc)
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True, dtype=acc)
+        g = np.add.reduce(g, axis=axes, keepdims=True, dtype=acc)
     if acc is not None:
         g = np.asarray(g).astype(dt)
     if g.shape != shape:

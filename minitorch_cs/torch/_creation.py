@@ -70,7 +70,8 @@ class Full(Op):
 
     @staticmethod
     def forward(ctx, shape, value, dtype):
-        return np.full(shape, value, dtype=dtype)
+        return np.full(shape, D.np_cast(value, dtype) if isinstance(value, float) else value,
+                       dtype=dtype)
 
 
 def _full(shape, value, dtype, device, requires_grad):
@@ -205,7 +206,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                                    "overflow")
         if src.dtype.kind in "iu":  # numpy refuses to wrap Python ints; torch wraps them
             nested = src.astype(dt.np)
-    arr = np.array(nested, dtype=dt.np)
+    arr = _array(nested, dt.np)
     if isinstance(data, np.ndarray) and data.size and data.ndim:  # torch copies an array as
         arr = preserved_copy(data, arr)  # from_numpy(a).to(copy=True): its strides where dense
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
@@ -213,6 +214,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t._meta = True
         return _finish(t, requires_grad)
     return _finish(apply(Constant, value=arr), requires_grad)
+
+
+def _array(nested, npdt):
+    """``np.array(nested, dtype=npdt)``, doubles converted to float16 as torch converts them
+    (through float32: ``D.np_cast``)."""
+    if npdt == np.float16:
+        src = np.asarray(nested)
+        if src.dtype == np.float64:
+            return D.np_cast(src, npdt)
+    return np.array(nested, dtype=npdt)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -309,7 +320,7 @@ class Arange(Op):
         if (end - start) * step < 0:
             raise RuntimeError("upper bound and larger bound inconsistent with step sign")
         n = int(np.ceil((end - start) / step))
-        return (start + np.arange(n, dtype=np.float64) * step).astype(dtype) \
+        return D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype) \
             if np.dtype(dtype).kind == "f" else np.arange(start, end, step, dtype=dtype)
 
 
@@ -338,7 +349,7 @@ class Linspace(Op):
         r = np.linspace(start, end, steps, dtype=np.float64)
         if log_base is not None:
             r = np.power(log_base, r)
-        return r.astype(dtype)
+        return D.np_cast(r, dtype)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,

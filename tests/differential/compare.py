@@ -31,6 +31,7 @@ CATEGORIES = {
     "grad-none": "a leaf's .grad is None on one side only",
     "grad-meta": "a leaf's gradient differs in dtype or shape",
     "backward-error": "backward raises on one side only, or with another class",
+    "warning": "numpy's floating-point warning reaches the user (torch is silent)",
 }
 SILENT = {"value", "nan-pattern", "inplace-final", "grad", "grad-nan"}
 

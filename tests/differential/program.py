@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import contextlib
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -25,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from minitorch_cs import torch as mt
+from minitorch_cs.torch import _fpe
 from tests.differential.compare import (RTOL, Mismatch, Snap, compare_snaps, exc_class, has_graph,
                                         snap)
 from tests.differential.noise import explained, program_spread, step_spread
@@ -520,9 +522,35 @@ class Outcome:
     operands: list = field(default_factory=list)  # snapshots of the operands
     srcs: list = field(default_factory=list)
     used: list = field(default_factory=list)  # pool indices read
+    leaked: str = ""  # a numpy floating-point warning that reached the user (ours only)
+
+
+@contextlib.contextmanager
+def numpy_warnings():
+    """Record numpy's floating-point RuntimeWarnings that reach the user: torch is silent where
+    numpy warns ("invalid value encountered in ..."), and our package drops those its own frames
+    raise (``_fpe``), but not one raised inside numpy's Python wrappers (``ndarray.sum``,
+    ``np.einsum``) called from our code. Yields the list of messages (with their file)."""
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("ignore")
+        warnings.filterwarnings("always", message=_fpe.MESSAGE, category=RuntimeWarning)
+        _fpe.install()  # (first: the package's own frames stay silent)
+        seen = []
+        yield seen
+        seen.extend(f"{w.message} (from {w.filename.rsplit('site-packages/', 1)[-1]})"
+                    for w in rec)
 
 
 def execute(side: Side, step: Step) -> Outcome:
+    if side.T is mt:
+        with numpy_warnings() as seen:
+            out = _execute(side, step)
+        out.leaked = seen[0] if seen else ""
+        return out
+    return _execute(side, step)
+
+
+def _execute(side: Side, step: Step) -> Outcome:
     T = side.T
     ops, srcs = [], []
     used = [min(op.src, len(side.pool) - 1) for op in step.operands if op.src >= 0]
@@ -647,6 +675,8 @@ def run_program(program: Program, torch_mod, accept: Callable | None = None) -> 
             lines.append(f"{lhs} = {call}")
             run.step_names.append(lhs)
             m = _compare_outcomes(ot, om, step, label, where, torch_mod)
+            if m is None and om.leaked:
+                m = Mismatch("warning", where, label, f"we warn: {om.leaked}")
             if m is not None:
                 if m.noise:
                     run.noisy = True
@@ -796,20 +826,25 @@ def _final_checks(run: Run, ts: Side, ms: Side, record, torch_mod):
                 pass
     res = []
     for T, t in ((torch_mod, a), (mt, b)):
-        try:
-            if program.backward == "sum":
-                t.sum().backward()
-            else:
-                t.backward(T.tensor(cot, dtype=t.dtype))
-            res.append("")
-        except Exception as e:  # noqa: BLE001
-            res.append(f"{exc_class(e)}({str(e)[:200]!r})")
+        with numpy_warnings() as seen:
+            try:
+                if program.backward == "sum":
+                    t.sum().backward()
+                else:
+                    t.backward(T.tensor(cot, dtype=t.dtype))
+                res.append("")
+            except Exception as e:  # noqa: BLE001
+                res.append(f"{exc_class(e)}({str(e)[:200]!r})")
+    leak = seen[0] if seen else ""  # (ours ran last)
     if res[0].split("(")[0] != res[1].split("(")[0]:
         record(Mismatch("backward-error", "backward", f"backward through {_producer(run, ts, i)}",
                         f"we: {res[1] or 'no error'}; torch: {res[0] or 'no error'}",
                         noise=run.noisy))
         return
     if res[0]:
+        return
+    if leak and record(Mismatch("warning", "backward", f"backward through "
+                                f"{_producer(run, ts, i)}", f"we warn: {leak}")):
         return
     lines.append("grads = " + ", ".join(f"v{j}.grad" for j, leaf in enumerate(program.leaves)
                                         if leaf.requires_grad))

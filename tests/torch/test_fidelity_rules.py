@@ -109,6 +109,53 @@ def test_einsum_operand_changed_in_place_when_its_partner_needs_no_gradient():
     assert v.grad.tolist() == [4.0, 1.0]  # torch 2.13's value
 
 
+def test_einsum_without_a_contraction_is_torchs_product():
+    # torch multiplies operands that share no summed letter (``mul``): a half-precision
+    # gradient sums products already rounded (here +inf and -inf: NaN), not one rounded sum
+    for T in ours_and_torch():
+        v = T.tensor([0.9], dtype=T.float16, requires_grad=True)
+        p = T.einsum("i,j->ij", v, T.tensor([252, 252], dtype=T.uint8))
+        assert p.grad_fn.name() == "MulBackward0"
+        p.backward(T.tensor([[-544.0, 806.5]], dtype=T.float16))
+        assert math.isnan(v.grad.item())
+        # a letter only one operand has is summed first: integers sum to int64
+        a, b = T.ones(2, 3, dtype=T.int32), T.ones(3, dtype=T.int32)
+        assert T.einsum("ij,j->j", a, b).dtype == T.int64
+        assert T.einsum("ij,j->ij", a, b).dtype == T.int32
+
+
+_PRODUCT_EQUATIONS = ["i,j->ij", "i,j->ji", "ij,ij->ij", "ij,ij->ji", "ij,j->ij", "ij,j->j",
+                      "ij,k->ik", "bi,bj->bij", "i,->i", ",i->i", "i,i,i->i", "ij,jk->ijk",
+                      "ij,kj->kij", "i,j", "ijk,ik->kji", "i,j->", ",->", "ijk,->kj"]
+
+
+@pytest.mark.parametrize("eq", _PRODUCT_EQUATIONS)
+def test_einsum_products_match_torch(eq):
+    real = pytest.importorskip("torch")
+    sizes = {"i": 3, "j": 2, "k": 4, "b": 2}
+    subs = eq.split("->")[0].split(",")
+    rng = np.random.default_rng(len(eq))
+    for dts in [("float32",) * 3, ("float16",) * 3, ("bfloat16",) * 3, ("int32",) * 3,
+                ("float16", "int64", "float32"), ("int64", "float16", "float16"),
+                ("bool",) * 3, ("float16", "float32", "float16")]:
+        vals = [rng.standard_normal([sizes[c] for c in sub]) * 100 for sub in subs]
+        seen = []
+        for T in (real, torch):
+            ops = [T.tensor(v).to(getattr(T, dt)) for v, dt in zip(vals, dts)]
+            for o in ops:
+                if o.dtype.is_floating_point:
+                    o.requires_grad_()
+            r = T.einsum(eq, *ops)
+            got = [str(r.dtype), tuple(r.shape), r.stride(), r.detach().double().tolist()]
+            if r.requires_grad:
+                g = np.random.default_rng(7).standard_normal(tuple(r.shape))
+                r.backward(T.tensor(g).to(r.dtype))
+                got.append([o.grad.double().tolist() if o.grad is not None else None
+                            for o in ops])
+            seen.append(got)
+        assert seen[1] == seen[0], (eq, dts)
+
+
 # ----- layouts -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make,strides", [
     (lambda: torch.ones(1, 3, 3).permute(2, 1, 0).view(3, 1, 3, 1, 1, 1), (1, 9, 3, 9, 9, 9)),
@@ -342,12 +389,85 @@ def test_nan_to_num_out_of_an_integer_tensor_is_contiguous():
     (lambda h: h * 2049.0, [2048.0, 6148.0]),                 # mul reads it in float32
     (lambda h: h * torch.tensor(2049.0), [2048.0, 6148.0]),   # a 0-d float32 tensor too
     (lambda h: h / torch.tensor(70000.5), [1.430511474609375e-05, 4.285573959350586e-05]),
+    # a one-element operand of any shape is a scalar to the kernel, an integer one too
+    (lambda h: h * torch.tensor([2049]), [2048.0, 6148.0]),
+    (lambda h: (h / 4096) * torch.tensor([[70000]]), [[17.09375, 51.28125]]),
+    (lambda h: h * 0 * torch.tensor([-2**63]), [-0.0, -0.0]),  # not 0 * -inf
+    (lambda h: h / torch.tensor([70000], dtype=torch.int32), [1.430511474609375e-05,
+                                                               4.285573959350586e-05]),
     (lambda h: torch.add(h, 683.0, alpha=3), [2048.0, 2052.0]),  # alpha * b rounded first
     (lambda h: torch.sub(h, torch.tensor([683.0, 683.0], dtype=torch.float16), alpha=3),
      [-2047.0, -2045.0]),
 ])
 def test_half_tensor_with_a_number_follows_each_kernels_rule(call, want):
     assert call(torch.tensor([1.0, 3.0], dtype=torch.float16)).tolist() == want  # torch 2.13
+
+
+def test_rounding_division_by_a_one_element_half_operand_truncates_the_unrounded_quotient():
+    # torch's kernel reads a one-element divisor as a float32 scalar and truncates the float32
+    # quotient (12 / -2.40625 = -4.99); a divisor of the batch's shape rounds it to bfloat16
+    # first (-5.0) -- both paths measured on torch 2.13
+    for T in ours_and_torch():
+        a = T.tensor([12, 12], dtype=T.uint8)
+        assert T.div(a, T.tensor([-2.40625], dtype=T.bfloat16), rounding_mode="trunc").tolist() \
+            == [-4.0, -4.0]
+        assert T.div(a, T.tensor([-2.40625] * 2, dtype=T.bfloat16),
+                     rounding_mode="trunc").tolist() == [-5.0, -5.0]
+        r = T.div(T.tensor([12.0], dtype=T.bfloat16), T.tensor([[-2.40625]], dtype=T.bfloat16),
+                  rounding_mode="floor")
+        assert r.shape == (1, 1) and r.tolist() == [[-5.0]]
+
+
+# a double whose float32 rounding is a float16 midpoint: torch converts doubles to float16
+# through float32 (c10::Half is built from a float), so it rounds twice: -43.0, not -42.96875
+_X = -42.98437372777596
+
+
+@pytest.mark.parametrize("make", [
+    lambda T, h, d: T.tensor([_X], dtype=T.float16),
+    lambda T, h, d: d.to(T.float16),
+    lambda T, h, d: d.half(),
+    lambda T, h, d: T.full((1,), _X, dtype=T.float16),
+    lambda T, h, d: h + _X,
+    lambda T, h, d: h + T.tensor(_X, dtype=T.float64),
+    lambda T, h, d: h.clone().fill_(_X),
+    lambda T, h, d: h.clone().copy_(d),
+    lambda T, h, d: (lambda z: (z.__setitem__(0, _X), z)[1])(h.clone()),
+    lambda T, h, d: (lambda z: (z.__setitem__(slice(None), d), z)[1])(h.clone()),
+    lambda T, h, d: h.masked_fill(T.tensor([True]), _X),
+    lambda T, h, d: T.where(T.tensor([True]), _X, h),
+    lambda T, h, d: T.add(d, 0, out=T.empty(1, dtype=T.float16)),
+    lambda T, h, d: h.new_full((1,), _X),
+    lambda T, h, d: T.as_tensor(np.array([_X]), dtype=T.float16),
+    lambda T, h, d: T.linspace(_X, _X, 1, dtype=T.float16),
+    lambda T, h, d: T.cat([h.double(), d]).half()[1:],
+])
+def test_doubles_reach_float16_through_float32(make):
+    for T in ours_and_torch():
+        h, d = T.zeros(1, dtype=T.float16), T.tensor([_X], dtype=T.float64)
+        assert make(T, h, d).tolist() == [-43.0], T.__name__
+
+
+def test_reductions_convert_the_input_to_their_dtype_first():
+    # torch converts the input to ``dtype`` and reduces by that dtype's rule (half: in float32):
+    # numpy would accumulate bfloat16 in bfloat16 (3000 ones sum to 256)
+    for T in ours_and_torch():
+        ones, h = T.ones(3000, dtype=T.float64), T.full((3000,), 1.1, dtype=T.float16)
+        assert ones.sum(dtype=T.bfloat16).item() == 3008.0
+        assert ones.cumsum(0, dtype=T.float16)[-1].item() == 3000.0
+        for r in (h.sum(dtype=T.float32), h.mean(dtype=T.float32), h.cumsum(0, dtype=T.float32),
+                  h.prod(dtype=T.float32)):
+            assert r.dtype == T.float32
+        assert h.sum(dtype=T.float32).item() == 3298.828125
+
+
+def test_half_gradient_through_a_one_element_operand_reads_it_as_the_kernel():
+    # torch's formula is ``grad * other`` (``grad / other``): the same kernel rule applies
+    for op in (torch.mul, torch.div):
+        h = torch.tensor([1.0, 3.0], dtype=torch.float16, requires_grad=True)
+        op(h, torch.tensor([70000])).backward(torch.tensor([1e-3, 5e4], dtype=torch.float16))
+        want = [70.0, float("inf")] if op is torch.mul else [0.0, 0.7138671875]
+        assert h.grad.tolist() == want  # torch 2.13 (cast first: [inf, inf] and [0.0, 0.0])
 
 
 def test_in_place_on_a_reshaped_view_of_a_transposed_result():

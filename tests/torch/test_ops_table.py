@@ -1419,6 +1419,16 @@ row("var_mean", lambda x: (np.var(x, axis=-1, ddof=1), np.mean(x, axis=-1)),
 row("std_positional_unbiased", lambda x: np.std(x, axis=0, ddof=0),
     lambda T, x: x.std(0, False), one(_VARSHAPE, **DISTINCT))
 row("sum_dtype", lambda x: np.sum(x), lambda T, x: T.sum(x, dtype=T.float64), one(), f32=False)
+# ``dtype=``: the input converted first, then reduced by that dtype's rule (half in float32);
+# results in a lower precision than float64, so no central-difference gradient check (the
+# differential tester compares their gradients with torch's)
+row("sum_dtype_half", lambda x: np.sum(x), lambda T, x: T.sum(x, dtype=T.bfloat16), one(),
+    f32=False, rtol=2e-2, atol=5e-2, grad=False)
+row("cumsum_dtype_half", lambda x: np.cumsum(x.reshape(-1)),
+    lambda T, x: T.cumsum(x.reshape(-1), 0, dtype=T.float16), one(), f32=False, rtol=1e-2,
+    atol=2e-2, grad=False)
+row("mean_dtype", lambda x: np.mean(x), lambda T, x: T.mean(x, dtype=T.float32), one(),
+    f32=False, rtol=1e-6, atol=1e-6, grad=False)
 _DIVIDEND = dict(lo=-3.9, hi=3.9, avoid=tuple(range(-4, 5)), gap=0.1)
 row("div_floor", lambda a, b: np.floor_divide(a, b), lambda T, a, b: T.div(a, b, rounding_mode="floor"),
     two(_DIVIDEND, dict(lo=1.0, hi=1.0)))

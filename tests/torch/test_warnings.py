@@ -22,6 +22,19 @@ torch.tensor([1e30]).half(), torch.tensor([1e30, 1e30]).prod(), torch.tensor([])
 torch.zeros(0, 3).mean(0), torch.tensor([0.0]) / torch.tensor([0.0])
 y = torch.tensor([0.0, 1.0], requires_grad=True)
 (torch.log(y).sum() + torch.sqrt(y).sum()).backward()
+# paths through numpy's Python wrappers (their warnings come from numpy's frames)
+inf = float("inf")
+torch.einsum("ij,jk->ik", torch.tensor([[inf, -inf]]), torch.tensor([[1.0], [1.0]]))
+w = torch.ones(2, requires_grad=True)  # a gradient summed to its shape: inf - inf
+(w * torch.tensor([[inf, 1.0], [-inf, 1.0]])).sum().backward()
+v = torch.tensor([1.25, -1.1, 1.25, -1.1, 1.25], dtype=torch.float64, requires_grad=True)
+x = torch.nn.functional.group_norm(v.dot(v).reshape(1).repeat(8).reshape(2, 4, 1), 2)
+torch.log(x.reshape(-1).repeat(2)[:12].reshape(3, 2, 2, 1)).backward(torch.tensor(
+    [0.62, -0.27, -0.41, -1.87, 0.34, -0.72, 0.69, 1.13, -0.62, 0.95, 0.19, 1.38],
+    dtype=torch.float64).reshape(3, 2, 2, 1))
+v = torch.tensor([1e5, 1.5, 0.5, 2.7, 1e-30, 0.4, 1e-6, -inf, -1.4, -7e4, 1e5, float("nan")])
+torch.nn.functional.conv2d(v.repeat(10).reshape(2, 2, 6, 5), v.reshape(1, 2, 2, 3),
+                           stride=(1, 2), padding=(0, 1), dilation=(2, 1))
 print("silent", flush=True)
 np.log(np.zeros(1))  # the user's own numpy code still warns (an error under -W error)
 """

@@ -328,6 +328,8 @@ def einsum(equation, *operands):
             if seen is None or seen == 1:
                 sizes[c] = n
     contracted = _contracted(operands, subs, out)
+    if len(operands) > 1 and not contracted and all(len(set(sub)) == len(sub) for sub in subs):
+        return _einsum_products(operands, subs, out)
     given = operands
     operands = _einsum_dtypes(operands, contracted, subs, out)
     # an operand promoted to the common dtype reaches the op as a copy: torch's products save
@@ -346,6 +348,34 @@ def einsum(equation, *operands):
         return r
     from .shape import permute
     return permute(r, [mem.index(c) for c in out])
+
+
+def _einsum_products(operands, subs, out):
+    """Operands that share no summed letter, as torch computes them: every operand permuted to
+    one letter order (the output's letters, then the summed ones -- capitals first), with size-1
+    dims for the letters it lacks; multiplied left to right, each with the summed letters only it
+    has summed first (keepdim); the summed dims viewed away at the end. So the product promotes,
+    rounds, saves and differentiates as ``mul`` does (half-precision products round before a
+    gradient sums them; a one-element operand is the kernel's scalar)."""
+    summed = sorted(set("".join(subs)) - set(out), key=lambda c: (c.islower(), c))
+    order = out + "".join(summed)
+    result = None
+    for sub, op in zip(subs, operands):
+        letters = list(sub)
+        for c in order:  # the missing letters go last, then one permutation (the new dims'
+            if c not in sub:  # strides are torch's)
+                op = op.unsqueeze(len(letters))
+                letters.append(c)
+        perm = [letters.index(c) for c in order]
+        if perm != list(range(len(perm))):
+            op = op.permute(perm)
+        alone = tuple(k for k in range(len(out), len(order)) if op.shape[k] != 1)
+        if alone:
+            op = op.sum(alone, keepdim=True)
+        result = op if result is None else mul(result, op)
+    if summed:
+        result = result.view(list(result.shape[:len(out)]))
+    return result
 
 
 def _contracted(operands, subs, out):

@@ -302,7 +302,7 @@ def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
                               groups)
         with np.errstate(invalid="ignore"):
             prod = wmat[None, :, :, :, None] * cols[:, :, None, :, :]  # (N, G, Og, K, L)
-        y = np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)).sum(axis=3)
+        y = np.add.reduce(np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)), axis=3)
         return y.reshape(n, cout, ho, wo)
     xp = _pad_hw(x, pads)
     if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1):  # same products, flat rows

@@ -111,7 +111,7 @@ def write_out(r, out: np.ndarray) -> np.ndarray:
         if shape != out.shape:
             raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast "
                                f"shape {list(shape)}")
-    np.copyto(out, r, casting="unsafe")
+    np.copyto(out, D.np_cast(r, out.dtype) if r.dtype != out.dtype else r, casting="unsafe")
     return out
 
 

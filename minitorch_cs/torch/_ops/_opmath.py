@@ -28,6 +28,14 @@ def opmath(forward):
     its backward computes in float32 too (the engine rounds gradients to each input's dtype)."""
     @functools.wraps(forward)
     def run(ctx, *args, **attrs):
+        want = attrs.get("dtype")
+        if want is not None:  # a reduction's ``dtype=``: torch converts the input to it first,
+            want = np.dtype(want)  # then reduces by that dtype's rule (half: in float32)
+            x = args[0]
+            if isinstance(x, np.ndarray) and x.dtype != want:
+                args = (D.np_cast(x, want),) + args[1:]
+            if want in HALF:
+                attrs = dict(attrs, dtype=np.dtype(np.float32))
         half = None
         for a in args:
             if isinstance(a, np.ndarray) and a.dtype in HALF:

@@ -195,12 +195,13 @@ class _Numpy:
         """numpy's sum; half precision accumulates in float32 and rounds once (torch's sum --
         numpy would round every partial sum to the half dtype)."""
         dt = getattr(x, "dtype", None)
+        # np.sum's own reduction, without its Python wrapper (faster, and an inf - inf warning
+        # then comes from our frame, which the package's warning filter silences as torch is)
+        reduce = np.add.reduce if isinstance(x, np.ndarray) and x.ndim else np.sum
         if dt is not None and dt in _HALF_SUM and "dtype" not in kw:
-            return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=np.float32,
+            return np.asarray(reduce(x, axis=axis, keepdims=keepdims, dtype=np.float32,
                                      **kw)).astype(dt)
-        if type(x) is np.ndarray and x.ndim:  # np.sum's own reduction, without its wrapper
-            return np.add.reduce(x, axis=axis, keepdims=keepdims, **kw)
-        return np.sum(x, axis=axis, keepdims=keepdims, **kw)
+        return reduce(x, axis=axis, keepdims=keepdims, **kw)
 
     # the methods themselves for arrays (numpy's functions add a Python wrapper per call)
     @staticmethod
@@ -237,8 +238,21 @@ class _Numpy:
 
     def __getattr__(self, name):
         v = getattr(np, name)
+        if callable(v) and not isinstance(v, (np.ufunc, type)):
+            v = _silent(v)
         setattr(self, name, v)
         return v
+
+
+def _silent(f):
+    """numpy's function ``f`` (a Python wrapper: ``np.mean``, ``np.einsum``, ...) without its
+    floating-point warnings: it raises them from numpy's own frame, past the package's filter of
+    its own frames (``_fpe``), and torch computes inf and NaN silently."""
+    def run(*args, **kwargs):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return f(*args, **kwargs)
+    run.__name__ = getattr(f, "__name__", "run")
+    return run
 
 
 NP = _Numpy()

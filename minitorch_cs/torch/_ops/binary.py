@@ -104,15 +104,29 @@ class Sub(Pointwise):
 
 
 def _scalar_operand(a, b):
-    """``b`` as torch's multiply and divide kernels read it: a zero-dim second operand whose
-    dtype is not the (half-precision) result's is taken at its own value in float32 (the
-    kernel's ``original_scalar_value``), like a Python number -- not rounded to the half dtype
-    first (``h / tensor(70000.)`` is finite in float16)."""
-    if isinstance(b, np.ndarray) and b.ndim == 0 and isinstance(a, np.ndarray) and a.ndim and \
-            a.dtype in HALF and b.dtype.kind in "fiu" and b.dtype != a.dtype and \
-            np.dtype(_rtype(a, b)) == a.dtype:
-        return float(b) if b.dtype.kind == "f" else int(b)
+    """``b`` as torch's multiply and divide kernels read it for a half-precision result: a
+    second operand holding one element (any shape that broadcasts as a single value,
+    TensorIterator's ``is_scalar``) is taken at its own value in float32 (the kernel's
+    ``original_scalar_value``) -- not rounded to the half dtype first, so ``h / tensor(70000.)``
+    and ``h * tensor([70000])`` are finite in float16 -- and the kernel then works in float32
+    (a truncating division truncates the unrounded quotient). Returned as a float32 array of
+    ``b``'s shape; otherwise ``b`` itself."""
+    if isinstance(b, np.ndarray) and b.size == 1 and isinstance(a, np.ndarray) and \
+            b.dtype != np.bool_ and np.dtype(_rtype(a, b)) in HALF:
+        return b.astype(np.float32)
     return b
+
+
+def _by_scalar(f, a, b, s, out):
+    """``f(a, s)`` for :func:`_scalar_operand`'s float32 ``s``: ``a`` in the half result dtype,
+    computed in float32 and rounded once (then written into ``out``, if given)."""
+    rt = np.dtype(_rtype(a, b))
+    r = np.asarray(f(D.np_cast(a, rt).astype(np.float32), s)).astype(rt)
+    if out is None:
+        return r
+    _out_check(rt, out)
+    np.copyto(out, r, casting="unsafe")
+    return out
 
 
 class Mul(Pointwise):
@@ -124,11 +138,20 @@ class Mul(Pointwise):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = _grad_operands(a, b)
-        return _binary(np.multiply, a, _scalar_operand(a, b), out, opmath=True)
+        s = _scalar_operand(a, b)
+        ctx.by_scalar = s is not b
+        if ctx.by_scalar:
+            ctx.b = b  # ``g * b`` (a's gradient) reads it as the forward does
+            return _by_scalar(np.multiply, a, b, s, out)
+        return _binary(np.multiply, a, b, out, opmath=True)
 
     @staticmethod
     def backward(ctx, g):
         n = ctx.needs_input_grad
+        if ctx.by_scalar:  # torch's formula is the same product of tensors: its kernel's rule
+            xp = ns(g)
+            return (xp.call(Mul, g, ctx.b) if n[0] else None,
+                    xp.call(Mul, g, ctx.a) if n[1] else None)
         return (g * ctx.b if n[0] else None, g * ctx.a if n[1] else None)
 
 
@@ -162,7 +185,19 @@ class Div(Pointwise):
     def forward(ctx, a, b, rounding_mode=None, out=None):
         ctx.a, ctx.b = _grad_operands(a, b)
         ctx.mode = rounding_mode
-        b = _scalar_operand(a, b)
+        s = _scalar_operand(a, b)
+        ctx.by_scalar = s is not b
+        shape = None
+        if ctx.by_scalar:
+            if rounding_mode is None:
+                ctx.b = b  # the gradients divide by it as the forward does
+                return _by_scalar(np.true_divide, a, b, s, out)
+            # the rounding kernels read it so too: here a float32 number with ``a`` in the
+            # result dtype (then the broadcast shape restored)
+            shape = np.broadcast_shapes(a.shape, b.shape)
+            rt = _rtype(a, b)
+            a = a if a.dtype == rt else D.np_cast(a, rt)
+            b = float(s.reshape(-1)[0])
         if rounding_mode is None:
             a0, b0 = a, b
             a, b, rt = _prep(a, b)
@@ -184,13 +219,16 @@ class Div(Pointwise):
             _refuse(f"div_{rounding_mode}_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         if rounding_mode == "floor":
-            return _binary(np.floor_divide, a, b, out, opmath=True)
+            r = _binary(np.floor_divide, a, b, out, opmath=True)
+            return r if shape is None or out is not None else r.reshape(shape)
         if rounding_mode == "trunc":
             a2, b2, rt = _prep(a, b)
             if np.dtype(rt) in HALF and not isinstance(b2, np.ndarray):
                 b2 = np.float32(b2)  # the divisor's own value, in float32 (torch's kernel)
             r = np.trunc(np.true_divide(a2, b2))
             r = r.astype(rt) if isinstance(r, np.ndarray) else np.asarray(r, rt)
+            if shape is not None:
+                r = r.reshape(shape)
             if out is not None:
                 out[...] = r
                 return out
@@ -206,6 +244,10 @@ class Div(Pointwise):
             return (xp.zeros_like(g) if n[0] else None, xp.zeros_like(g) if n[1] else None)
         b = ctx.b
         # torch's formula for the divisor: -g * ((a / b) / b) (b * b would underflow first)
+        if ctx.by_scalar:  # each step a tensor op in torch's formula: the kernels' rule
+            xp = ns(g)
+            return (xp.call(Div, g, b) if n[0] else None,
+                    xp.call(Mul, -g, xp.call(Div, xp.call(Div, ctx.a, b), b)) if n[1] else None)
         return (g / b if n[0] else None, -g * ((ctx.a / b) / b) if n[1] else None)
 
 
@@ -564,7 +606,8 @@ class Where(Pointwise):
     def forward(ctx, cond, a, b):
         ctx.cond = cond
         rt = _rtype(a, b)
-        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else _wrap_int(x, rt)
+        a, b = (x if isinstance(x, np.ndarray) and x.dtype == rt else
+                D.np_cast(x, rt) if isinstance(x, (np.ndarray, float)) else _wrap_int(x, rt)
                 for x in (a, b))
         return np.asarray(np.where(cond, a, b)).astype(rt, copy=False)
 

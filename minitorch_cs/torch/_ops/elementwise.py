@@ -12,7 +12,7 @@ import numpy as np
 from . import _special as special
 
 from .. import _dtype as D
-from ._kernel import Pointwise
+from ._kernel import Pointwise, write_out
 from .._kernels.select import max_first, min_first, relu_grad
 from ._xp import HalfOps, graph_mode, ns, raw
 
@@ -76,7 +76,7 @@ def _to_dtype_checked(value, dtype):
         if np.isfinite(v) and abs(v) > fmax:
             raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype]} without "
                                "overflow")
-    return np.asarray(value).astype(dtype)
+    return D.np_cast(value, dtype)
 
 
 def _is_bool(x) -> bool:
@@ -101,11 +101,11 @@ def _prep(a, b):
             return a, b, b.dtype
     rt = _rtype(a, b)
     if isinstance(a, np.ndarray) and a.dtype != rt:
-        a = a.astype(rt)
+        a = D.np_cast(a, rt)
     if isinstance(b, np.ndarray) and b.dtype != rt:
-        b = b.astype(rt)
+        b = D.np_cast(b, rt)
     if not isinstance(a, np.ndarray):
-        a = np.asarray(a, dtype=rt) if not isinstance(b, np.ndarray) else a
+        a = np.asarray(D.np_cast(a, rt)) if not isinstance(b, np.ndarray) else a
     return a, b, rt
 
 
@@ -146,11 +146,13 @@ def _binary(f, a, b, out, opmath=False):
     if (type(a) is not np.ndarray or type(b) is not np.ndarray) and rt in _HALF_DT:
         with np.errstate(over="ignore"):
             if type(a) is not np.ndarray:
-                a = np.float32(a if opmath else np.asarray(a).astype(rt))
+                a = np.float32(a if opmath else D.np_cast(a, rt))
             if type(b) is not np.ndarray:
-                b = np.float32(b if opmath else np.asarray(b).astype(rt))
+                b = np.float32(b if opmath else D.np_cast(b, rt))
     if out is not None:
         _out_check(rt, out)
+        if out.dtype == np.float16 and np.dtype(rt) == np.float64:  # rounded as torch casts
+            return write_out(f(a, b), out)
         try:
             return f(a, b, out=out, casting="unsafe")
         except OverflowError:
@@ -192,7 +194,7 @@ class Cast(Pointwise):
     @staticmethod
     def forward(ctx, x, dtype):
         from ._kernel import preserve_format
-        return preserve_format(x, x.astype(dtype))
+        return preserve_format(x, D.np_cast(x, dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -227,7 +229,7 @@ class Copy(Pointwise):
     @staticmethod
     def forward(ctx, dst, src, out=None):
         if isinstance(src, np.ndarray) and src.dtype != dst.dtype:
-            src = src.astype(dst.dtype)
+            src = D.np_cast(src, dst.dtype)
         if out is not None:
             np.copyto(out, src, casting="unsafe")
             return out

@@ -397,7 +397,7 @@ class Einsum(Kernel):
         if half is not None:  # no half-precision einsum in numpy: float32, rounded back
             xs = tuple(x.astype(np.float32) for x in xs)
         ctx.ins, ctx.out, ctx.xs = lhs.split(","), out, xs
-        r = np.asarray(np.einsum(f"{lhs}->{out}", *xs, optimize=True))
+        r = np.asarray(_np_einsum(f"{lhs}->{out}", *xs))
         return r if half is None else r.astype(half)
 
     @staticmethod
@@ -418,7 +418,7 @@ class Einsum(Kernel):
             # letters of input i missing from the output and the other inputs were summed away
             avail = set(ctx.out) | set("".join(others))
             tgt = "".join(c for c in sub if c in avail)
-            r = np.einsum(",".join([ctx.out] + others) + "->" + _dedup(tgt), g, *ops, optimize=True)
+            r = _np_einsum(",".join([ctx.out] + others) + "->" + _dedup(tgt), g, *ops)
             # rebuild repeated/summed letters of sub
             full = np.zeros(shape, g.dtype)
             view = _diag_view(full, sub)
@@ -434,6 +434,14 @@ class Einsum(Kernel):
             view[...] = np.transpose(r_exp, perm)
             grads.append(full)
         return tuple(grads)
+
+
+def _np_einsum(eq, *xs):
+    """``np.einsum`` (optimized), silent about inf and NaN as torch is: numpy's Python wrapper
+    raises its floating-point warnings from its own frame, which the package's warning filter
+    (our frames only) does not cover."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        return np.einsum(eq, *xs, optimize=True)
 
 
 def _einsum_backward_graph(xp, ctx, g):

@@ -7,6 +7,7 @@ import numpy as np
 from .._dispatch import Op, view_target
 from ._kernel import Kernel, _strided_like, index_layout, is_channels_last, preserve_format
 from .elementwise import _to_dtype_checked
+from .. import _dtype as D
 from .._dtype import bool as _bool
 from .._tensor import Tensor
 from ._xp import graph_mode, ns, raw
@@ -262,7 +263,9 @@ class IndexPut(Kernel):
                     f"{scalar_name(_BY_NP[v.dtype])} for the source.")
             # masked_fill converts its one value as a Scalar (out of range or NaN: refused)
             v = _to_dtype_checked(v.reshape(-1)[0].item(), r.dtype) if mask_fill else \
-                v.astype(r.dtype)
+                D.np_cast(v, r.dtype)
+        elif isinstance(v, float) and r.dtype == np.float16:
+            v = D.np_cast(v, r.dtype)  # (a double reaches float16 through float32, as in torch)
         if accumulate:
             np.add.at(r, key, v)
         else:
@@ -423,6 +426,8 @@ def _check_bounds(index, size, dim, message=None):
 
 class Gather(Kernel):
     name = "gather"
+    saved = (0,)  # torch's node saves the input (its backward reads only the shape): changing
+    reads = None  # it in place before backward is refused
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
 

@@ -90,6 +90,7 @@ class MaskedSelect(Op):
 
     name = "masked_select"
     data_dependent_shape = True
+    saved = (0,)  # torch's node saves the input (its backward reads only the shape)
 
     @staticmethod
     def forward(ctx, x, mask):
