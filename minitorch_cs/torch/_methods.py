@@ -7,7 +7,7 @@ from . import _dtype as D
 from . import _functions as F
 from ._functions import indexing as FI
 from ._functions import sampling as FS
-from ._functions._common import _with_numpy_names
+from ._functions._common import _number_arg, _with_numpy_names
 from ._dispatch import _unwrap, apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
@@ -314,11 +314,13 @@ def lerp_(self, end, weight):
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
-    return apply_inplace(E.Addcmul, self, tensor1, tensor2, value=value)
+    return apply_inplace(E.Addcmul, self, tensor1, tensor2,
+                         value=_number_arg(value, "addcmul_", "value"))
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
-    return apply_inplace(E.Addcdiv, self, tensor1, tensor2, value=value)
+    return apply_inplace(E.Addcdiv, self, tensor1, tensor2,
+                         value=_number_arg(value, "addcdiv_", "value"))
 
 
 def maximum_(self, other):

@@ -418,6 +418,15 @@ def test_rounding_division_by_a_one_element_half_operand_truncates_the_unrounded
         assert r.shape == (1, 1) and r.tolist() == [[-5.0]]
 
 
+def test_rounding_division_in_place_refuses_a_float_result_in_an_integer_tensor():
+    for T in ours_and_torch():
+        x = T.tensor([5, -7])
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                               "output type Long"):
+            x.div_(0.7, rounding_mode="trunc")
+        assert x.tolist() == [5, -7]
+
+
 # a double whose float32 rounding is a float16 midpoint: torch converts doubles to float16
 # through float32 (c10::Half is built from a float), so it rounds twice: -43.0, not -42.96875
 _X = -42.98437372777596

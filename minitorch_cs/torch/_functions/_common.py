@@ -114,6 +114,16 @@ def _need_tensor(x, fn, name, pos):
                         f"{type(x).__name__}")
 
 
+def _number_arg(v, fn, name):
+    """A ``Number`` argument as torch's argument parser takes it: a Python number or a 0-d
+    tensor (read as its value); anything else is torch's TypeError."""
+    if isinstance(v, Tensor) and v.ndim == 0:
+        return v
+    if isinstance(v, Tensor) or not isinstance(v, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"{fn}(): argument '{name}' must be Number, not {type(v).__name__}")
+    return v
+
+
 def _sizes_str(shape):
     return " ".join(str(n) for n in shape)  # how torch's C++ prints a std::vector of sizes
 

@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._tensor import Tensor
-from ._common import _check_integral, _check_tensor, _t, tensor_like
+from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
@@ -115,11 +115,13 @@ def lerp(input, end, weight):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    return apply(E.Addcmul, input, tensor1, tensor2, value=value)
+    return apply(E.Addcmul, input, tensor1, tensor2,
+                 value=_number_arg(value, "addcmul", "value"))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    return apply(E.Addcdiv, input, tensor1, tensor2, value=value)
+    return apply(E.Addcdiv, input, tensor1, tensor2,
+                 value=_number_arg(value, "addcdiv", "value"))
 
 
 def _unary_fn(op):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from ._kernel import Pointwise
+from ._kernel import Pointwise, write_out
 from ._xp import ns, raw
 
 __all__ = [  # private helpers too: callers reach them as E._name
@@ -230,8 +230,7 @@ class Div(Pointwise):
             if shape is not None:
                 r = r.reshape(shape)
             if out is not None:
-                out[...] = r
-                return out
+                return write_out(r, out)
             return r
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                            f"found '{rounding_mode}'")
@@ -558,9 +557,11 @@ class Fmod(Pointwise):
 
 def _nondiff_binary(name, f):
     def forward(ctx, a, b, out=None):
-        if out is not None:
-            return f(a, b, out=out)
-        a2, b2, _ = _prep(a, b) if name not in _LOGICAL else (a, b, None)
+        a2, b2, rt = _prep(a, b) if name not in _LOGICAL else (a, b, None)
+        if out is not None:  # (in place too) computed in the operands' common dtype, then
+            if name.startswith("bitwise"):  # cast to the target when torch's rule allows (a
+                _out_check(rt, out)  # comparison's bool result casts to any dtype)
+            return f(a2, b2, out=out, casting="unsafe")
         r = f(a2, b2)
         return r if isinstance(r, np.ndarray) else np.asarray(r)
     return type(name.capitalize(), (Pointwise,), {"name": name, "differentiable": False,
@@ -643,7 +644,9 @@ class Lerp(Pointwise):
         if tensor_w and w.ndim and w.dtype != a.dtype:
             raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
                                f"{_cpp(w.dtype)}")
-        rt = np.dtype(_rtype(a, b, w))  # a 0-d weight promotes (a zero-dim tensor)
+        # a 0-d tensor weight promotes (a zero-dim operand); a number weight is no operand of
+        # torch's iterator (lerp_.Scalar): start and end alone set the dtype
+        rt = np.dtype(_rtype(a, b, w) if tensor_w else _rtype(a, b))
         # TensorIterator's cast check comes before the kernel's dtype check (in place too)
         _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
         if tensor_w:  # the tensor kernel runs in the common dtype (an integer start with a 0-d

@@ -359,8 +359,7 @@ def _gelu_exact(x, out=None, keep=None):
         keep["erf"] = e
     r = 0.5 * x * (1.0 + e)
     if out is not None:
-        out[...] = r
-        return out
+        return write_out(r, out)
     return r.astype(x.dtype, copy=False)
 
 
@@ -375,8 +374,7 @@ def _gelu_exact_bwd(xp, x, y, g, erf=None):
 def _silu(x, out=None):
     r = x * special.expit(x)
     if out is not None:
-        out[...] = r
-        return out
+        return write_out(r, out)
     return r
 
 
@@ -389,8 +387,7 @@ def _mish(x, out=None):
     with np.errstate(over="ignore"):
         r = x * np.tanh(np.log1p(np.exp(x)))  # torch's kernel: x * tanh(log1p(exp(x)))
     if out is not None:
-        out[...] = r
-        return out
+        return write_out(r, out)
     return r
 
 
@@ -489,16 +486,14 @@ def _lgamma(x, out=None):
     r = special.gammaln(x)
     r = np.where(x == -np.inf, np.asarray(np.inf, r.dtype), r)  # torch: lgamma(-inf) = inf
     if out is not None:
-        out[...] = r
-        return out
+        return write_out(r, out)
     return r.astype(x.dtype, copy=False)
 
 
 def _digamma(x, out=None):
     r = special.psi(x)  # psi(±0) = ∓inf and NaN at the negative integers and -inf, as torch
     if out is not None:
-        out[...] = r
-        return out
+        return write_out(r, out)
     return r.astype(x.dtype, copy=False)
 
 
@@ -563,8 +558,7 @@ class Polygamma(Pointwise):
             wide = opmath_dtype(x.dtype)
             r = np.asarray(polygamma(n, x.astype(wide))).astype(x.dtype)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -616,8 +610,7 @@ class RoundDecimals(Pointwise):
         p = np.asarray(10.0 ** abs(decimals)).astype(wide)
         r = (np.round(xw / p) * p if decimals < 0 else np.round(xw * p) / p).astype(x.dtype)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -668,8 +661,7 @@ class LeakyRelu(Pointwise):
         r = np.where(x > 0, x, (x.astype(wide, copy=False) * np.asarray(negative_slope, wide))
                      .astype(x.dtype, copy=False))
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -701,8 +693,7 @@ class Elu(Pointwise):
                      np.expm1(min_first(xw, 0) * c(input_scale)) * (c(alpha) * c(scale)))
         r = r.astype(x.dtype, copy=False)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -745,8 +736,7 @@ class Hardtanh(Pointwise):
         r = min_first(max_first(x, np.asarray(lo).astype(x.dtype)),
                       np.asarray(hi).astype(x.dtype))
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return np.asarray(r, x.dtype)
 
     @staticmethod
@@ -771,8 +761,7 @@ class Threshold(Pointwise):
         v = np.asarray(_to_dtype_checked(value, x.dtype))
         r = np.where(x <= threshold, v, x)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return np.asarray(r, x.dtype)
 
     @staticmethod
@@ -795,8 +784,7 @@ class Hardsigmoid(Pointwise):
         xw = x.astype(wide, copy=False)
         r = (np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -838,8 +826,7 @@ class Hardswish(Pointwise):
         xw = x.astype(wide, copy=False)
         r = (xw * np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod
@@ -865,8 +852,7 @@ class Softplus(Pointwise):
         bx = x * beta
         r = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
         if out is not None:
-            out[...] = r
-            return out
+            return write_out(r, out)
         return r
 
     @staticmethod

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op, view_target
-from ._kernel import Kernel, _strided_like, index_layout, is_channels_last, preserve_format
+from ._kernel import (Kernel, _strided_like, index_layout, is_channels_last, preserve_format,
+                      write_out)
 from .elementwise import _to_dtype_checked
 from .. import _dtype as D
 from .._dtype import bool as _bool
@@ -696,10 +697,7 @@ def _triangle(name, np_fn):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         ctx.k = diagonal
         r = np_fn(x, diagonal)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
+        return write_out(r, out) if out is not None else r
 
     def backward(ctx, g):
         return (getattr(ns(g), name)(g, ctx.k),)
