@@ -80,11 +80,10 @@ def _shift(op, kernel, reflected=False):
     dtype of the operands (a Python int adopts the tensor's)."""
     def method(self, other):
         a, b = (other, self) if reflected else (self, other)
-        if self._dtype.is_floating_point or (isinstance(other, Tensor) and
-                                             other._dtype.is_floating_point) or \
-                isinstance(other, float):
-            raise RuntimeError(f'"{kernel}_cpu" not implemented for '
-                               f"'{D.scalar_name(D.result_type(self, other))}'")
+        rt = D.result_type(self, other)
+        if rt.is_floating_point or rt is D.bool:  # (torch's kernel exists for integers only)
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
+                                      f"'{D.scalar_name(rt)}'")
         return apply(op, a, b)
     return method
 

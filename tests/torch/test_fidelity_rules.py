@@ -427,6 +427,30 @@ def test_rounding_division_in_place_refuses_a_float_result_in_an_integer_tensor(
         assert x.tolist() == [5, -7]
 
 
+def test_tensordot_is_one_mm_of_the_flattened_operands():
+    for T in ours_and_torch():
+        a, b = T.tensor([[1, 2], [3, 4]], dtype=T.uint8), T.tensor([[5], [6]], dtype=T.uint8)
+        r = T.tensordot(a, b, 1)
+        assert r.dtype == T.uint8 and r.tolist() == [[17], [39]]
+        # a contracted dim of size 1 on one side is summed on the other, in its own dtype
+        r = T.tensordot(T.tensor([[200, 100]], dtype=T.uint8), T.ones(1, 1, dtype=T.uint8),
+                        dims=([0, 1], [0, 1]))
+        assert r.dtype == T.uint8 and r.tolist() == 44  # (300 wraps in uint8)
+        with pytest.raises(NotImplementedError, match='"addmm_impl_cpu_" not implemented for '
+                                                      "'Bool'"):
+            T.tensordot(T.ones(2, 2, dtype=T.bool), T.ones(2, 2, dtype=T.bool), 1)
+
+
+def test_lerp_out_checks_come_in_torchs_order():
+    for T in ours_and_torch():
+        a, b = T.tensor([True, False]), T.tensor([False, True])
+        with pytest.raises(RuntimeError, match="result type Char can't be cast to the desired "
+                                               "output type Bool"):
+            T.lerp(a, b, T.ones((), dtype=T.int8), out=T.empty(2, dtype=T.bool))
+        with pytest.raises(RuntimeError, match="expected dtype bool for `weight`"):
+            T.lerp(a, b, T.ones(2, dtype=T.int8), out=T.empty(2, dtype=T.float32))
+
+
 # a double whose float32 rounding is a float16 midpoint: torch converts doubles to float16
 # through float32 (c10::Half is built from a float), so it rounds twice: -43.0, not -42.96875
 _X = -42.98437372777596

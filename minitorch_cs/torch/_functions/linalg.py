@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 from .. import _dtype as D
 from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import movement as M
-from .._tensor import Tensor, _size
+from .._tensor import Tensor, _size, _wrap_dim
 from .pointwise import eq, mul, sub
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
@@ -436,17 +437,38 @@ def _einsum_view(x, sub, out):
 
 
 def tensordot(a, b, dims=2, out=None):
-    if a.dtype is not b.dtype:
-        raise RuntimeError("both inputs should have same dtype")
+    """torch's tensordot: a contracted dim of size 1 on one side is summed away on the other
+    first (in the operand's own dtype); the remaining contracted dims become the inner dim of one
+    ``mm`` of the permuted, flattened operands (so ``mm``'s dtype rules hold: bool is refused),
+    reshaped to the free dims of ``a`` then ``b``."""
     if isinstance(dims, int):
-        da = list(range(a.ndim - dims, a.ndim))
-        db = list(range(dims))
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    sa = list(letters[:a.ndim])
-    sb = list(letters[a.ndim:a.ndim + b.ndim])
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [_wrap_dim(d, a.ndim) for d in da]
+    db = [_wrap_dim(d, b.ndim) for d in db]
+    t1, t2, inner = a, b, 1
     for i, j in zip(da, db):
-        sb[j] = sa[i]
-    out = [c for i, c in enumerate(sa) if i not in da] + [c for j, c in enumerate(sb) if j not in db]
-    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+        s1, s2 = a.shape[i], b.shape[j]
+        if s2 == 1:
+            t1 = t1.sum(i, keepdim=True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = t2.sum(j, keepdim=True, dtype=t2.dtype)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in "
+                               f"dim {i} and second has size {s2} in dim {j}")
+        else:
+            inner *= s1
+    free1 = [i for i in range(a.ndim) if i not in da]
+    free2 = [j for j in range(b.ndim) if j not in db]
+    rows = math.prod(t1.shape[i] for i in free1)
+    cols = math.prod(t2.shape[j] for j in free2)
+    m1 = t1.permute(free1 + da).reshape(rows, inner)
+    m2 = t2.permute(db + free2).reshape(inner, cols)
+    return mm(m1, m2).reshape([t1.shape[i] for i in free1] + [t2.shape[j] for j in free2])

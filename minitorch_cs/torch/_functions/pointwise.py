@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
+from .._ops.binary import lerp_dtype
 from .._tensor import Tensor
 from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
 
@@ -505,13 +506,21 @@ del _fn, _ip
 
 
 def _lerp_out_check(out, input, end=None, weight=None, **_):
-    """``lerp(..., weight=tensor, out=)``: torch's kernel takes no other output dtype ("Found
-    dtype Half but expected Float"); a number weight, or a 0-d weight tensor (which torch's
-    kernel reads as one number), casts as usual."""
-    if isinstance(weight, Tensor) and weight.ndim and isinstance(input, Tensor) and \
-            out.dtype is not input._dtype:
-        raise RuntimeError(f"Found dtype {D.scalar_name(out.dtype)} but expected "
-                           f"{D.scalar_name(input._dtype)}")
+    """``lerp(..., out=)`` in torch's order: the operands' dtype checks, then ``out``'s -- with
+    a weight of one or more dims torch's kernel takes no other output dtype ("Found dtype Half
+    but expected Float"); a number weight, or a 0-d weight tensor (which torch's kernel reads as
+    one number), casts by the usual rule -- and only then the kernel's own dtype support."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
+        return
+    w = weight._data if isinstance(weight, Tensor) else weight
+    rt = D._BY_NP[lerp_dtype(input._data, end._data, w)]
+    if isinstance(weight, Tensor) and weight.ndim:
+        if out.dtype is not input._dtype:
+            raise RuntimeError(f"Found dtype {D.scalar_name(out.dtype)} but expected "
+                               f"{D.scalar_name(input._dtype)}")
+    elif rt is not out.dtype and not D.can_cast(rt, out.dtype):
+        raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the desired output "
+                           f"type {D.scalar_name(out.dtype)}")
 
 
 lerp.out_check = _lerp_out_check

@@ -21,7 +21,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
 from ._opmath import HALF, opmath_dtype
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
-    _wrap_int)
+    _to_dtype_checked, _wrap_int)
 from .._kernels.select import max_first, min_first
 
 
@@ -171,7 +171,8 @@ def _check_integer_zero(a, b):
     divisor taken in the result dtype (an int64 0-d divisor cast to uint8 may become 0); numpy
     would return 0 with a warning."""
     rt = np.dtype(_rtype(a, b))
-    if rt.kind in "iu" and np.any((b.astype(rt) if isinstance(b, np.ndarray) else b) == 0):
+    if rt.kind in "iu" and np.any((b.astype(rt) if isinstance(b, np.ndarray) else
+                                   _wrap_int(b, rt)) == 0):  # (256 is 0 in uint8)
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -297,6 +298,11 @@ class Pow(Pointwise):
 def _pow_forward(ctx, a, b, out=None):
     ctx.a, ctx.b = a, b
     rt = np.dtype(_rtype(a, b))
+    if rt.kind == "b" and not isinstance(b, np.ndarray) and b in (0, 1):
+        # torch answers a number exponent of 0 or 1 before any kernel: ones, or the base
+        r = np.ones(a.shape, rt) if b == 0 else np.array(a, copy=True)
+        ctx.y = r
+        return write_out(r, out) if out is not None else r
     if rt.kind == "b":
         raise _not_implemented("pow", rt)
     if rt.kind in "iu" and isinstance(b, np.ndarray):
@@ -308,6 +314,9 @@ def _pow_forward(ctx, a, b, out=None):
     else:
         if rt.kind in "iu" and isinstance(b, (int, np.integer)) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if (type(b) is int and rt.kind in "iu") or (type(b) in (int, float) and rt in HALF):
+            # the integer and half kernels convert the exponent to the tensor's dtype, checked
+            _to_dtype_checked(b, rt)  # (uint8 ** 256 and float16 ** 70000 are refused)
         r = _pow_special(a, b, rt)
         if r is None:
             r = _binary(np.power, a, b, out)
@@ -558,6 +567,8 @@ class Fmod(Pointwise):
 def _nondiff_binary(name, f):
     def forward(ctx, a, b, out=None):
         a2, b2, rt = _prep(a, b) if name not in _LOGICAL else (a, b, None)
+        if rt is not None and np.dtype(rt).kind in "iu":  # a Python int out of the dtype's
+            a2, b2 = _wrap_int(a2, rt), _wrap_int(b2, rt)  # range wraps (a C cast), as in torch
         if out is not None:  # (in place too) computed in the operands' common dtype, then
             if name.startswith("bitwise"):  # cast to the target when torch's rule allows (a
                 _out_check(rt, out)  # comparison's bool result casts to any dtype)
@@ -625,6 +636,21 @@ def _cpp(dt) -> str:
     return D.cpp_name(D._BY_NP[np.dtype(dt)])
 
 
+def lerp_dtype(a, b, w):
+    """torch's checks of ``lerp``'s operands (arrays, or a number ``w``) before anything else
+    (its meta function): ``end`` and a weight of one or more dims must have ``start``'s dtype.
+    Returns the result dtype: a 0-d tensor weight promotes (a zero-dim operand); a number weight
+    is no operand of torch's iterator (``lerp.Scalar``), so start and end alone set it."""
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `end` but got dtype "
+                           f"{_cpp(b.dtype)}")
+    tensor_w = isinstance(w, np.ndarray)
+    if tensor_w and w.ndim and w.dtype != a.dtype:
+        raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
+                           f"{_cpp(w.dtype)}")
+    return np.dtype(_rtype(a, b, w) if tensor_w else _rtype(a, b))
+
+
 class Lerp(Pointwise):
     """``start + weight * (end - start)``, evaluated as torch's kernel does (from ``end`` when
     ``|weight| >= 0.5``, so ``weight = 1`` gives ``end`` exactly); no promotion: ``end`` and a
@@ -637,16 +663,8 @@ class Lerp(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, w, out=None):
-        if b.dtype != a.dtype:
-            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `end` but got dtype "
-                               f"{_cpp(b.dtype)}")
+        rt = lerp_dtype(a, b, w)
         tensor_w = isinstance(w, np.ndarray)
-        if tensor_w and w.ndim and w.dtype != a.dtype:
-            raise RuntimeError(f"expected dtype {_cpp(a.dtype)} for `weight` but got dtype "
-                               f"{_cpp(w.dtype)}")
-        # a 0-d tensor weight promotes (a zero-dim operand); a number weight is no operand of
-        # torch's iterator (lerp_.Scalar): start and end alone set the dtype
-        rt = np.dtype(_rtype(a, b, w) if tensor_w else _rtype(a, b))
         # TensorIterator's cast check comes before the kernel's dtype check (in place too)
         _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
         if tensor_w:  # the tensor kernel runs in the common dtype (an integer start with a 0-d

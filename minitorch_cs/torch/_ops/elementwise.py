@@ -865,8 +865,8 @@ class Softplus(Pointwise):
 class Clamp(Pointwise):
     """clamp(min, max) with scalar or array bounds: ``min(max(x, lo), hi)``, so ``lo > hi`` gives
     ``hi`` everywhere and a NaN bound gives NaN (torch's rule). The result dtype is the promotion
-    of the input with both bounds (a bound outside an integer dtype wraps, as torch's cast does).
-    The gradient passes where ``lo <= x <= hi``; a tensor bound gets it where it is the result."""
+    of the input with both bounds (a number bound outside an integer dtype is refused, as torch
+    converts a Scalar argument). The gradient passes where ``lo <= x <= hi``; a tensor bound gets it where it is the result."""
 
     name = "clamp"
     saved = (0,)
@@ -878,12 +878,18 @@ class Clamp(Pointwise):
     def forward(ctx, x, lo=None, hi=None, out=None):
         ctx.x, ctx.lo, ctx.hi = x, lo, hi
         rt = _rtype(x, lo, hi)
+        if rt == np.bool_ and not isinstance(lo if lo is not None else hi, np.ndarray):
+            kernel = "clamp_min" if hi is None else "clamp_max" if lo is None else "clamp"
+            raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
         half = rt in _HALF_DT
         xr = x.astype(rt, copy=False)
         r = xr
         for bound, f in ((lo, max_first), (hi, min_first)):  # ties keep x (torch)
             if bound is None:
                 continue
+            if not isinstance(bound, np.ndarray):  # a Scalar argument: torch checks its
+                _to_dtype_checked(bound, rt)  # conversion (256 cannot clamp uint8, nor 1e40
+                # float32; -1 wraps to 255 in uint8, c10's rule for unsigned types)
             b = _wrap_int(bound, rt) if not isinstance(bound, np.ndarray) else bound
             b = np.asarray(b).astype(np.float32 if half and not isinstance(bound, np.ndarray)
                                      else rt, copy=False)
