@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 __all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
-           "describe", "has_avx512"]
+           "describe", "has_avx512", "ours_and_torch", "outcome"]
 
 
 @functools.cache
@@ -25,6 +25,16 @@ def has_avx512() -> bool:
             return "avx512f" in f.read().split()
     except OSError:
         return False
+
+
+def outcome(run, read):
+    """``read(run())``, or the class name of the exception ``run`` raises: what a sweep compares
+    between torch and ours (the same value, or an error of the same class)."""
+    try:
+        result = run()
+    except Exception as e:  # noqa: BLE001 (the class is the outcome)
+        return type(e).__name__
+    return read(result)
 
 
 def ours_and_torch():

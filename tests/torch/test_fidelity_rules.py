@@ -451,6 +451,28 @@ def test_lerp_out_checks_come_in_torchs_order():
             T.lerp(a, b, T.ones(2, dtype=T.int8), out=T.empty(2, dtype=T.float32))
 
 
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda x: x.max(), RuntimeError, "max(): Expected reduction dim to be specified for "
+     "input.numel() == 0. Specify the reduction dim with the 'dim' argument."),
+    (lambda x: x.amin(), RuntimeError, "amin(): Expected reduction dim to be specified for "
+     "input.numel() == 0. Specify the reduction dim with the 'dim' argument."),
+    (lambda x: x.argmax(), IndexError, "argmax(): Expected reduction dim to be specified for "
+     "input.numel() == 0."),
+    (lambda x: x.argmin(0), IndexError, "argmin(): Expected reduction dim 0 to have non-zero "
+     "size."),
+    (lambda x: x.max(0), IndexError, "max(): Expected reduction dim 0 to have non-zero size."),
+    (lambda x: x.amax(0), IndexError, "amax(): Expected reduction dim 0 to have non-zero size."),
+])
+def test_reductions_without_identity_refuse_an_empty_input(call, exc, msg):
+    for T in ours_and_torch():
+        with pytest.raises(exc) as info:
+            call(T.ones(0, 3))
+        assert str(info.value) == msg, T.__name__
+    for T in ours_and_torch():  # along a dim that is not empty: an empty result
+        x = T.ones(0, 3)
+        assert x.argmax(1).shape == x.amax(1).shape == x.max(1)[0].shape == (0,)
+
+
 # a double whose float32 rounding is a float16 midpoint: torch converts doubles to float16
 # through float32 (c10::Half is built from a float), so it rounds twice: -43.0, not -42.96875
 _X = -42.98437372777596

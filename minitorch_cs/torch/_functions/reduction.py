@@ -72,13 +72,36 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
+def _nonempty(input, axes, fname):
+    """torch's refusal of a reduction without an identity over nothing: over every element of an
+    empty tensor (a RuntimeError, an IndexError for the arg- reductions), or along a dim of size
+    0 (an IndexError naming the first such dim)."""
+    if input.numel() and not builtins.any(input.shape[a] == 0 for a in (axes or ())):
+        return
+    if axes is None or axes == ():
+        if input.numel() == 0:
+            if fname.startswith("arg"):
+                raise IndexError(f"{fname}(): Expected reduction dim to be specified for "
+                                 "input.numel() == 0.")
+            raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        return
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(f"{fname}(): Expected reduction dim {a} to have non-zero size.")
+
+
 def _minmax(input, dim, keepdim, other, largest):
     if isinstance(dim, Tensor):
         return maximum(input, dim) if largest else minimum(input, dim)
+    fname = "max" if largest else "min"
     if dim is None:
+        _nonempty(input, None, fname)
         return apply(R.Amax, input, axis=None, keepdim=False, largest=largest, evenly=True)
     if input.ndim == 0:
         return _on_0d(_minmax, input, dim, False, other, largest)
+    _nonempty(input, (_wrap_dim(dim, input.ndim),), fname)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
     from .._return_types import MinMax
     return MinMax(res, "max" if largest else "min")
@@ -93,10 +116,12 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 
 def amax(input, dim=(), keepdim=False):
+    _nonempty(input, _dims(dim, input.ndim), "amax")
     return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=True)
 
 
 def amin(input, dim=(), keepdim=False):
+    _nonempty(input, _dims(dim, input.ndim), "amin")
     return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=False)
 
 
@@ -107,12 +132,16 @@ def _no_bool_arg(input, name):
 
 def argmax(input, dim=None, keepdim=False):
     _no_bool_arg(input, "argmax")
+    _nonempty(input, None if dim is None or input.ndim == 0 else (_wrap_dim(dim, input.ndim),),
+              "argmax")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=True)
 
 
 def argmin(input, dim=None, keepdim=False):
     _no_bool_arg(input, "argmin")
+    _nonempty(input, None if dim is None or input.ndim == 0 else (_wrap_dim(dim, input.ndim),),
+              "argmin")
     return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim, largest=False)
 

@@ -265,8 +265,11 @@ class IndexPut(Kernel):
             # masked_fill converts its one value as a Scalar (out of range or NaN: refused)
             v = _to_dtype_checked(v.reshape(-1)[0].item(), r.dtype) if mask_fill else \
                 D.np_cast(v, r.dtype)
-        elif isinstance(v, float) and r.dtype == np.float16:
-            v = D.np_cast(v, r.dtype)  # (a double reaches float16 through float32, as in torch)
+        elif isinstance(v, (int, float, np.number)):  # a number is a Scalar to torch: its
+            # conversion is checked (256 into uint8, 1e40 into float32 refused), except into a
+            # half dtype, which torch fills from a double unchecked (70000 is inf in float16)
+            v = D.np_cast(v, r.dtype) if D._BY_NP[r.dtype] in (D.float16, D.bfloat16) else \
+                _to_dtype_checked(v, r.dtype)
         if accumulate:
             np.add.at(r, key, v)
         else:

@@ -43,9 +43,9 @@ class Softmax(Kernel):
         if x.size == 0:  # nothing to normalise (np.max has no identity)
             ctx.y, ctx.dim = x.copy(), dim
             return ctx.y
-        z = x - np.max(x, axis=dim, keepdims=True)
+        z = x - np.maximum.reduce(x, axis=dim, keepdims=True)  # (np.max would warn on NaN)
         e = np.exp(z)
-        e /= np.sum(e, axis=dim, keepdims=True)
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
         ctx.y, ctx.dim = _as_saved(ctx, e), dim
         return e
 

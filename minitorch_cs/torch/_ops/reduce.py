@@ -164,8 +164,8 @@ class Amax(Kernel):
         if x.size == 0 and (axis is None or any(x.shape[a] == 0 for a in axis)):
             raise IndexError("max(): Expected reduction dim to be specified for input.numel() == 0. "
                              "Specify the reduction dim with the 'dim' argument.")
-        f = np.max if largest else np.min
-        r = np.asarray(f(x, axis=axis, keepdims=keepdim))
+        f = np.maximum.reduce if largest else np.minimum.reduce  # (np.max's wrapper would
+        r = np.asarray(f(x, axis=axis, keepdims=keepdim))  # warn about NaN from numpy's frame)
         ctx.y = r
         return r
 
@@ -569,7 +569,7 @@ def _cumprod_grad_with_zeros(x, y, g, d):
         is_first = (np.arange(x.shape[d]).reshape((-1,) + (1,) * (x.ndim - d - 1)) == at) & first
         inner = first & ~is_first
         run = np.cumprod(np.where(inner, x, np.ones((), x.dtype)), axis=d)
-        total = np.sum(run * np.where(first, g, zero), axis=d, keepdims=True)
+        total = np.add.reduce(run * np.where(first, g, zero), axis=d, keepdims=True)
         prev = np.take_along_axis(y, np.maximum(at - 1, 0), axis=d)
         total = total * np.where(at == 0, np.ones((), y.dtype), prev)
         out = np.where(is_first, total, out)
