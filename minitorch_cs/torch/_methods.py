@@ -451,12 +451,8 @@ def __setitem__(self, key, value):
     if isinstance(value, (list, tuple)):
         from ._creation import tensor
         value = tensor(value, dtype=self._dtype)
-    if isinstance(value, Tensor) and value.ndim and value.shape[0] == 1:
-        # torch drops the value's leading size-1 dims first (x[0] = tensor([2.5]) fills a slot)
-        lead = next((i for i, n in enumerate(value.shape) if n != 1), value.ndim)
-        value = value.view(tuple(value.shape[lead:]))
-    try:
-        apply_inplace(M.IndexPut, self, value, key=k)
+    try:  # (sliced: the value's leading size-1 dims are dropped first, as torch's setitem)
+        apply_inplace(M.IndexPut, self, value, key=k, sliced=True)
     except (ValueError, TypeError) as e:
         if isinstance(e, TypeError) and not isinstance(value, Tensor):
             raise  # (bfloat16 arrays refuse a shape mismatch with a TypeError)

@@ -473,6 +473,16 @@ def test_reductions_without_identity_refuse_an_empty_input(call, exc, msg):
         assert x.argmax(1).shape == x.amax(1).shape == x.max(1)[0].shape == (0,)
 
 
+def test_softmax_of_an_integer_tensor_names_torchs_kernel_or_is_empty():
+    for T in ours_and_torch():
+        with pytest.raises(NotImplementedError, match='"softmax_kernel_impl" not implemented'):
+            T.ones(2, 3, dtype=T.int64).softmax(0)  # not the last dim: the general kernel
+        with pytest.raises(NotImplementedError, match='"log_softmax_lastdim_kernel_impl"'):
+            T.ones(2, 3, dtype=T.int64).log_softmax(-1)
+        r = T.ones(0, 3, dtype=T.int64).softmax(-1)  # empty: no kernel runs
+        assert r.dtype == T.int64 and r.shape == (0, 3)
+
+
 # a double whose float32 rounding is a float16 midpoint: torch converts doubles to float16
 # through float32 (c10::Half is built from a float), so it rounds twice: -43.0, not -42.96875
 _X = -42.98437372777596

@@ -10,7 +10,7 @@ from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import movement as M
 from .._tensor import Tensor, _size, _wrap_dim
-from .pointwise import eq, mul, sub
+from .pointwise import mul
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
            "mv", "dot", "outer", "addmm", "einsum", "tensordot", "baddbmm", "addbmm", "kron"]

@@ -20,10 +20,14 @@ __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "mi
            "cdist", "searchsorted", "bucketize"]
 
 
-def _softmax_dtype(input, dtype, kernel="softmax"):
-    if dtype is None and not input._dtype.is_floating_point:  # torch has no integer kernel
-        raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
-                                  f"'{D.scalar_name(input._dtype)}'")
+def _softmax_dtype(input, dtype, dim, kernel="softmax"):
+    """``input`` in ``dtype`` (a cast first), or refused as torch's kernels refuse a non-floating
+    input -- the last-dim kernel or the general one, by ``dim`` -- unless it is empty (then torch
+    runs no kernel and returns an empty tensor of the input's dtype)."""
+    if dtype is None and not input._dtype.is_floating_point and input.numel():
+        last = input.ndim == 0 or _wrap_dim(dim, input.ndim) == input.ndim - 1
+        raise NotImplementedError(f'"{kernel}{"_lastdim" if last else ""}_kernel_impl" not '
+                                  f"implemented for '{D.scalar_name(input._dtype)}'")
     return input.to(dtype) if dtype is not None else input
 
 
@@ -36,17 +40,17 @@ def _implicit_dim(name, input):
 
 def softmax(input, dim, dtype=None):
     """``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably (``dtype`` casts first)."""
-    input = _softmax_dtype(input, dtype)
     if dim is None:
         dim = _implicit_dim("softmax", input)
+    input = _softmax_dtype(input, dtype, dim)
     return apply(N.Softmax, input, dim=_wrap_dim(dim, input.ndim))
 
 
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x, dim)`` along ``dim`` (``dtype`` casts first)."""
-    input = _softmax_dtype(input, dtype, "log_softmax")
     if dim is None:
         dim = _implicit_dim("log_softmax", input)
+    input = _softmax_dtype(input, dtype, dim, "log_softmax")
     return apply(N.LogSoftmax, input, dim=_wrap_dim(dim, input.ndim))
 
 

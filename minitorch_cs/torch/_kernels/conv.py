@@ -827,16 +827,16 @@ def adaptive_avg_pool2d_forward(x, output_size):
     if oh == 0 or ow == 0 or x.size == 0:
         return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
     if oh == 1 and ow == 1:
-        return x.mean(axis=(-2, -1), keepdims=True)
+        return np.add.reduce(x, axis=(-2, -1), keepdims=True) / (h * wd)  # (np.mean's sum)
     if not np.isfinite(x).all():
-        # window by window, as torch sums them: a matrix product would turn inf * 0 into NaN
-        # in every bin of the row, not only the bins that hold the inf
+        # window by window as torch sums them (a product would spread inf * 0 = NaN to a row)
         out = np.empty(shape[:-2] + (oh, ow), x.dtype)
         for i in range(oh):
             h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
             for j in range(ow):
                 w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
-                out[..., i, j] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+                out[..., i, j] = np.add.reduce(x[..., h0:h1, w0:w1], axis=(-2, -1)) / (
+                    (h1 - h0) * (w1 - w0))
         return out
     # window sums (0/1 matrices), then one division by the window sizes: torch sums and then
     # divides (a 1/k weight per element would lose denormal inputs)

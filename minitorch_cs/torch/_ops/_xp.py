@@ -18,6 +18,7 @@ are out of place).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 
 import numpy as np
@@ -238,16 +239,25 @@ class _Numpy:
 
     def __getattr__(self, name):
         v = getattr(np, name)
-        if callable(v) and not isinstance(v, (np.ufunc, type)):
+        if name not in _NO_ARITHMETIC and inspect.isfunction(getattr(v, "_implementation", v)):
             v = _silent(v)
         setattr(self, name, v)
         return v
 
 
+# numpy functions written in Python that do no floating-point arithmetic (no warning to silence;
+# the errstate context would cost about a microsecond a call)
+_NO_ARITHMETIC = frozenset(
+    "zeros_like ones_like empty_like full_like zeros ones full broadcast_to reshape expand_dims "
+    "squeeze moveaxis swapaxes transpose ravel stack flip take_along_axis put_along_axis "
+    "diagonal tril triu eye atleast_1d atleast_2d split array_split".split())
+
+
 def _silent(f):
-    """numpy's function ``f`` (a Python wrapper: ``np.mean``, ``np.einsum``, ...) without its
+    """numpy's function ``f``, written in Python (``np.mean``, ``np.einsum``, ...), without its
     floating-point warnings: it raises them from numpy's own frame, past the package's filter of
-    its own frames (``_fpe``), and torch computes inf and NaN silently."""
+    its own frames (``_fpe``), and torch computes inf and NaN silently. (numpy's C functions and
+    ufuncs warn from the calling frame, which the filter covers.)"""
     def run(*args, **kwargs):
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             return f(*args, **kwargs)

@@ -250,8 +250,13 @@ class IndexPut(Kernel):
     graph_aliases = ("key",)
 
     @staticmethod
-    def forward(ctx, x, v, key, accumulate=False, out=None):
+    def forward(ctx, x, v, key, accumulate=False, sliced=False, out=None):
         ctx.key, ctx.accumulate = key, accumulate
+        ctx.vshape = v.shape if isinstance(v, np.ndarray) else ()
+        if sliced and isinstance(v, np.ndarray) and v.ndim and v.shape[0] == 1:
+            # ``x[key] = v`` (torch's setitem, not index_put_) drops v's leading size-1 dims
+            lead = next((i for i, n in enumerate(v.shape) if n != 1), v.ndim)
+            v = v.reshape(v.shape[lead:])
         r = out if out is not None else np.array(x, copy=True)
         if isinstance(v, np.ndarray) and v.dtype != r.dtype:
             mask_fill = len(key) == 1 and isinstance(key[0], np.ndarray) and \
@@ -285,6 +290,8 @@ class IndexPut(Kernel):
             if not ctx.accumulate:
                 gx = xp.set_at(gx, ctx.key, 0)
         gv = xp.getitem(g, ctx.key) if ctx.needs_input_grad[1] else None
+        if gv is not None and gv.ndim < len(ctx.vshape):  # the value's dropped size-1 dims
+            gv = xp.reshape(gv, (1,) * (len(ctx.vshape) - gv.ndim) + tuple(gv.shape))
         return (gx, gv)
 
 
