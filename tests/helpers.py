@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 __all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
-           "describe", "has_avx512", "ours_and_torch", "outcome"]
+           "describe", "has_avx512", "ours_and_torch", "outcome", "dtype_and_values"]
 
 
 @functools.cache
@@ -35,6 +35,12 @@ def outcome(run, read):
     except Exception as e:  # noqa: BLE001 (the class is the outcome)
         return type(e).__name__
     return read(result)
+
+
+def dtype_and_values(t):
+    """A tensor of either library as a sweep compares it: its dtype's name and its values
+    (float64)."""
+    return str(t.dtype).replace("torch.", ""), np.array(t.double().tolist())
 
 
 def ours_and_torch():

@@ -418,15 +418,6 @@ def test_rounding_division_by_a_one_element_half_operand_truncates_the_unrounded
         assert r.shape == (1, 1) and r.tolist() == [[-5.0]]
 
 
-def test_rounding_division_in_place_refuses_a_float_result_in_an_integer_tensor():
-    for T in ours_and_torch():
-        x = T.tensor([5, -7])
-        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
-                                               "output type Long"):
-            x.div_(0.7, rounding_mode="trunc")
-        assert x.tolist() == [5, -7]
-
-
 def test_tensordot_is_one_mm_of_the_flattened_operands():
     for T in ours_and_torch():
         a, b = T.tensor([[1, 2], [3, 4]], dtype=T.uint8), T.tensor([[5], [6]], dtype=T.uint8)

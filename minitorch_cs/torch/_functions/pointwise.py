@@ -513,14 +513,13 @@ def _lerp_out_check(out, input, end=None, weight=None, **_):
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
         return
     w = weight._data if isinstance(weight, Tensor) else weight
-    rt = D._BY_NP[lerp_dtype(input._data, end._data, w)]
+    rt = lerp_dtype(input._data, end._data, w)
     if isinstance(weight, Tensor) and weight.ndim:
         if out.dtype is not input._dtype:
             raise RuntimeError(f"Found dtype {D.scalar_name(out.dtype)} but expected "
                                f"{D.scalar_name(input._dtype)}")
-    elif rt is not out.dtype and not D.can_cast(rt, out.dtype):
-        raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the desired output "
-                           f"type {D.scalar_name(out.dtype)}")
+    else:
+        E._out_check(rt, out._data)
 
 
 lerp.out_check = _lerp_out_check

@@ -80,17 +80,15 @@ def _nonempty(input, axes, fname):
     """torch's refusal of a reduction without an identity over nothing: over every element of an
     empty tensor (a RuntimeError, an IndexError for the arg- reductions), or along a dim of size
     0 (an IndexError naming the first such dim)."""
-    if input.numel() and not builtins.any(input.shape[a] == 0 for a in (axes or ())):
+    if input.numel():
         return
-    if axes is None or axes == ():
-        if input.numel() == 0:
-            if fname.startswith("arg"):
-                raise IndexError(f"{fname}(): Expected reduction dim to be specified for "
-                                 "input.numel() == 0.")
-            raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
-        return
+    if not axes:
+        if fname.startswith("arg"):
+            raise IndexError(f"{fname}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
     for a in axes:
         if input.shape[a] == 0:
             raise IndexError(f"{fname}(): Expected reduction dim {a} to have non-zero size.")
@@ -134,20 +132,21 @@ def _no_bool_arg(input, name):
         raise RuntimeError(f"{name}(): does not support bool input")
 
 
+def _arg_extreme(input, dim, keepdim, largest):
+    """``argmax``/``argmin``: torch's bool and empty-input refusals, then the kernel."""
+    fname = "argmax" if largest else "argmin"
+    _no_bool_arg(input, fname)
+    d = None if dim is None else _wrap_dim(dim, input.ndim)
+    _nonempty(input, None if d is None or input.ndim == 0 else (d,), fname)
+    return apply(R.Argmax, input, dim=d, keepdim=keepdim, largest=largest)
+
+
 def argmax(input, dim=None, keepdim=False):
-    _no_bool_arg(input, "argmax")
-    _nonempty(input, None if dim is None or input.ndim == 0 else (_wrap_dim(dim, input.ndim),),
-              "argmax")
-    return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim, largest=True)
+    return _arg_extreme(input, dim, keepdim, True)
 
 
 def argmin(input, dim=None, keepdim=False):
-    _no_bool_arg(input, "argmin")
-    _nonempty(input, None if dim is None or input.ndim == 0 else (_wrap_dim(dim, input.ndim),),
-              "argmin")
-    return apply(R.Argmax, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim, largest=False)
+    return _arg_extreme(input, dim, keepdim, False)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -259,7 +259,7 @@ def _silent(f):
     its own frames (``_fpe``), and torch computes inf and NaN silently. (numpy's C functions and
     ufuncs warn from the calling frame, which the filter covers.)"""
     def run(*args, **kwargs):
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
             return f(*args, **kwargs)
     run.__name__ = getattr(f, "__name__", "run")
     return run

@@ -549,7 +549,7 @@ class Polygamma(Pointwise):
     graph_inputs = {"x": 0}
 
     @staticmethod
-    def forward(ctx, x, n=1, out=None):
+    def forward(ctx, x, n=1):
         ctx.x, ctx.n = x, n
         if n == 1:
             r = _trigamma(x)
@@ -557,8 +557,6 @@ class Polygamma(Pointwise):
             from scipy.special import polygamma
             wide = opmath_dtype(x.dtype)
             r = np.asarray(polygamma(n, x.astype(wide))).astype(x.dtype)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -603,14 +601,12 @@ class RoundDecimals(Pointwise):
     node_name = "RoundBackward1"
 
     @staticmethod
-    def forward(ctx, x, decimals=0, out=None):
+    def forward(ctx, x, decimals=0):
         _refuse("round_cpu", x.dtype, "biu")
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         p = np.asarray(10.0 ** abs(decimals)).astype(wide)
         r = (np.round(xw / p) * p if decimals < 0 else np.round(xw * p) / p).astype(x.dtype)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -654,14 +650,12 @@ class LeakyRelu(Pointwise):
     inplace_saves_output = True  # torch's leaky_relu_ backward reads its result
 
     @staticmethod
-    def forward(ctx, x, negative_slope=0.01, out=None):
+    def forward(ctx, x, negative_slope=0.01):
         ctx.x, ctx.slope = x, negative_slope
         # torch's kernel: half precision computes x * slope in float32 and rounds once
         wide = opmath_dtype(x.dtype)
         r = np.where(x > 0, x, (x.astype(wide, copy=False) * np.asarray(negative_slope, wide))
                      .astype(x.dtype, copy=False))
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -684,7 +678,7 @@ class Elu(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0, out=None):
+    def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
         ctx.x, ctx.alpha, ctx.scale, ctx.input_scale = x, alpha, scale, input_scale
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
@@ -692,8 +686,6 @@ class Elu(Pointwise):
         r = np.where(xw > 0, xw * c(scale),  # (torch's negcoef: alpha * scale in that dtype)
                      np.expm1(min_first(xw, 0) * c(input_scale)) * (c(alpha) * c(scale)))
         r = r.astype(x.dtype, copy=False)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -725,7 +717,7 @@ class Hardtanh(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, lo=-1.0, hi=1.0, out=None):
+    def forward(ctx, x, lo=-1.0, hi=1.0):
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         if x.dtype == np.uint8 and (lo < 0 or hi < 0):
@@ -735,8 +727,6 @@ class Hardtanh(Pointwise):
             lo, hi = int(lo), int(hi)
         r = min_first(max_first(x, np.asarray(lo).astype(x.dtype)),
                       np.asarray(hi).astype(x.dtype))
-        if out is not None:
-            return write_out(r, out)
         return np.asarray(r, x.dtype)
 
     @staticmethod
@@ -754,14 +744,12 @@ class Threshold(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, threshold=0.0, value=0.0, out=None):
+    def forward(ctx, x, threshold=0.0, value=0.0):
         if x.dtype == np.bool_:
             raise _not_implemented("threshold_cpu", x.dtype)
         ctx.x, ctx.t = x, threshold
         v = np.asarray(_to_dtype_checked(value, x.dtype))
         r = np.where(x <= threshold, v, x)
-        if out is not None:
-            return write_out(r, out)
         return np.asarray(r, x.dtype)
 
     @staticmethod
@@ -778,13 +766,11 @@ class Hardsigmoid(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, out=None):
+    def forward(ctx, x):
         ctx.x = x
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         r = (np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -820,13 +806,11 @@ class Hardswish(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, out=None):
+    def forward(ctx, x):
         ctx.x = x
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         r = (xw * np.minimum(np.maximum(xw + 3, 0), 6) / np.asarray(6, wide)).astype(x.dtype)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod
@@ -847,12 +831,10 @@ class Softplus(Pointwise):
     saved = (0,)
 
     @staticmethod
-    def forward(ctx, x, beta=1.0, threshold=20.0, out=None):
+    def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.x, ctx.beta, ctx.threshold = x, beta, threshold
         bx = x * beta
         r = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
-        if out is not None:
-            return write_out(r, out)
         return r
 
     @staticmethod

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Kernel
-from ._xp import graph_mode, ns, raw
+from ._xp import _silent, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
 
 
@@ -437,11 +437,12 @@ class Einsum(Kernel):
 
 
 def _np_einsum(eq, *xs):
-    """``np.einsum`` (optimized), silent about inf and NaN as torch is: numpy's Python wrapper
-    raises its floating-point warnings from its own frame, which the package's warning filter
-    (our frames only) does not cover."""
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
-        return np.einsum(eq, *xs, optimize=True)
+    """``np.einsum`` (optimized), silent about inf and NaN as torch is (numpy's Python wrapper
+    warns from its own frame: ``_xp._silent``)."""
+    return _silent_einsum(eq, *xs, optimize=True)
+
+
+_silent_einsum = _silent(np.einsum)
 
 
 def _einsum_backward_graph(xp, ctx, g):

@@ -7,6 +7,7 @@ import numpy as np
 from .._dispatch import Op, view_target
 from ._kernel import (Kernel, _strided_like, index_layout, is_channels_last, preserve_format,
                       write_out)
+from ._opmath import HALF
 from .elementwise import _to_dtype_checked
 from .. import _dtype as D
 from .._dtype import bool as _bool
@@ -273,8 +274,7 @@ class IndexPut(Kernel):
         elif isinstance(v, (int, float, np.number)):  # a number is a Scalar to torch: its
             # conversion is checked (256 into uint8, 1e40 into float32 refused), except into a
             # half dtype, which torch fills from a double unchecked (70000 is inf in float16)
-            v = D.np_cast(v, r.dtype) if D._BY_NP[r.dtype] in (D.float16, D.bfloat16) else \
-                _to_dtype_checked(v, r.dtype)
+            v = D.np_cast(v, r.dtype) if r.dtype in HALF else _to_dtype_checked(v, r.dtype)
         if accumulate:
             np.add.at(r, key, v)
         else:
