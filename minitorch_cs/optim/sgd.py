@@ -9,8 +9,7 @@ import numpy as np
 
 from .. import torch
 from ..core.creation import zeros_like
-from ._functional import (bump_versions, direct_arrays, direct_ok, is_zero, run_closure,
-                          scale_sub_)
+from ._functional import direct_arrays, direct_ok, is_zero, run_closure, scale_sub_
 from .optimizer import Optimizer
 
 __all__ = ["SGD", "sgd_update"]
@@ -48,19 +47,20 @@ def _direct_update(param, grad, momentum_buffer, *, lr, momentum, dampening, wei
     if arrays is None:
         return False
     p, g = arrays[0], arrays[1]
-    if maximize:
+    num = p.dtype.type  # Python numbers as the arrays' dtype: numpy's weak-scalar conversion,
+    if maximize:        # done once here instead of inside every ufunc call
         g = np.negative(g)
     if weight_decay != 0:
-        g = g + p * weight_decay
+        g = g + p * num(weight_decay)
     if with_buf:
         v = arrays[2]
-        np.multiply(v, momentum, out=v)
+        np.multiply(v, num(momentum), v)
         alpha = 1.0 - dampening
-        np.add(v, g if alpha == 1 else g * alpha, out=v)
-        bump_versions(momentum_buffer, 2)
-        g = g + v * momentum if nesterov else v
-    np.add(p, g * -lr, out=p)
-    bump_versions(param)
+        np.add(v, g if alpha == 1 else g * num(alpha), v)
+        momentum_buffer._vc[0] += 2
+        g = g + v * num(momentum) if nesterov else v
+    np.add(p, g * num(-lr), p)
+    param._vc[0] += 1
     return True
 
 

@@ -387,6 +387,10 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
 
     With ``capture`` (a dict edge -> None), gradients arriving at those edges are stored there
     instead of being accumulated into leaves (``torch.autograd.grad``); leaves are left untouched.
+
+    A leaf's ``AccumulateGrad`` without hooks runs as soon as its last gradient arrives (it
+    computes nothing further, so only the order of leaves' accumulations differs from queueing
+    it); every other node waits on the ready stack until all its consumers have run.
     """
     obs = _engine_observers()
     deps = _toposort([e[0] for e in roots])
@@ -399,19 +403,14 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
     ready = list(dict.fromkeys(e[0] for e in roots if deps.get(e[0], 0) == 0))
     stored = set()
     ndarray = np.ndarray
+    inline = capture is None  # leaves accumulate on arrival (see above)
     while ready:
         node = ready.pop()
         grads = buffers.pop(node, None)
         if grads is None:
             grads = [None] * node.n_outputs
         if node.pre_hooks:
-            for nr, hooks in node.pre_hooks.items():
-                for h in hooks:
-                    if grads[nr] is None:
-                        continue
-                    r = h(_hook_tensor(grads[nr]))
-                    if r is not None:
-                        grads[nr] = r._data
+            _run_pre_hooks(node, grads)
         if capture is not None:
             for nr in range(node.n_outputs):
                 if (node, nr) in capture and grads[nr] is not None:
@@ -421,8 +420,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
             if capture is None and grads[0] is not None:
                 _accumulate(node, grads[0], stored, obs)
             continue
-        if (grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
-            in_grads = (None,) * len(node.next)
+        if grads[0] is None and (node.n_outputs == 1 or all(g is None for g in grads)):
+            in_grads = (None,) * len(node.next)  # nothing flows on (consumers still counted)
         else:
             if node.n_outputs > 1:
                 grads = [g if g is not None else np.zeros(shape, dt)
@@ -431,10 +430,11 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 in_grads = anomaly_call(node, lambda: node.apply_backward(grads))
             else:
                 in_grads = node.apply_backward(grads)
-            in_grads = [g if g is None or type(g) is ndarray else np.asarray(g)
-                        for g in in_grads]
-            for o in obs:
-                o.bwd(node, grads, in_grads)
+            if obs:
+                in_grads = [g if g is None or type(g) is ndarray else np.asarray(g)
+                            for g in in_grads]
+                for o in obs:
+                    o.bwd(node, grads, in_grads)
             if not retain_graph:
                 node.release()
         for e, g, meta in zip(node.next, in_grads, node.in_meta):
@@ -442,21 +442,42 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 continue
             m = e[0]
             if g is not None:
+                if type(g) is not ndarray:
+                    g = np.asarray(g)
                 shape, dt = meta
                 if g.shape != shape:
                     g = _rec(obs, _unbroadcast, (g, shape), {}, _unbroadcast(g, shape))
                 if g.dtype != dt:
                     _differentiable_grad(dt)
                     g = _rec(obs, _astype, (g, dt), {}, g.astype(dt))
+            left = deps[m] - 1
+            deps[m] = left
+            if left == 0 and inline and type(m) is AccumulateGrad and m.pre_hooks is None:
+                buf = buffers.pop(m, None)
+                if buf is not None:  # gradients from other consumers
+                    g = buf[0] if g is None else _add(obs, buf[0], g)
+                if g is not None:
+                    _accumulate(m, g, stored, obs)
+                continue
+            if g is not None:
                 buf = buffers.get(m)
                 if buf is None:
                     buf = buffers[m] = [None] * m.n_outputs
                 nr = e[1]
                 buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
-            left = deps[m] - 1
-            deps[m] = left
             if left == 0:
                 ready.append(m)
+
+
+def _run_pre_hooks(node, grads):
+    """A node's tensor hooks (``register_hook`` of the tensor it made) on its incoming grads."""
+    for nr, hooks in node.pre_hooks.items():
+        for h in hooks:
+            if grads[nr] is None:
+                continue
+            r = h(_hook_tensor(grads[nr]))
+            if r is not None:
+                grads[nr] = r._data
 
 
 def _engine_observers():

@@ -368,7 +368,8 @@ def _make_node(op, args):
             d = a._data
             meta.append((d.shape, d.dtype))
             if a._rg:
-                nxt.append(a._edge())
+                fn = a.grad_fn
+                nxt.append((fn, a._output_nr) if fn is not None else a._edge())
                 needs.append(True)
                 continue
         else:
@@ -378,7 +379,14 @@ def _make_node(op, args):
     node.next = nxt
     node.in_meta = meta
     node.needs_input_grad = needs
-    node.saved_versions = _saved_versions(op, args, needs, 0) if op.saved else []
+    if op.saved:
+        if op.reads is None:  # every saved tensor input is checked
+            node.saved_versions = [(a, a._vc[0]) for i in op.saved if i < len(args)
+                                   for a in (args[i],) if isinstance(a, Tensor)]
+        else:
+            node.saved_versions = _saved_versions(op, args, needs, 0)
+    else:
+        node.saved_versions = []
     if Anomaly.enabled:
         record_forward_stack(node)
     return node
@@ -554,23 +562,20 @@ def view_target(view_fn, arr):
 
 
 def _wrap_out(op, arr, args, node, nr):
-    arr = output_array(op, arr)
-    t = object.__new__(Tensor)  # (Tensor.__new__ does only this)
+    if type(arr) is not np.ndarray or not arr.flags.writeable:
+        arr = output_array(op, arr)
+    t = _new_tensor(Tensor)  # (Tensor.__new__ does only this)
     t._data = arr
-    t._dtype = _BY_NP[arr.dtype]
-    if node is not None and not t._dtype.is_floating_point:
+    dt = t._dtype = _BY_NP[arr.dtype]
+    if node is not None and not dt.is_floating_point:
         # torch's set_history: a recorded op's output must be of a differentiable dtype (an
         # integer tensor that requires grad -- left by an in-place op -- cannot flow further)
-        raise RuntimeError(f"Autograd not support dtype: {scalar_name(t._dtype)}")
+        raise RuntimeError(f"Autograd not support dtype: {scalar_name(dt)}")
     t._rg = node is not None
     t.grad_fn = node
     t._output_nr = nr
-    t._grad = None
-    t._acc = None
-    t._hooks = None
-    t._retains = False
-    t._view_fn = None
-    t._meta = False
+    t._grad = t._acc = t._hooks = t._view_fn = None
+    t._retains = t._meta = False
     if op.is_view:
         src = args[0]
         t._vc = src._vc
@@ -582,6 +587,9 @@ def _wrap_out(op, arr, args, node, nr):
         t._vc = [0]
         t._base = None
     return t
+
+
+_new_tensor = object.__new__
 
 
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}

@@ -66,34 +66,37 @@ class Pointwise(Kernel):
 
 def _normalising(forward, cls):
     takes_out = "out" in inspect.signature(forward).parameters
+    elementwise, promoted = cls.elementwise, cls.promoted
 
     @functools.wraps(forward)
     def run(ctx, *args, **attrs):
-        out = attrs.get("out")
-        if out is not None and cls.elementwise:
-            # an in-place elementwise op may not broadcast its result beyond the target (numpy
-            # would drop leading size-1 dims silently)
-            shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
-            full = out.shape if all(s == out.shape for s in shapes) else \
-                np.broadcast_shapes(*shapes)
-            if full != out.shape:
-                raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
-                                   f"broadcast shape {list(full)}")
-        if out is not None and not takes_out:
-            del attrs["out"]
-            return write_out(forward(ctx, *args, **attrs), out)
+        out = attrs.get("out") if attrs else None
+        if out is not None:
+            if elementwise:
+                # an in-place elementwise op may not broadcast its result beyond the target
+                # (numpy would drop leading size-1 dims silently)
+                shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
+                full = out.shape if all(s == out.shape for s in shapes) else \
+                    np.broadcast_shapes(*shapes)
+                if full != out.shape:
+                    raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
+                                       f"broadcast shape {list(full)}")
+            if not takes_out:
+                del attrs["out"]
+                return write_out(forward(ctx, *args, **attrs), out)
         res = forward(ctx, *args, **attrs)
         if cls.suggest_format and any(i < len(args) and is_channels_last(args[i])
                                       for i in cls.suggest_format) and cls.suggests(attrs):
             return tuple(channels_last_copy(r, args) for r in res) if isinstance(res, tuple) \
                 else channels_last_copy(res, args)
-        if cls.own_layout or attrs.get("channels_last"):
+        if cls.own_layout or (attrs and attrs.get("channels_last")):
             return tuple(_fresh(r, args) for r in res) if isinstance(res, tuple) else \
                 _fresh(res, args)
-        keep = cls.elementwise and not attrs.get("contiguous")  # ``contiguous()`` asks for C order
-        if isinstance(res, tuple):
-            return tuple(finish(r, args, out, keep, cls.promoted) for r in res)
-        return finish(res, args, out, keep, cls.promoted)
+        # ``contiguous()`` asks for C order
+        keep = elementwise and not (attrs and attrs.get("contiguous"))
+        if type(res) is tuple:
+            return tuple(finish(r, args, out, keep, promoted) for r in res)
+        return finish(res, args, out, keep, promoted)
     return run
 
 
@@ -139,21 +142,38 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
         return np.asarray(r)  # a numpy scalar: a new 0-d array
     if r.size == 0:
         return _empty(r.shape, r.dtype)
-    fresh = r.flags.writeable and _owns_apart(r, inputs)
+    flags = r.flags
+    fresh = flags.writeable and _owns_apart(r, inputs)
     if not elementwise:
-        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
+        return r if fresh and flags.c_contiguous else np.array(r, copy=True, order="C")
     arrays = [a for a in inputs if isinstance(a, np.ndarray) and a.ndim]
     # torch's fast path (a contiguous result) needs every operand at the result's shape; a
     # Python number is an operand too (a 0-d tensor), so it sends the op down the general path
     if r.ndim < 2 or (len(arrays) == len(inputs) and
                       all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
-        return r if fresh and r.flags.c_contiguous else np.array(r, copy=True, order="C")
-    want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, _as_converted(inputs,
-                                                                            promoted)))
+        return r if fresh and flags.c_contiguous else np.array(r, copy=True, order="C")
+    want = _strided_like(r.shape, r.dtype, _layout_of(r.shape, inputs, promoted))
     if fresh and _same_layout(r, want):
         return r
     np.copyto(want, r)
     return want
+
+
+_LAYOUTS: dict = {}  # (result shape, operands' shapes/strides/dtypes, promoted) -> dim order
+
+
+def _layout_of(shape, inputs, promoted):
+    """:func:`torch_layout` of an elementwise result over ``inputs`` (numbers included: they
+    decide nothing but take part in promotion), remembered per distinct operand geometry: the
+    order depends only on the result's shape and each operand's shape, strides and dtype."""
+    key = (shape, promoted, tuple((a.shape, a.strides, a.dtype.num) if isinstance(a, np.ndarray)
+                                  else type(a) for a in inputs))
+    perm = _LAYOUTS.get(key)
+    if perm is None:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        perm = _LAYOUTS[key] = torch_layout(shape, _as_converted(inputs, promoted))
+    return perm
 
 
 def is_channels_last(a) -> bool:

@@ -79,9 +79,9 @@ def _reduce(loss, weight_sum, reduction):
         return loss + 0 if loss.ndim == 0 and loss.dtype.kind == "f" else loss
     # torch's sums start from +0 (numpy's from the first element: a sum of -0.0 stays -0.0)
     if reduction == "sum":
-        return np.asarray(loss.sum() + 0, loss.dtype)
+        return np.asarray(np.add.reduce(loss, None) + 0, loss.dtype)
     if reduction == "mean":
-        return np.asarray((loss.sum() + 0) / weight_sum, loss.dtype)
+        return np.asarray((np.add.reduce(loss, None) + 0) / weight_sum, loss.dtype)
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -120,8 +120,9 @@ def _check_target(logp, target):
 def every_target_counts(target, n_classes, ignore_index, weight=None) -> bool:
     """No class weights, an ``ignore_index`` outside the classes and every target a class: the
     class-index losses' selects and products by ones then leave every value as it is."""
+    # (the ufuncs' reduce: ndarray.min/max without their Python wrappers)
     return weight is None and target.size > 0 and not 0 <= ignore_index < n_classes and \
-        0 <= target.min() and target.max() < n_classes
+        0 <= np.minimum.reduce(target, None) and np.maximum.reduce(target, None) < n_classes
 
 
 def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
@@ -144,13 +145,13 @@ def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
         picked = np.squeeze(np.take_along_axis(logp, np.expand_dims(t, 1), axis=1), 1)
     if valid is None:
         w = np.ones(t.shape, logp.dtype)
-        loss = -picked
+        loss = np.negative(picked)
     else:
         w = (weight[t] if weight is not None else np.ones(t.shape, logp.dtype)) * valid
         w = w.astype(logp.dtype)
         # torch skips an ignored target (a select: its loss is 0 even where the input is ±inf/NaN)
         loss = np.where(valid, -picked * w, np.zeros((), logp.dtype))
-    wsum = w.sum()
+    wsum = np.add.reduce(w, None)
     ctx.t, ctx.w, ctx.shape, ctx.reduction, ctx.wsum = t, w, logp.shape, reduction, wsum
     ctx.target, ctx.weight, ctx.ignore_index = target, weight, ignore_index
     return _reduce(loss, wsum, reduction), None
