@@ -46,24 +46,32 @@ def direct_arrays(*tensors):
     path), so the rule's values are the tensor ops' values bit for bit; only the per-op dispatch
     is skipped. (torch's optimizers have such "foreach" paths for the same reason.)"""
     a0 = tensors[0]._data
-    if a0.dtype not in _DIRECT_DTYPES or a0.ndim == 0:
+    dt, shape = a0.dtype, a0.shape
+    if dt not in _DIRECT_DTYPES or a0.ndim == 0:
         return None
-    devices = set()
+    device = None  # (None: an internal array of no device, mixes with any)
     arrays = []
     owners = True  # every array owns its memory: distinct ones cannot overlap
     for t in tensors:
         a = t._data
-        if t._meta or a.dtype != a0.dtype or a.shape != a0.shape or not a.flags.writeable:
+        if t._meta or a.shape != shape or a.dtype != dt or not a.flags.writeable:
             return None
-        if t._lazydev is not None:  # (None: an internal array of no device, mixes with any)
-            devices.add(t._lazydev)
+        d = t._lazydev
+        if d is not None:
+            if device is None:
+                device = d
+            elif d != device:
+                return None
         if a.base is not None:
             owners = False
-        for b in arrays:
-            if a is b or (not owners and np.may_share_memory(a, b)):
-                return None
         arrays.append(a)
-    return arrays if len(devices) < 2 else None
+    n = len(arrays)
+    if owners:
+        if len({id(a) for a in arrays}) < n:
+            return None
+    elif any(np.may_share_memory(arrays[i], arrays[j]) for i in range(n) for j in range(i)):
+        return None
+    return arrays
 
 
 def bump_versions(tensor, n=1) -> None:

@@ -122,7 +122,7 @@ class SGD(Optimizer):
                 direct = direct_ok(kw["lr"], kw["momentum"], kw["dampening"],
                                    kw["weight_decay"])
                 for p in group["params"]:
-                    grad = p.grad
+                    grad = p._grad if direct else p.grad  # (direct: no mode observes the read)
                     if grad is None:
                         continue
                     # read the buffer without touching ``self.state[p]``: the state is a

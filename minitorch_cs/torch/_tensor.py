@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import importlib
+import sys
 
 import numpy as np
 
@@ -10,6 +12,8 @@ from ._autograd import AccumulateGrad, GradState, run_backward
 from ._device import CPU, LAZY, META, device
 
 __all__ = ["Tensor"]
+
+_AUTOGRAD = __package__ + ".autograd"
 
 class Tensor:
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
@@ -270,8 +274,9 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see torch.Tensor.backward)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        # (the module by name: an import statement here would cost a microsecond per call)
+        autograd = sys.modules.get(_AUTOGRAD) or importlib.import_module(_AUTOGRAD)
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- conversion -----------------------------------------------------------------------------
     def _check_readable(self, what):
