@@ -35,7 +35,7 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, *, lr, beta1, beta2, eps, weig
     exp_avg.mul_(beta1).add_(grad, alpha=1.0 - beta1)
     exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1.0 - beta2)
     if max_exp_avg_sq is not None:
-        max_exp_avg_sq.maximum_(exp_avg_sq)
+        torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)  # (torch's Adam)
         denom = max_exp_avg_sq.sqrt().add_(eps)
     else:
         denom = exp_avg_sq.sqrt().add_(eps)

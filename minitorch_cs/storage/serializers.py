@@ -321,7 +321,7 @@ def _safe_reconstruct(subtype, shape, dtype):
 
 def _weights_only_object_globals() -> dict:
     from ..torch import serialization as TS
-    allowed = {k: v for k, v in TS.weights_only_globals().items() if not k.startswith("torch._utils")
+    allowed = {k: v for k, v in TS._weights_only_globals().items() if not k.startswith("torch._utils")
                and k != "torch.nn.parameter.Parameter" and not k.endswith("Storage")}
     # the module/attribute pair our own pickles use to name dtypes, devices and Sizes: it grants
     # nothing beyond the table (getattr resolves through it)
@@ -409,7 +409,7 @@ def unpickle_restricted(data: bytes, weights_only: bool = False):
     from ..torch import _weights_only_unpickler as W
     from ..torch import serialization as TS
     return W.Unpickler(io.BytesIO(data), allowed=object_globals(weights_only),
-                       check_build=_check_build, check_call=TS.check_call,
+                       check_build=_check_build, check_call=TS._check_call,
                        build_types=() if weights_only else (np.dtype,),
                        append_types=(list,) if weights_only else (list, collections.deque)).load()
 

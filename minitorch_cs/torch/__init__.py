@@ -2,7 +2,6 @@
 
 Porting rule: ``import torch`` becomes ``import minitorch_cs.torch as torch``.
 """
-from __future__ import annotations
 
 import math as _math
 
@@ -30,7 +29,6 @@ from . import _methods  # noqa: F401  (attaches Tensor methods)
 from . import autograd
 from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401
 from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)
-from .autograd import Function  # noqa: F401
 from . import utils  # noqa: F401  (torch.utils.data, torch.utils.hooks)
 from .serialization import load, save  # noqa: F401  (PyTorch's zip format)
 from . import serialization  # noqa: F401

@@ -287,7 +287,7 @@ def modified_error(t, v, node=None) -> RuntimeError:
         "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{t.type_name()} {list(t.shape)}]{made} is at version {t._vc[0]}; "
+        f"operation: [{t._type_name()} {list(t.shape)}]{made} is at version {t._vc[0]}; "
         f"expected version {v} instead. Hint: {hint}")
 
 

@@ -800,15 +800,22 @@ def _is_copy(op, full, attrs):
 
 
 def _inplace_with_grad(op, target, full, attrs):
-    if target.grad_fn is None and target._rg:  # a leaf, also one that is a view of another
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    # torch's check_inplace, in its order: an output of split/chunk/unbind (set by those
+    # functions), then a view that requires grad whose base is a leaf (made by no op, requiring
+    # grad or not: ``t[::2].requires_grad_()``), then a leaf that requires grad
     multi = target.__dict__.get("_multi_view")
-    if multi is not None:  # an output of split/chunk/unbind (set by those functions)
+    if multi is not None:
         raise RuntimeError(f"Output {multi[1]} of {multi[0]} is a view and is being modified "
                            "inplace. This view is the output of a function that returns multiple "
                            "views. Such functions do not allow the output views to be modified "
                            "inplace. You should replace the inplace operation by an out-of-place "
                            "one.")
+    base = target._base
+    if base is not None and base.grad_fn is None and (base._rg or target._rg):
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if target.grad_fn is None and target._rg:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if not target._data.flags.writeable and not target._meta:
         _not_writable(target)
     if not target._dtype.is_floating_point and _is_copy(op, full, attrs):  # torch: copy_ into
@@ -818,11 +825,7 @@ def _inplace_with_grad(op, target, full, attrs):
             return eager_inplace(op, target, full[1:], attrs)
         finally:
             GradState.enabled = True
-    base = target._base
     if base is not None:  # the base's history is rebased, whichever input brings the gradient
-        if base.grad_fn is None and base._rg:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                               "in-place operation.")
         return _inplace_on_view(op, target, full, attrs)
     node = _make_node(op, full)
     arrays = _inplace_arrays(op, full, node)

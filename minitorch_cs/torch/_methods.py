@@ -322,10 +322,6 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
                          value=_number_arg(value, "addcdiv_", "value"))
 
 
-def maximum_(self, other):
-    return apply_inplace(E.Maximum, self, other)
-
-
 
 _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt": E.Sqrt,
                   "rsqrt": E.Rsqrt, "reciprocal": E.Reciprocal, "sin": E.Sin, "cos": E.Cos,
@@ -667,7 +663,6 @@ METHODS.update({
     'lerp_': lerp_,
     'addcmul_': addcmul_,
     'addcdiv_': addcdiv_,
-    'maximum_': maximum_,
     'tril_': lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal),
     'triu_': lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal),
     '__iadd__': lambda self, other: add_(self, other),

@@ -399,7 +399,7 @@ class Tensor:
         pass
 
     # -- device (metadata only: every tensor lives in host memory) -----------------------------
-    def type_name(self):
+    def _type_name(self):
         return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
 
 

@@ -4,18 +4,17 @@ Each follows torch 2.13's argument checks, dtype rules (floating inputs only; ``
 widen, never narrow) and composition (``matrix_norm`` of order ±1/±inf is a max/min of 1-norms,
 of order ±2/``"nuc"`` a max/min/sum of singular values), so values, gradients and errors match.
 """
-from __future__ import annotations
 
 import builtins
 import math
 
 from . import _dtype as D
-from ._dispatch import apply
+from ._dispatch import apply as _apply
 from ._functions._common import _dims
-from ._functions.reduction import amax, amin, sum as _sum
+from ._functions.reduction import amax as _amax, amin as _amin, sum as _sum
 from ._ops import linalg as L
 from ._ops import reduce as R
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import Tensor as _Tensor, _wrap_dim
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "svdvals"]
 
@@ -23,7 +22,7 @@ LinAlgError = L._LinAlgError  # (torch.linalg.LinAlgError: torch._C._LinAlgError
 
 
 def _check_input(x, fn):
-    if not isinstance(x, Tensor):
+    if not isinstance(x, _Tensor):
         raise TypeError(f"linalg_{fn}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(x).__name__}")
     if not x.dtype.is_floating_point:
@@ -71,7 +70,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(float(ord))} "
                                    f"norm on the dimension {d}because this dimension is empty and "
                                    "the operation does not have an identity")
-    return apply(R.Norm, x, p=float(ord), axis=axis, keepdim=keepdim)
+    return _apply(R.Norm, x, p=float(ord), axis=axis, keepdim=keepdim)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -107,7 +106,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     elif spectral:
         rest = [i for i in range(A.ndim) if i not in (d0, d1)]
         s = svdvals(A.permute(*rest, d0, d1))
-        r = _sum(s, -1) if ord == "nuc" else amax(s, -1) if ord > 0 else amin(s, -1)
+        r = _sum(s, -1) if ord == "nuc" else _amax(s, -1) if ord > 0 else _amin(s, -1)
         if keepdim:
             r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
     else:
@@ -115,7 +114,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         if not keepdim and a < b:
             b -= 1
         v = vector_norm(A, 1.0, a, keepdim)
-        r = amax(v, b, keepdim) if ord > 0 else amin(v, b, keepdim)
+        r = _amax(v, b, keepdim) if ord > 0 else _amin(v, b, keepdim)
     return r
 
 
@@ -150,7 +149,7 @@ def svdvals(A, *, driver=None):
     if A.dtype in (D.float16, D.bfloat16):
         raise NotImplementedError(f'"linalg_svd_cpu" not implemented for '
                                   f"'{D.scalar_name(A.dtype)}'")
-    return apply(L.Svdvals, A)
+    return _apply(L.Svdvals, A)
 
 
 def _install_out():

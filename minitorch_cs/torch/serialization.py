@@ -19,7 +19,6 @@ back as views sharing it (tied or sliced weights stay tied). Differences (SPEC Â
 elements overlap in memory (stride 0) come back as private copies; ``map_location`` accepts only CPU
 targets.
 """
-from __future__ import annotations
 
 import codecs
 import collections
@@ -550,7 +549,7 @@ def _codecs_encode(obj, encoding="utf-8", errors="strict"):
     return codecs.encode(obj, encoding, errors)
 
 
-def weights_only_globals() -> dict:
+def _weights_only_globals() -> dict:
     """The globals ``torch.load(weights_only=True)`` resolves by default (PyTorch 2.13's
     ``_get_allowed_globals``, the ones this package can rebuild), mapped to our objects."""
     from ._device import device
@@ -572,7 +571,7 @@ def weights_only_globals() -> dict:
     return allowed
 
 
-def check_call(func, args):
+def _check_call(func, args):
     """Calls an allowed global may not make: ones that allocate from an integer argument."""
     if func in (bytearray, bytes) and any(isinstance(a, int) for a in args):
         raise pickle.UnpicklingError(f"refusing {func.__name__}({args[0]!r}): an allocation sized "
@@ -625,7 +624,7 @@ class _FullUnpickler(pickle.Unpickler):
 
     def __init__(self, file, loader, **kwargs):
         super().__init__(file, **kwargs)
-        self.allowed = weights_only_globals()
+        self.allowed = _weights_only_globals()
         self.loader = loader
 
     def find_class(self, module, name):
@@ -690,9 +689,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if weights_only:
             try:
                 return _wou.Unpickler(
-                    data, allowed=weights_only_globals(), persistent_load=loader.persistent_load,
+                    data, allowed=_weights_only_globals(), persistent_load=loader.persistent_load,
                     new_object=_parameter_factory(), check_build=_check_build,
-                    check_call=check_call, encoding="utf-8").load()
+                    check_call=_check_call, encoding="utf-8").load()
             except pickle.UnpicklingError as e:
                 raise pickle.UnpicklingError(_wo_message(str(e))) from None
         kwargs = {"encoding": "utf-8", **pickle_load_args}

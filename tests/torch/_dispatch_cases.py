@@ -308,16 +308,6 @@ def ex(args, run=None, reads=False, label="", other=None):
     return Example(args, run, reads, label, other)
 
 
-class _Double(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-
-    @staticmethod
-    def backward(ctx, g):
-        return g * 2
-
-
 def _rng_state(seed):
     return torch.Generator().manual_seed(seed).get_state()
 
@@ -421,9 +411,6 @@ EXAMPLES: dict[str, list[Example]] = {
     "torch.fork_rng": [ex(lambda: (), run=_fork_rng)],
     "torch.Generator": [ex(lambda: ())],
     "torch.autocast": [ex(lambda: (f23(), sq()), run=_autocast_matmul)],
-    # ---- autograd ----
-    "torch.Function": [ex(lambda: (leaf(),), run=lambda x: _Double.apply(x),
-                          label="subclass apply")],
     # ---- lists of tensors ----
     "torch.cat": [ex(lambda: ([f23(), f23b()],)),
                   ex(lambda: ([f23(), i23()], 1), label="promoting")],
@@ -727,7 +714,6 @@ ALLOWED: dict[str, Allowed] = {
     "Tensor.data_ptr": meta("the storage address", lambda: (f23(),)),
     "Tensor.dtype": meta("the dtype", lambda: (f23(),)),
     "Tensor.is_floating_point": meta("reads the dtype", lambda: (f23(),)),
-    "Tensor.type_name": meta("the legacy type name of the dtype", lambda: (f23(),)),
     "Tensor.device": meta("the device", lambda: (f23(),)),
     "Tensor.is_meta": meta("a device flag", lambda: (f23(),)),
     "Tensor.is_cuda": meta("always False", lambda: (f23(),)),

@@ -6,6 +6,7 @@ weights, and a handful of argument rules (``lerp(out=)``, ``narrow``, ``pad`` wi
 ``roll`` layout, ``kron(out=)``, ``topk`` of the smallest int64)."""
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -1069,3 +1070,41 @@ def test_xlogy_takes_cs_log_and_rounds_each_half_step(dtype):
     ref = T.xlogy(T.from_numpy(xf).to(getattr(T, dtype)),
                   T.from_numpy(yf).to(getattr(T, dtype))).float().numpy()
     assert (ref != got).sum() <= 20  # (float32: where glibc's logf is not correctly rounded)
+
+
+def _matmul_out_outcome(T, sa, sb, da, db, do):
+    """``matmul(a, b, out=)``'s result dtype, or its error (class and message)."""
+    a, b = T.ones(sa, dtype=getattr(T, da)), T.ones(sb, dtype=getattr(T, db))
+    out = T.empty(T.matmul(T.ones(sa), T.ones(sb)).shape, dtype=getattr(T, do))
+    try:
+        return str(T.matmul(a, b, out=out).dtype).replace("torch.", "")
+    except Exception as e:  # noqa: BLE001 (the error is the outcome)
+        return f"{type(e).__name__}: {e}"
+
+
+_MM_SHAPES = list(itertools.product([(3,), (2, 3), (2, 2, 3)], [(3,), (3, 2), (2, 3, 2)]))
+_MM_DTYPES = list(itertools.product(["bool", "float32", "int32"], repeat=3))
+
+
+@pytest.mark.parametrize("sa,sb", _MM_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_out_checks_in_torchs_order(sa, sb):
+    """``matmul(..., out=)`` checks ``out`` by the kernel its ranks select: the result dtype of
+    mm/mv is the first operand's, of bmm (a batched second operand, also under a vector or
+    matrix, which fold into one product of transposes) the second's, and a matrix times a
+    vector takes addmv's joint check of out, matrix and vector; only then the operands."""
+    torch = pytest.importorskip("torch")
+    from minitorch_cs import torch as ours
+    for da, db, do in _MM_DTYPES:
+        want = _matmul_out_outcome(torch, sa, sb, da, db, do)
+        assert _matmul_out_outcome(ours, sa, sb, da, db, do) == want, (da, db, do)
+
+
+def test_matmul_out_dtype_rule_pins():
+    from minitorch_cs import torch as T
+    assert _matmul_out_outcome(T, (3,), (2, 3, 2), "bool", "float32", "bool") == \
+        "RuntimeError: Expected out tensor to have dtype float, but got bool instead"
+    assert _matmul_out_outcome(T, (2, 3), (3,), "bool", "float32", "float32") == \
+        ("RuntimeError: addmv input tensors must have the same dtype, but got Float, Bool, and "
+         "Float")
+    assert _matmul_out_outcome(T, (2, 2, 3), (3, 2), "float32", "float32", "float32") == \
+        "float32"

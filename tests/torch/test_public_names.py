@@ -36,3 +36,39 @@ def test_inplace_spellings():
         assert y is x
         want = getattr(F, name[:-1])(torch.tensor([-1.0, 0.25, 2.0]), *args)
         assert torch.equal(x, want), name
+
+
+# names of ours torch spells elsewhere, each a documented difference (SPEC 2.4: torch.fork_rng is
+# torch.random.fork_rng)
+_DOCUMENTED_EXTRAS = {"": {"fork_rng"}}
+
+
+@pytest.mark.parametrize("sub", ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils",
+                                 ".nn.modules", ".linalg", ".autograd", ".utils", ".utils.data",
+                                 ".serialization"])
+def test_no_public_name_torch_lacks(sub):
+    """A script that runs on ours runs on torch: no public attribute of our torch modules is
+    missing from torch's (imported modules aside: ``np``, ``math``, ... are not API)."""
+    import importlib
+    import inspect
+    torch = pytest.importorskip("torch")
+    ours = importlib.import_module("minitorch_cs.torch" + sub)
+    theirs = importlib.import_module("torch" + sub)
+    extra = sorted(n for n in dir(ours) if not n.startswith("_") and not hasattr(theirs, n)
+                   and not inspect.ismodule(getattr(ours, n))
+                   and n not in _DOCUMENTED_EXTRAS.get(sub, ()))
+    assert not extra, f"public in minitorch_cs.torch{sub}, absent from torch{sub}: {extra}"
+
+
+@pytest.mark.parametrize("cls", ["Tensor", "nn.Parameter", "nn.Module", "Generator", "Size"])
+def test_no_public_method_torch_lacks(cls):
+    torch = pytest.importorskip("torch")
+    import minitorch_cs.torch as ours
+
+    def get(mod, path):
+        for part in path.split("."):
+            mod = getattr(mod, part)
+        return mod
+    extra = sorted(n for n in dir(get(ours, cls)) if not n.startswith("_")
+                   and not hasattr(get(torch, cls), n))
+    assert not extra, f"public on minitorch_cs.torch.{cls}, absent from torch.{cls}: {extra}"

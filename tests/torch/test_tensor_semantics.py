@@ -255,6 +255,22 @@ def test_inplace_after_use_that_saves_nothing_is_fine():
     assert a.grad.tolist() == [3.0, 3.0]
 
 
+def test_inplace_on_a_grad_view_of_a_plain_leaf_is_refused():
+    """torch's check_inplace: a view that requires grad whose base is a leaf is refused, also
+    when the base itself requires no grad (a view made a leaf by ``requires_grad_()``, and views
+    of it); writing a gradient into a view of a plain buffer is fine (the view needs no grad)."""
+    t = torch.zeros(3, 2)
+    v = t[..., ::2].requires_grad_()
+    for f in (lambda: v.erf_(), lambda: v.reshape(-1)[:1].erf_(), lambda: v[0].mul_(2)):
+        with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is "
+                                               "being used in an in-place operation.$"):
+            f()
+    buf = torch.zeros(4)
+    p = torch.ones(2, requires_grad=True)
+    buf[:2].copy_(p)
+    assert buf.requires_grad and buf.grad_fn is not None
+
+
 def test_leaf_inplace_errors_and_no_grad_exemption():
     w = torch.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an "

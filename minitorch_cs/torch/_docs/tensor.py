@@ -241,7 +241,9 @@ TENSOR = {  # Tensor.<name>
     'exp_': ('Tensor.exp_() -> Tensor',
         ('In-place Tensor.exp: writes the result into ``self`` and returns it; ``self`` keeps '
          'its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
-    'expand': ('Tensor.expand(*sizes) -> Tensor', None, ''),
+    'expand': ('Tensor.expand(*sizes) -> Tensor',
+        ('A view repeating size-1 dims without copying (stride 0); -1 keeps a dim, new leading '
+         'dims may be added.'), ''),
     'expand_as': ('Tensor.expand_as(other) -> Tensor', '``self.expand(other.size())``.', ''),
     'expm1': ('Tensor.expm1() -> Tensor',
         "",
@@ -416,9 +418,6 @@ TENSOR = {  # Tensor.<name>
     'maximum': ('Tensor.maximum(other) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
-    'maximum_': ('Tensor.maximum_(other) -> Tensor',
-        ('In-place Tensor.maximum: writes the result into ``self`` and returns it; ``self`` '
-         'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
     'mean': (
         ('Tensor.mean(*, dtype=None) -> Tensor\n'
          'Tensor.mean(dim, keepdim=False, *, dtype=None) -> Tensor'),
@@ -760,8 +759,6 @@ TENSOR = {  # Tensor.<name>
         ("Without ``dtype``: the legacy type name ('torch.FloatTensor'); with a dtype or a "
          'legacy name: ``self.to(...)``.'), ""),
     'type_as': ('Tensor.type_as(other) -> Tensor', '``self.to(other.dtype)``.', ''),
-    'type_name': ('Tensor.type_name() -> str',
-        'Not in torch: the legacy type name, as ``type()`` without arguments.', ""),
     'unbind': ('Tensor.unbind(dim=0) -> seq', None, ''),
     'unflatten': ('Tensor.unflatten(dim, sizes) -> Tensor', None, ''),
     'uniform_': ('Tensor.uniform_(from=0, to=1, *, generator=None) -> Tensor',
@@ -781,7 +778,9 @@ TENSOR = {  # Tensor.<name>
          'Tensor.var(dim, unbiased, keepdim=False) -> Tensor'),
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
-    'view': ('Tensor.view(*shape) -> Tensor', None, ''),
+    'view': ('Tensor.view(*shape) -> Tensor',
+        ('A view with the given shape (one -1 is inferred), sharing storage; the shape must be '
+         'compatible with the strides (otherwise RuntimeError: use reshape).'), ''),
     'view_as': ('Tensor.view_as(other) -> Tensor', '``self.view(other.size())``.', ''),
     'where': ('Tensor.where(condition, other) -> Tensor',
         '``torch.where(condition, self, other)``.', ""),

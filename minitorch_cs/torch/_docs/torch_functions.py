@@ -194,10 +194,6 @@ TORCH_FUNCTIONS = {  # torch.<name>
     'exp2': ('exp2(input, *, out=None) -> Tensor',
         ('2**x, elementwise; integer and bool inputs give the default float dtype, '
          'float16/bfloat16 compute in float32 and round once.'), ""),
-    'expand': ('expand(input, *sizes) -> Tensor',
-        ('Not a torch function (torch has only Tensor.expand): the same as '
-         '``input.expand(*sizes)``, a view repeating size-1 dims without copying (-1 keeps a '
-         'dim).'), ""),
     'expm1': ('expm1(input, *, out=None) -> Tensor',
         ('exp(x) - 1, accurate for small x, elementwise; integer and bool inputs give the '
          'default float dtype, float16/bfloat16 compute in float32 and round once.'), ""),
@@ -579,10 +575,6 @@ TORCH_FUNCTIONS = {  # torch.<name>
         ('var_mean(input, dim=None, *, correction=1, keepdim=False) -> (Tensor, Tensor)\n'
          'var_mean(input, dim, unbiased, keepdim=False) -> (Tensor, Tensor)'),
         '(torch.var, torch.mean) of the same reduction, computed together.', ""),
-    'view': ('view(input, *shape) -> Tensor',
-        ('Not a torch function (torch has only Tensor.view): the same as '
-         '``input.view(*shape)``, a view with the given shape, which must be compatible with '
-         'the strides (otherwise RuntimeError; use reshape).'), ""),
     'vstack': ('vstack(tensors, *, out=None) -> Tensor',
         'Concatenates along dim 0 after making 1-D tensors rows (1, n).', ""),
     'where': (

@@ -82,7 +82,8 @@ mm.out_check = _mm_out_check
 
 def _matmul_out_check(out, input, other):
     """``matmul(..., out=)``: two vectors take ``dot``'s check; otherwise, once the inner sizes
-    agree, ``out`` must have ``input``'s dtype (its mm/mv/bmm paths' meta functions)."""
+    agree, ``out`` must have the dtype its mm/mv/bmm path's meta function gives the result
+    (matrix times vector: addmv's check of out, matrix and vector together)."""
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)) or \
             input.ndim == 0 or other.ndim == 0:
         return
@@ -90,8 +91,17 @@ def _matmul_out_check(out, input, other):
         _dot_out_check(out, input, other)
         return
     k = other.shape[0] if other.ndim == 1 else other.shape[-2]
+    if input.ndim >= 2 and other.ndim == 1:  # addmv(out, matrix, vector): out takes self's place
+        if not out.dtype is input.dtype is other.dtype:
+            names = ", ".join(D.scalar_name(t.dtype) for t in (out, input))
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names}, "
+                               f"and {D.scalar_name(other.dtype)}")
+        return
     if input.shape[-1] == k:
-        _product_out_dtype(out, input)
+        # a batched ``other`` takes bmm (whose result has its second operand's dtype) or, under a
+        # vector or matrix, folds into one product of transposes with the batch first: either
+        # way ``other``'s dtype; otherwise mm/mv give ``input``'s
+        _product_out_dtype(out, other if other.ndim >= 3 else input)
 
 
 matmul.out_check = _matmul_out_check

@@ -1,28 +1,29 @@
 """``torch.autograd``: ``backward``, ``grad``, grad-mode switches, anomaly mode, custom
 ``Function``s, ``gradcheck``/``gradgradcheck`` and the ``functional`` API (Jacobians, Hessians
 and their products with vectors)."""
-from __future__ import annotations
 
 import numpy as np
 
 from .. import _dispatch
 from .._autograd import (_differentiable_grad, _copy_as, _rec, enable_grad, inference_mode,
-                         is_grad_enabled, no_grad, run_backward, set_grad_enabled)
-from .._autograd_graph import accumulate_graph, run_backward_graph
-from .._tensor import Tensor
+                         no_grad, set_grad_enabled)
+from .._autograd import run_backward as _run_backward
+from .._autograd_graph import accumulate_graph as _accumulate_graph
+from .._autograd_graph import run_backward_graph as _run_backward_graph
+from .._tensor import Tensor as _Tensor
 from . import anomaly_mode
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "Function", "detect_anomaly", "set_detect_anomaly", "gradcheck",
+           "Function", "detect_anomaly", "set_detect_anomaly", "gradcheck",
            "gradgradcheck"]
 
 
 def _as_list(x):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, _Tensor):
         return [x]
     return list(x)
 
@@ -42,7 +43,7 @@ def _root_grads(outputs, grad_tensors):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = np.ones(out._data.shape, out._data.dtype)
         else:
-            g = g._data if isinstance(g, Tensor) else np.asarray(g, out._data.dtype)
+            g = g._data if isinstance(g, _Tensor) else np.asarray(g, out._data.dtype)
             if g.shape != out._data.shape:
                 raise _shape_mismatch(i, g.shape, out._data.shape)
         if out._rg:
@@ -63,7 +64,7 @@ def _graph_root_grads(outputs, grad_tensors):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             g = ones_like(out)
         else:
-            if not isinstance(g, Tensor):
+            if not isinstance(g, _Tensor):
                 from .._creation import tensor
                 g = tensor(g, dtype=out.dtype)
             if tuple(g.shape) != tuple(out.shape):
@@ -90,7 +91,7 @@ def _warn_cycle():
 
 def _check_outputs(outputs):
     for i, out in enumerate(outputs):
-        if not isinstance(out, Tensor):
+        if not isinstance(out, _Tensor):
             raise TypeError(f"backward(): argument 'tensors' must be a sequence of Tensors, but "
                             f"element {i} is {type(out).__name__}")
         if not out._rg:
@@ -140,26 +141,26 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             inputs = _as_list(inputs)
             capture = {t._edge(): None for t in inputs}
             with _Pass(False):
-                run_backward_graph(roots, grads, retain_graph=bool(retain_graph),
+                _run_backward_graph(roots, grads, retain_graph=bool(retain_graph),
                                    capture=capture)
             for t in inputs:
                 g = capture[t._edge()]
                 if g is None:
                     continue
                 if t.grad_fn is None:
-                    accumulate_graph(t._edge()[0], g)
+                    _accumulate_graph(t._edge()[0], g)
                 else:
                     t.grad = g if t.grad is None else t.grad + g
             return
         with _Pass(True):
-            run_backward_graph(roots, grads, retain_graph=bool(retain_graph))
+            _run_backward_graph(roots, grads, retain_graph=bool(retain_graph))
         return
     grads = _root_grads(outputs, grad_tensors)
     if inputs is not None:
         inputs = _as_list(inputs)
         capture = {t._edge(): None for t in inputs}
         with _Pass(False):
-            run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+            _run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
         from .._autograd import _accumulate
         obs = _dispatch.engine_observers()
         for t in inputs:
@@ -169,12 +170,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if t.grad_fn is None:
                 _accumulate(t._edge()[0], g, set(), obs)
             elif t.grad is None:  # a non-leaf named in ``inputs``: its grad is set, not hooked
-                t.grad = Tensor._wrap(_rec(obs, _copy_as, (g, g.dtype), {}, np.array(g)))
+                t.grad = _Tensor._wrap(_rec(obs, _copy_as, (g, g.dtype), {}, np.array(g)))
             else:
-                t.grad = t.grad + Tensor._wrap(g)
+                t.grad = t.grad + _Tensor._wrap(g)
         return
     with _Pass(True):
-        run_backward(roots, grads, retain_graph=bool(retain_graph))
+        _run_backward(roots, grads, retain_graph=bool(retain_graph))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -197,10 +198,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     with _Pass(False):
         if create_graph:
             grads = _graph_root_grads(outputs, _as_list(grad_outputs))
-            run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+            _run_backward_graph(roots, grads, retain_graph=bool(retain_graph), capture=capture)
         else:
             grads = _root_grads(outputs, _as_list(grad_outputs))
-            run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
+            _run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
     obs = _dispatch.engine_observers()
     res = []
     for t in inputs:
@@ -222,7 +223,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             res.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
         else:
             g = _rec(obs, _copy_as, (g, t._data.dtype), {}, np.array(g, dtype=t._data.dtype))
-            res.append(Tensor._wrap(g))
+            res.append(_Tensor._wrap(g))
     return tuple(res)
 
 

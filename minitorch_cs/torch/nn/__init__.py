@@ -2,7 +2,6 @@
 
 Porting rule: ``from torch import nn`` becomes ``from minitorch_cs.torch import nn``.
 """
-from __future__ import annotations
 
 from . import functional, init, modules, parameter, utils
 from .modules import *  # noqa: F401,F403  (every layer; see modules.__all__)

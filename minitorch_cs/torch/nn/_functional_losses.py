@@ -87,8 +87,8 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
 
 def _check_weight_dtype(input, weight):
     if weight is not None and weight._dtype is not input._dtype:
-        raise RuntimeError(f"expected scalar type {input.type_name()[6:-6]} but found "
-                           f"{weight.type_name()[6:-6]}")
+        raise RuntimeError(f"expected scalar type {input._type_name()[6:-6]} but found "
+                           f"{weight._type_name()[6:-6]}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

@@ -1,5 +1,4 @@
 """``torch.utils``: ``data`` (datasets, samplers, DataLoader), ``hooks`` and ``checkpoint``."""
-from __future__ import annotations
 
 from . import checkpoint, data, hooks
 

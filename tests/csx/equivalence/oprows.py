@@ -182,7 +182,6 @@ INPLACE = {
     "log1p_": lambda y, a, b: y.log1p_(),
     "log_": lambda y, a, b: y.log_(),
     "masked_fill_": lambda y, a, b: y.masked_fill_(a > 0.5, 0.0),
-    "maximum_": lambda y, a, b: y.maximum_(a),
     "mul_": lambda y, a, b: y.mul_(a),
     "multiply_": lambda y, a, b: y.multiply_(a),
     "nan_to_num_": lambda y, a, b: y.masked_fill_(a > 0.5, float("nan")).nan_to_num_(nan=0.5),

@@ -1,5 +1,4 @@
 """``torch.nn.modules``: the Module base class and every layer, container and loss."""
-from __future__ import annotations
 
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,

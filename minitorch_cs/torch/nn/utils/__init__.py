@@ -1,5 +1,4 @@
 """``torch.nn.utils``: gradient clipping and parameter/vector conversion."""
-from __future__ import annotations
 
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)

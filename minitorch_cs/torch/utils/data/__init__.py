@@ -1,5 +1,4 @@
 """``torch.utils.data``: datasets, samplers and the (single-process) ``DataLoader``."""
-from __future__ import annotations
 
 from . import distributed
 from ._utils.collate import default_collate, default_convert
