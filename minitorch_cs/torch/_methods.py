@@ -18,7 +18,7 @@ from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta
 
 # Functions whose first argument is the tensor become methods of the same name (see METHODS).
 _SAME = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power remainder
-fmod maximum minimum atan2 lerp addcmul addcdiv neg negative abs absolute exp exp2 expm1 log log2
+fmod maximum minimum atan2 lerp addcmul addcdiv neg negative abs absolute exp exp2 sinc expm1 log log2
 log10 log1p sqrt rsqrt reciprocal square sin cos tan asin arcsin acos arccos atan arctan sinh cosh
 tanh sigmoid relu erf sign sgn floor ceil trunc round clamp clip clamp_min clamp_max logical_not
 bitwise_not isnan isinf isfinite eq ne not_equal lt less le less_equal gt greater ge greater_equal

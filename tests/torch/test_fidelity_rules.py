@@ -945,7 +945,7 @@ def test_half_formula_arrays_multiply_numbers_in_float32():
 HALF_KERNELS = ["F.leaky_relu", "F.elu", "F.selu", "F.celu", "F.hardswish", "F.logsigmoid",
                 "sigmoid", "F.glu"]  # torch's backward kernels, in its order
 HALF_FORMULAS = ["abs", "exp2", "log2", "log10", "asin", "acos", "asinh", "arccosh",
-                 "atanh", "atan", "erf", "erfinv", "sqrt", "log", "log1p", "sin", "cos"]
+                 "atanh", "atan", "erf", "erfinv", "sqrt", "log", "log1p", "sin", "cos", "sinc"]
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

@@ -120,6 +120,7 @@ for _name, _ref, _call, _dom in [
     ("abs", np.abs, lambda T, x: T.abs(x), NONZERO),
     ("exp", np.exp, lambda T, x: T.exp(x), {}),
     ("exp2", np.exp2, lambda T, x: T.exp2(x), {}),
+    ("sinc", np.sinc, lambda T, x: T.sinc(x), {}),
     ("expm1", np.expm1, lambda T, x: x.expm1(), {}),
     ("log", np.log, lambda T, x: T.log(x), POS),
     ("log2", np.log2, lambda T, x: x.log2(), POS),

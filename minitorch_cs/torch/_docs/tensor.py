@@ -238,6 +238,9 @@ TENSOR = {  # Tensor.<name>
     'exp2': ('Tensor.exp2() -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
+    'sinc': ('Tensor.sinc() -> Tensor',
+        "``torch.sinc(self)``.",
+        "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'exp_': ('Tensor.exp_() -> Tensor',
         ('In-place Tensor.exp: writes the result into ``self`` and returns it; ``self`` keeps '
          'its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),

@@ -133,6 +133,10 @@ TENSOR_MORE = {
         ('In-place Tensor.exp2: writes the result into ``self`` and returns it; ``self`` keeps '
          'its dtype (a result that cannot be cast to it raises RuntimeError).'),
         ''),
+    'sinc_': ('Tensor.sinc_() -> Tensor',
+        ('In-place Tensor.sinc: writes the result into ``self`` and returns it; ``self`` keeps '
+         'its dtype (a result that cannot be cast to it raises RuntimeError).'),
+        ''),
     'float_power_': ('Tensor.float_power_(exponent) -> Tensor',
         ('In-place Tensor.float_power: writes the result into ``self`` and returns it; ``self`` '
          'keeps its dtype (a result that cannot be cast to it raises RuntimeError).'),

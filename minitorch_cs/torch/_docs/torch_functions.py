@@ -194,6 +194,12 @@ TORCH_FUNCTIONS = {  # torch.<name>
     'exp2': ('exp2(input, *, out=None) -> Tensor',
         ('2**x, elementwise; integer and bool inputs give the default float dtype, '
          'float16/bfloat16 compute in float32 and round once.'), ""),
+    'sinc': ('sinc(input, *, out=None) -> Tensor',
+        ('sin(pi x) / (pi x), elementwise, and 1 at 0; pi and the product are in the computing '
+         'dtype (float32 for float32 and half inputs, which round once), so sinc(1.0) in '
+         'float32 is -2.78e-08, as torch gives; integer and bool inputs give the default float '
+         'dtype. The gradient is torch\'s formula grad * (pi x cos(pi x) - sin(pi x)) / '
+         '(pi x^2), 0 at 0.'), ""),
     'expm1': ('expm1(input, *, out=None) -> Tensor',
         ('exp(x) - 1, accurate for small x, elementwise; integer and bool inputs give the '
          'default float dtype, float16/bfloat16 compute in float32 and round once.'), ""),

@@ -14,7 +14,7 @@ from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_lik
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
            "atan2", "lerp", "addcmul", "addcdiv", "neg", "negative", "abs", "absolute", "exp",
-           "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "exp2", "sinc", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "square", "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan",
            "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "erfinv", "sign", "floor", "ceil",
            "trunc", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "nan_to_num",
@@ -161,6 +161,9 @@ exp = _unary_fn(E.Exp)
 
 
 exp2 = _unary_fn(E.Exp2)
+
+
+sinc = _unary_fn(E.Sinc)
 
 
 expm1 = _unary_fn(E.Expm1)

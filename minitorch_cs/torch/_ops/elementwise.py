@@ -463,6 +463,24 @@ Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(
 Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g * xp.rsqrt(-x * x + 1))
 Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: g * -xp.rsqrt(-x * x + 1))
 Atan = _unary("atan", _wrap1(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
+def _sinc(x, out=None):
+    """torch's sinc kernel: 1 at 0, else sin(pi x) / (pi x) with pi and the product in the
+    computing dtype (so sinc(1) in float32 is sin(float32(pi)) / float32(pi), not 0)."""
+    px = x * np.asarray(math.pi, x.dtype)
+    zero = x == 0
+    r = np.where(zero, np.ones((), x.dtype), np.sin(px) / np.where(zero, np.ones((), x.dtype), px))
+    return write_out(r, out) if out is not None else r
+
+
+def _sinc_bwd(xp, x, y, g):
+    # torch's sinc_backward: grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is
+    px = x * math.pi
+    sq = x * x * math.pi
+    r = g * (px * xp.cos(px) - xp.sin(px)) / sq
+    return xp.where(sq == 0, xp.zeros((), xp.npdtype(r)), r)
+
+
+Sinc = _unary("sinc", _sinc, _sinc_bwd)
 Sinh = _unary("sinh", _wrap1(np.sinh), lambda xp, x, y, g: g * xp.cosh(x))
 # torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), grad * 1 / (1 - x^2)
 Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g * xp.rsqrt(x * x + 1))

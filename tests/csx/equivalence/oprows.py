@@ -223,6 +223,7 @@ INPLACE = {
     "sinh_": lambda y, a, b: y.sinh_(),
     "tan_": lambda y, a, b: y.tan_(),
     "exp2_": lambda y, a, b: y.exp2_(),
+    "sinc_": lambda y, a, b: y.sinc_(),
     "log2_": lambda y, a, b: y.log2_(),
     "log10_": lambda y, a, b: y.log10_(),
     "lgamma_": lambda y, a, b: y.lgamma_(),
