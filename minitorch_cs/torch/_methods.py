@@ -579,6 +579,8 @@ METHODS.update({
     'bool': lambda self: _to(self, D.bool),
     'byte': lambda self: _to(self, D.uint8),
     'where': _where,
+    'hypot': F.hypot.method,
+    'hypot_': F.hypot.inplace,
     'repeat': _repeat,
     'softmax': _with_numpy_names(_softmax, (("axis", "dim"),)),
     'log_softmax': _with_numpy_names(_log_softmax, (("axis", "dim"),)),

@@ -1108,3 +1108,44 @@ def test_matmul_out_dtype_rule_pins():
          "Float")
     assert _matmul_out_outcome(T, (2, 2, 3), (3, 2), "float32", "float32", "float32") == \
         "float32"
+
+
+def test_sinc_and_hypot_rules():
+    """sinc: pi and the product in the computing dtype (sinc(1) in float32 is not 0), 1 at 0,
+    integers give float32; hypot: tensors only, floating only, out's castability checked
+    before the kernel's dtype refusal."""
+    from minitorch_cs import torch as T
+    r = T.sinc(T.tensor([0.0, 1.0, 0.5]))
+    assert r.tolist()[0] == 1.0 and r.tolist()[1] == pytest.approx(-2.7828e-08, rel=1e-3)
+    assert T.sinc(T.tensor([0, 1])).dtype is T.float32
+    assert T.hypot(T.tensor([3.0]), T.tensor([4.0])).tolist() == [5.0]
+    assert T.hypot(T.tensor([3.0], dtype=T.float16), T.tensor([4.0])).dtype is T.float32
+    for call, err, msg in [
+            (lambda: T.hypot(T.tensor([3.0]), 4), TypeError,
+             "hypot(): argument 'other' (position 2) must be Tensor, not int"),
+            (lambda: T.tensor([3.0]).hypot(4), TypeError,
+             "hypot(): argument 'other' (position 1) must be Tensor, not int"),
+            (lambda: T.tensor([3]).hypot(T.tensor([4])), NotImplementedError,
+             "\"hypot_cpu\" not implemented for 'Long'"),
+            (lambda: T.hypot(T.tensor([True]), T.tensor([4], dtype=T.int8),
+                             out=T.empty(1, dtype=T.bool)), RuntimeError,
+             "result type Char can't be cast to the desired output type Bool")]:
+        with pytest.raises(err) as info:
+            call()
+        assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_hypot_values_and_gradients_are_torchs(dtype):
+    torch_ = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(-5, 5, 64), rng.uniform(-5, 5, 64)
+    res = []
+    for lib in (torch_, torch):
+        x = lib.tensor(a, dtype=getattr(lib, dtype)).requires_grad_()
+        y = lib.tensor(b, dtype=getattr(lib, dtype)).requires_grad_()
+        out = lib.hypot(x, y)
+        out.backward(lib.ones_like(out))
+        res.append([t.detach().float().numpy() for t in (out, x.grad, y.grad)])
+    for want, got in zip(*res):
+        np.testing.assert_array_equal(got, want)

@@ -216,6 +216,7 @@ for _name, _ref, _call, _l, _r in [
     ("pow", np.power, lambda T, a, b: a ** b, POS, {}),
     ("atan2", np.arctan2, lambda T, a, b: T.atan2(a, b), NZ, NZ),
     ("xlogy", lambda a, b: a * np.log(b), lambda T, a, b: T.xlogy(a, b), NZ, POS),
+    ("hypot", np.hypot, lambda T, a, b: T.hypot(a, b), NZ, NZ),
     ("maximum", np.maximum, lambda T, a, b: T.maximum(a, b), DISTINCT, dict(DISTINCT, offset=0.5)),
     ("minimum", np.minimum, lambda T, a, b: a.minimum(b), DISTINCT, dict(DISTINCT, offset=0.5)),
     ("fmod", np.fmod, lambda T, a, b: T.fmod(a, b), dict(lo=0.1, hi=0.9), dict(lo=1.0, hi=2.0)),

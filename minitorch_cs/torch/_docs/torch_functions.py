@@ -596,4 +596,11 @@ TORCH_FUNCTIONS = {  # torch.<name>
          "The gradient for ``input`` is ``xlogy(grad, other)``, 0 where ``input`` is 0 and "
          "``other`` <= 0 (torch's choice at the non-differentiable points); for ``other`` it "
          'is ``grad * input / other``.'), ""),
+    'hypot': ('hypot(input, other, *, out=None) -> Tensor',
+        ('``sqrt(input**2 + other**2)`` elementwise with broadcasting, without intermediate '
+         'overflow; both arguments must be tensors (a number is a TypeError naming it). Only '
+         'floating dtypes (an integer or bool result dtype raises torch\'s NotImplementedError '
+         'for ``hypot_cpu``); float16/bfloat16 compute in float32 and round once. The gradients '
+         'are torch\'s formulas ``grad * input / result`` and ``grad * other / result`` (NaN at '
+         '(0, 0)).'), ""),
 }

@@ -22,7 +22,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
-           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy"]
+           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -95,6 +95,44 @@ def minimum(input, other):
 
 def atan2(input, other):
     return apply(E.Atan2, input, other)
+
+
+def hypot(input, other, *, out=None):
+    """``sqrt(input^2 + other^2)`` elementwise; both arguments must be tensors (torch's)."""
+    _tensor_args("hypot", input=input, other=other)
+    return apply(E.Hypot, input, other)
+
+
+def _hypot_method(self, other, *, out=None):
+    _tensor_args("hypot", other=other)
+    return apply(E.Hypot, self, other)
+
+
+def _hypot_inplace(self, other):
+    _tensor_args("hypot_", other=other)
+    return apply_inplace(E.Hypot, self, other)
+
+
+hypot.method = _hypot_method
+
+
+def _hypot_out_check(out, input, other):
+    """``out=``: torch checks that ``out`` can take the result type before the kernel refuses
+    integer operands."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        E._out_check(D.result_type(input, other).np, out._data)
+
+
+hypot.out_check = _hypot_out_check
+
+
+def _tensor_args(fname, **args):
+    """torch's argument parser for tensor-only parameters: a number is a TypeError naming the
+    argument and its position (counted without a method's ``self``)."""
+    for i, (name, v) in enumerate(args.items()):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{fname}(): argument '{name}' (position {i + 1}) must be Tensor, "
+                            f"not {type(v).__name__}")
 
 
 def xlogy(input, other, *, out=None):
@@ -492,6 +530,7 @@ for _fn, _ip in [
     (fmod, _inplace_binary(E.Fmod, "fmod")),
     (atan2, _inplace_binary(E.Atan2, "atan2")),
     (xlogy, _inplace_binary(E.Xlogy, "xlogy")),
+    (hypot, _hypot_inplace),
     (float_power, _float_power_inplace),
     (neg, _neg_inplace),
     (sign, sign.inplace),

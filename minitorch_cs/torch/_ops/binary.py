@@ -13,7 +13,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
     "Add", "Addcdiv", "Addcmul", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Eq",
     "FloorDivide", "Fmod", "Ge", "Gt", "Isclose", "Le", "LeftShift", "Lerp", "LogicalAnd",
     "LogicalOr", "LogicalXor", "Lt", "Maximum", "Minimum", "Mul", "Ne", "Pow", "PowScalar",
-    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "Xlogy", "_LOGICAL", "_add_sub",
+    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "Xlogy", "Hypot", "_LOGICAL", "_add_sub",
     "_addc", "_check_integer_zero", "_check_sub", "_cpp", "_extremum", "_int_pow",
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
@@ -466,6 +466,34 @@ class Atan2(Pointwise):
         with xp.errstate(divide="ignore"):
             recip = xp.where(d == 0, xp.zeros((), xp.npdtype(d)), 1 / d)
         return (g * wide(b) * recip, g * wide(-a) * recip)
+
+
+class Hypot(Pointwise):
+    """``sqrt(a^2 + b^2)`` without intermediate overflow (torch.hypot): floating operands only
+    (torch's ``hypot_cpu`` has no integer or bool kernel); half precision computes in float32
+    and rounds once."""
+
+    name = "hypot"
+    saved = (0, 1)
+    saves_output = True
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        # (torch checks that an in-place or out= target can take the result type first)
+        _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
+        if rt.kind in "biu":
+            raise _not_implemented("hypot_cpu", rt)
+        ctx.a, ctx.b = a, b
+        ctx.y = r = _binary(np.hypot, a, b, out)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        # torch's formulas: grad * self / result and grad * other / result (NaN at (0, 0))
+        y = ctx.y
+        return (g * ctx.a / y, g * ctx.b / y)
 
 
 class Xlogy(Pointwise):
