@@ -29,7 +29,7 @@ unflatten squeeze unsqueeze permute transpose swapaxes swapdims t movedim moveax
 broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat_interleave diagonal
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
-atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy""".split()
+atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit""".split()
 
 
 def _where(self, condition, other):

@@ -1149,3 +1149,42 @@ def test_hypot_values_and_gradients_are_torchs(dtype):
         res.append([t.detach().float().numpy() for t in (out, x.grad, y.grad)])
     for want, got in zip(*res):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("eps", [None, 0.1, 1e-8, 0.0])
+def test_logit_values_and_gradients_are_torchs(dtype, eps):
+    """torch's logit kernels compute in the tensor's dtype (half too, each operation rounded):
+    values and gradients, the clamp's bounds and the out-of-range gradients (NaN without eps,
+    0 with it) are torch's, over 64 elements (its vectorized kernel)."""
+    torch_ = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    vals = np.concatenate([rng.uniform(0.0, 1.0, 52), [0.0, 1.0, -0.5, 1.5, 0.05, 0.95, 1e-9,
+                                                         1 - 1e-7, 0.1, 0.9, 2.0, -1.0]])
+    res = []
+    for lib in (torch_, torch):
+        x = lib.tensor(vals, dtype=getattr(lib, dtype)).requires_grad_()
+        out = lib.logit(x, eps)
+        out.backward(lib.ones_like(out))
+        res.append([t.detach().double().numpy() for t in (out, x.grad)])
+    (want, want_grad), (got, got_grad) = res
+    np.testing.assert_array_equal(got_grad, want_grad)
+    if dtype == "float32":  # torch's float32 log is MKL's: within an ulp of ours (SPEC)
+        np.testing.assert_array_max_ulp(got.astype(np.float32), want.astype(np.float32), 1)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_logit_rules():
+    from minitorch_cs import torch as T
+    assert T.logit(T.tensor([0, 1])).tolist() == [float("-inf"), float("inf")]
+    assert T.logit(T.tensor([0.0, 1.0]), eps=0.25).tolist() == pytest.approx([-1.0986123, 1.0986123])
+    x = T.tensor([-0.5, 0.5, 1.5], requires_grad=True)
+    T.logit(x).sum().backward()
+    g = x.grad.tolist()
+    assert math.isnan(g[0]) and g[1] == 4.0 and math.isnan(g[2])
+    x = T.tensor([-0.5, 0.5, 1.5], requires_grad=True)
+    x.logit(0.1).sum().backward()
+    assert x.grad.tolist() == [0.0, 4.0, 0.0]
+    with pytest.raises(TypeError, match="logit\\(\\): argument 'eps' must be float, not str"):
+        T.logit(T.tensor([0.5]), "a")

@@ -133,6 +133,12 @@ TENSOR_MORE = {
         ('In-place Tensor.exp2: writes the result into ``self`` and returns it; ``self`` keeps '
          'its dtype (a result that cannot be cast to it raises RuntimeError).'),
         ''),
+    'logit': ('Tensor.logit(eps=None) -> Tensor', "``torch.logit(self, eps)``.",
+        "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
+    'logit_': ('Tensor.logit_(eps=None) -> Tensor',
+        ('In-place Tensor.logit: writes the result into ``self`` and returns it; ``self`` keeps '
+         'its dtype (a result that cannot be cast to it raises RuntimeError).'),
+        ''),
     'hypot': ('Tensor.hypot(other) -> Tensor', "``torch.hypot(self, other)``.",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'hypot_': ('Tensor.hypot_(other) -> Tensor',

@@ -596,6 +596,18 @@ TORCH_FUNCTIONS = {  # torch.<name>
          "The gradient for ``input`` is ``xlogy(grad, other)``, 0 where ``input`` is 0 and "
          "``other`` <= 0 (torch's choice at the non-differentiable points); for ``other`` it "
          'is ``grad * input / other``.'), ""),
+    'logit': ('logit(input, eps=None, *, out=None) -> Tensor',
+        ('``log(input / (1 - input))`` elementwise; with ``eps`` the input is first clamped '
+         'into ``[eps, 1 - eps]`` (``eps`` converted to the dtype; NaN passes). As torch\'s CPU '
+         'kernels, every operation computes and rounds in the tensor\'s dtype, float16 and '
+         'bfloat16 too; integer and bool inputs give the default float dtype. The gradient is '
+         '``grad / (x * (1 - x))`` where ``x`` lies in ``[0, 1]`` (with ``eps``: ``[eps, '
+         '1 - eps]``), else NaN (with ``eps``: 0).'),
+        ("Differs from torch: torch's vectorized kernel and its scalar loop (the elements past "
+         "the last full vector block) disagree for NaN and -0.0 inputs; ours is the vectorized "
+         "kernel's rule everywhere (a NaN input's gradient is NaN without ``eps``, 0 with it; "
+         "at -0.0 the gradient is -inf); float32 values may differ from torch's by an ulp "
+         "(its log is MKL's, ours the exact value's nearest float32).")),
     'hypot': ('hypot(input, other, *, out=None) -> Tensor',
         ('``sqrt(input**2 + other**2)`` elementwise with broadcasting, without intermediate '
          'overflow; both arguments must be tensors (a number is a TypeError naming it). Only '

@@ -22,7 +22,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
-           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot"]
+           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logit"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -95,6 +95,22 @@ def minimum(input, other):
 
 def atan2(input, other):
     return apply(E.Atan2, input, other)
+
+
+def logit(input, eps=None, *, out=None):
+    """``log(input / (1 - input))``, the input first clamped into ``[eps, 1 - eps]`` when
+    ``eps`` is given."""
+    return apply(E.Logit, input, eps=_logit_eps(eps, "logit"))
+
+
+def _logit_eps(eps, fname):
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"{fname}(): argument 'eps' must be float, not {type(eps).__name__}")
+    return None if eps is None else float(eps)
+
+
+def _logit_inplace(self, eps=None):
+    return apply_inplace(E.Logit, self, eps=_logit_eps(eps, "logit_"))
 
 
 def hypot(input, other, *, out=None):
@@ -531,6 +547,7 @@ for _fn, _ip in [
     (atan2, _inplace_binary(E.Atan2, "atan2")),
     (xlogy, _inplace_binary(E.Xlogy, "xlogy")),
     (hypot, _hypot_inplace),
+    (logit, _logit_inplace),
     (float_power, _float_power_inplace),
     (neg, _neg_inplace),
     (sign, sign.inplace),

@@ -726,6 +726,51 @@ class Elu(Pointwise):
         return (xp.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
 
 
+def _logit_bounds(eps, dt):
+    """``(lo, hi)`` of logit's clamp in dtype ``dt`` (torch converts ``eps`` to the dtype, then
+    ``hi = 1 - eps`` in it), or None for no clamp (``eps`` None or negative)."""
+    if eps is None or D.np_cast(np.asarray(eps, np.float64), dt) < 0:
+        return None
+    lo = D.np_cast(np.asarray(eps, np.float64), dt)
+    return lo, np.ones((), dt) - lo
+
+
+class Logit(Pointwise):
+    """``log(x / (1 - x))`` (torch.logit); with ``eps`` the input is first clamped into
+    ``[eps, 1 - eps]`` (NaN passes). torch's CPU kernels compute in the tensor's dtype, each
+    operation rounded (also for float16/bfloat16), and its backward is
+    ``grad / (x * (1 - x))`` where ``x`` lies in ``[0, 1]`` (with ``eps``: in ``[lo, hi]``),
+    else NaN (with ``eps``: 0) -- the vectorized kernel's choice, NaN inputs included."""
+
+    name = "logit"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, eps=None, out=None):
+        x = _float_out(x)
+        one = np.ones((), x.dtype)
+        bounds = _logit_bounds(eps, x.dtype)
+        xc = x if bounds is None else np.where(x < bounds[0], bounds[0],
+                                               np.where(x > bounds[1], bounds[1], x))
+        ctx.x, ctx.eps = x, eps
+        q = xc / (one - xc)
+        # float32: torch takes MKL's vector log, within an ulp of the exact value; the float64
+        # log rounded once is the exact value's nearest float32 (closer to it than numpy's own
+        # float32 log, which misses by an ulp more often)
+        r = np.log(q.astype(np.float64)).astype(np.float32) if x.dtype == np.float32 else \
+            np.log(q)
+        return write_out(r, out) if out is not None else r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        x, dt = ctx.x, xp.npdtype(g)
+        bounds = _logit_bounds(raw(ctx, "eps"), dt)
+        lo, hi = (0.0, 1.0) if bounds is None else (float(bounds[0]), float(bounds[1]))
+        fill = xp.asarray(float("nan") if bounds is None else 0.0, dt)
+        return (xp.where((x >= lo) & (x <= hi), g / (x * (1 - x)), fill),)
+
+
 class Hardtanh(Pointwise):
     """``hardtanh``/``relu6``: clamp into ``[lo, hi]`` keeping the input's dtype (the bounds are
     converted to it); the gradient is 0 at and beyond the bounds, unlike ``clamp``'s, and

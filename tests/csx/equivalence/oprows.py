@@ -232,6 +232,7 @@ INPLACE = {
     "negative_": lambda y, a, b: y.negative_(),
     "atan2_": lambda y, a, b: y.atan2_(a),
     "hypot_": lambda y, a, b: y.hypot_(a),
+    "logit_": lambda y, a, b: y.logit_(0.01),
     "xlogy_": lambda y, a, b: y.xlogy_(a.abs() + 0.5),
     "float_power_": lambda y, a, b: y.double().float_power_(2).float(),
     "floor_divide_": lambda y, a, b: y.mul_(3).floor_divide_(a + 0.5),
