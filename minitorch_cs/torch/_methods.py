@@ -14,7 +14,7 @@ from ._ops import movement as M
 from ._random import RandomFill
 from ._autograd import no_grad
 from ._device import device
-from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta
+from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim
 
 # Functions whose first argument is the tensor become methods of the same name (see METHODS).
 _SAME = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power remainder
@@ -30,6 +30,25 @@ broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit""".split()
+
+
+def _unfold(self, dimension, size, step):
+    """``Tensor.unfold``: torch's argument types, then its checks in order (the dim, the
+    window against the dim's size, the window's sign, the step's)."""
+    for i, (name, v) in enumerate((("dimension", dimension), ("size", size), ("step", step))):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"unfold(): argument '{name}' (position {i + 1}) must be int, not "
+                            f"{type(v).__name__}")
+    d = _wrap_dim(int(dimension), self.ndim)
+    most = self.shape[d] if self.ndim else 1
+    if size > most:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {most} but size is "
+                           f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply(M.Unfold, self, dimension=d, size=int(size), step=int(step))
 
 
 def _where(self, condition, other):
@@ -579,6 +598,7 @@ METHODS.update({
     'bool': lambda self: _to(self, D.bool),
     'byte': lambda self: _to(self, D.uint8),
     'where': _where,
+    'unfold': _unfold,
     'hypot': F.hypot.method,
     'hypot_': F.hypot.inplace,
     'repeat': _repeat,

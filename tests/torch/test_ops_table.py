@@ -1001,6 +1001,23 @@ def _narrow_inputs(draw):
 row("narrow", lambda x, dim, start, length: np.take(x, np.arange(start % x.shape[dim],
                                                                  start % x.shape[dim] + length), dim),
     lambda T, x, **kw: T.narrow(x, **kw), _narrow_inputs())
+
+
+@st.composite
+def _unfold_inputs(draw):
+    (x,), kw = draw(one(shape=S.shapes(min_dims=1), req=_d1))
+    n = x.shape[kw["dim"]]
+    return (x,), dict(dimension=kw["dim"], size=draw(st.integers(0, n)),
+                      step=draw(st.integers(1, 3)))
+
+
+def _unfold_ref(x, dimension, size, step):
+    d = dimension % x.ndim  # (the windows' dim is appended last)
+    win = np.lib.stride_tricks.sliding_window_view(x, size, axis=d)
+    return np.take(win, np.arange(0, win.shape[d], step), d)
+
+
+row("Tensor.unfold", _unfold_ref, lambda T, x, **kw: x.unfold(**kw), _unfold_inputs())
 row("select", lambda x, dim, index: np.take(x, index, dim),
     lambda T, x, dim, index: x.select(dim, index),
     one(shape=S.shapes(min_dims=1), req=lambda s: dict(dim=st.just(-1), index=st.integers(

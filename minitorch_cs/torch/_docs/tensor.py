@@ -762,6 +762,13 @@ TENSOR = {  # Tensor.<name>
         ("Without ``dtype``: the legacy type name ('torch.FloatTensor'); with a dtype or a "
          'legacy name: ``self.to(...)``.'), ""),
     'type_as': ('Tensor.type_as(other) -> Tensor', '``self.to(other.dtype)``.', ''),
+    'unfold': ('Tensor.unfold(dimension, size, step) -> Tensor',
+        ('A view of every ``size``-long window along ``dimension``, ``step`` apart: that dim '
+         'counts the windows ((n - size) // step + 1) and a new last dim holds each window '
+         '(strides ``step * stride`` and ``stride``, so overlapping windows share memory); a 0-d '
+         'tensor gives shape ``(size,)``. torch\'s checks in its order: the dim, '
+         '``size <= n``, ``size >= 0``, ``step > 0``. The gradient adds each window\'s '
+         'gradient back at its place.'), ''),
     'unbind': ('Tensor.unbind(dim=0) -> seq', None, ''),
     'unflatten': ('Tensor.unflatten(dim, sizes) -> Tensor', None, ''),
     'uniform_': ('Tensor.uniform_(from=0, to=1, *, generator=None) -> Tensor',

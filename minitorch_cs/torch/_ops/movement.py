@@ -218,6 +218,58 @@ class DiagonalEmbed(Op):
         return (ns(g).call(Diagonal, g, offset=offset, dim1=dim1, dim2=dim2),)
 
 
+class Unfold(Op):
+    """``Tensor.unfold(dimension, size, step)``: a view of every ``size``-long window along
+    ``dimension``, ``step`` apart: that dim counts the windows and a new last dim holds each
+    (strides ``step * stride`` and ``stride``); a 0-d tensor gives ``(size,)``."""
+
+    name = "unfold"
+    is_view = True
+
+    @staticmethod
+    def forward(ctx, x, dimension, size, step):
+        ctx.shape, ctx.args = x.shape, (dimension, size, step)
+        if x.ndim == 0:
+            return np.lib.stride_tricks.as_strided(x, (size,), (x.itemsize,),
+                                                   writeable=x.flags.writeable)
+        st = x.strides[dimension]
+        shape = x.shape[:dimension] + ((x.shape[dimension] - size) // step + 1,) + \
+            x.shape[dimension + 1:] + (size,)
+        strides = x.strides[:dimension] + (step * st,) + x.strides[dimension + 1:] + (st,)
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
+
+    @staticmethod
+    def backward(ctx, g):
+        return (ns(g).call(UnfoldBackward, g, shape=ctx.shape, args=ctx.args),)
+
+
+class UnfoldBackward(Op):
+    """The gradient of ``unfold`` (torch's ``unfold_backward``): each window's gradient added
+    back at its place in zeros of the input's shape; its own gradient is the unfold again."""
+
+    name = "unfold_backward"
+
+    @staticmethod
+    def forward(ctx, g, shape, args):
+        ctx.args = args
+        d, size, step = args
+        z = np.zeros(shape, g.dtype)
+        if not shape:
+            z[...] = g.reshape(())
+            return z
+        n = g.shape[d]
+        zd = np.moveaxis(z, d, -1)  # (..., L): the windowed dim last, as g's window dim is
+        gd = np.moveaxis(g, d, -2)  # (..., n, size)
+        for k in range(size):  # offset k of every window: distinct positions, one add each
+            zd[..., k:k + step * (n - 1) + 1:step] += gd[..., k]
+        return z
+
+    @staticmethod
+    def backward(ctx, g):
+        d, size, step = ctx.args
+        return (ns(g).call(Unfold, g, dimension=d, size=size, step=step),)
+
+
 # ----- copies ------------------------------------------------------------------------------------
 class AdvIndex(Kernel):
     """Advanced indexing (integer/bool arrays): a gather; repeated indices accumulate in backward."""
