@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import device as _device_cls
 from ._autograd import no_grad
-from ._dispatch import Op, apply, read_value
+from ._dispatch import Op, apply, new_array, read_value
 from ._layout import preserved_copy
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
@@ -70,8 +70,8 @@ class Full(Op):
 
     @staticmethod
     def forward(ctx, shape, value, dtype):
-        return np.full(shape, D.np_cast(value, dtype) if isinstance(value, float) else value,
-                       dtype=dtype)
+        return new_array(np.full(shape, D.np_cast(value, dtype) if isinstance(value, float)
+                                 else value, dtype=dtype))
 
 
 def _full(shape, value, dtype, device, requires_grad):
@@ -159,6 +159,9 @@ class Constant(Op):
     def forward(ctx, value):
         if value.size and value.ndim:  # a copy with the value's strides (where dense)
             return preserved_copy(value, value)
+        if value.ndim:  # empty: its strides as they are (torch keeps a numpy source's zeros)
+            return np.lib.stride_tricks.as_strided(np.empty(1, value.dtype), value.shape,
+                                                   value.strides, writeable=True)
         return np.array(value, copy=True)
 
 
@@ -209,6 +212,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     arr = _array(nested, dt.np)
     if isinstance(data, np.ndarray) and data.size and data.ndim:  # torch copies an array as
         arr = preserved_copy(data, arr)  # from_numpy(a).to(copy=True): its strides where dense
+    elif not arr.size and arr.ndim:  # empty: a numpy array's (zero) strides are kept, a
+        src = getattr(data, "_data", data)  # tensor's too (as a copy of it); lists make new ones
+        arr = np.lib.stride_tricks.as_strided(
+            np.empty(1, arr.dtype), arr.shape, tuple(s // src.itemsize * arr.itemsize
+                                                     for s in src.strides), writeable=True) \
+            if isinstance(src, np.ndarray) and src.shape == arr.shape else new_array(arr)
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))
         t._meta = True
@@ -320,8 +329,8 @@ class Arange(Op):
         if (end - start) * step < 0:
             raise RuntimeError("upper bound and larger bound inconsistent with step sign")
         n = int(np.ceil((end - start) / step))
-        return D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype) \
-            if np.dtype(dtype).kind == "f" else np.arange(start, end, step, dtype=dtype)
+        return new_array(D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype)
+                         if np.dtype(dtype).kind == "f" else np.arange(start, end, step, dtype=dtype))
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False,
@@ -349,7 +358,7 @@ class Linspace(Op):
         r = np.linspace(start, end, steps, dtype=np.float64)
         if log_base is not None:
             r = np.power(log_base, r)
-        return D.np_cast(r, dtype)
+        return new_array(D.np_cast(r, dtype))
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,
@@ -374,7 +383,7 @@ class Eye(Op):
 
     @staticmethod
     def forward(ctx, n, m, dtype):
-        return np.eye(n, m, dtype=dtype)
+        return new_array(np.eye(n, m, dtype=dtype))
 
 
 def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):

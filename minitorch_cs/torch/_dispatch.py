@@ -519,6 +519,25 @@ def output_array(op, out):
     return out
 
 
+def new_array(arr):
+    """A creation op's fresh result: an empty one takes the strides torch gives a new tensor
+    (numpy reports 0 for all of them)."""
+    return empty_array(arr.shape, arr.dtype) if not arr.size and arr.ndim else arr
+
+
+def empty_array(shape, dtype):
+    """An empty array with the strides torch gives a new contiguous tensor of ``shape`` (sizes
+    of 0 count as 1; numpy reports every stride of an empty array as 0, which torch keeps only
+    for tensors copied from such an array)."""
+    dtype = np.dtype(dtype)
+    strides, acc = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
+                                           writeable=True)
+
+
 def _set_view_fn(t, op, src, rest, attrs):
     parent = src._view_fn if src._base is not None else None
     if src._base is not None and parent is None:

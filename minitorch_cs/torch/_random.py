@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from ._dispatch import Op, apply
+from ._dispatch import Op, apply, new_array
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -288,5 +288,5 @@ class RandomNew(Op):
     @staticmethod
     def forward(ctx, shape, dtype, kind, a=0.0, b=1.0, generator=None):
         if kind == "perm":
-            return _gen(generator).permutation(int(a)).astype(dtype)
-        return _draw(kind, shape, dtype, generator, a, b)
+            return new_array(_gen(generator).permutation(int(a)).astype(dtype))
+        return new_array(_draw(kind, shape, dtype, generator, a, b))

@@ -1188,3 +1188,29 @@ def test_logit_rules():
     assert x.grad.tolist() == [0.0, 4.0, 0.0]
     with pytest.raises(TypeError, match="logit\\(\\): argument 'eps' must be float, not str"):
         T.logit(T.tensor([0.5]), "a")
+
+
+def _empty_strides(T):
+    a = np.zeros((2, 0, 3)).transpose(2, 0, 1)  # numpy: every stride of an empty array is 0
+    z = np.zeros((2, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [T.empty(2, 0).stride(), T.zeros(2, 0, 3).stride(), T.empty(2, 0).t().stride(),
+                T.ones(0).stride(), T.randn(3, 0).stride(), T.tensor([]).stride(),
+                T.tensor([[], []]).stride(), T.arange(0).stride(), T.eye(0, 3).stride(),
+                T.linspace(0, 1, 0).stride(), T.randperm(0).stride(), T.full((0, 2), 1.).stride(),
+                T.tensor(a).stride(), T.as_tensor(a).stride(), T.from_numpy(a).stride(),
+                T.tensor(z).t().stride(), T.from_numpy(z).clone().stride(),
+                T.from_numpy(z).to(T.float32).stride(), (T.from_numpy(z) + 1).stride(),
+                T.tensor(T.zeros(2, 0)).stride()]
+
+
+def test_empty_tensors_have_torchs_strides():
+    """A new empty tensor has the strides of a contiguous one (sizes of 0 count as 1); a copy of
+    an empty numpy array or tensor keeps the source's strides (numpy's are all 0)."""
+    from minitorch_cs import torch as T
+    assert _empty_strides(T) == [
+        (1, 1), (3, 3, 1), (1, 1), (1,), (1, 1), (1,), (1, 1), (1,), (3, 1), (1,), (1,), (2, 1),
+        (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0), (0, 0), (0, 0), (1, 1), (1, 1)]
+    real = pytest.importorskip("torch")
+    assert _empty_strides(T) == _empty_strides(real)

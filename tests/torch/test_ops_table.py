@@ -120,7 +120,7 @@ for _name, _ref, _call, _dom in [
     ("abs", np.abs, lambda T, x: T.abs(x), NONZERO),
     ("exp", np.exp, lambda T, x: T.exp(x), {}),
     ("exp2", np.exp2, lambda T, x: T.exp2(x), {}),
-    ("sinc", np.sinc, lambda T, x: T.sinc(x), {}),
+    ("sinc", np.sinc, lambda T, x: T.sinc(x), NONZERO),  # (at 0 its second derivative is NaN, as torch's)
     ("logit", lambda x: np.log(x / (1 - x)), lambda T, x: T.logit(x), dict(lo=0.05, hi=0.95)),
     ("logit_eps", lambda x: np.log(np.clip(x, 0.2, 0.8) / (1 - np.clip(x, 0.2, 0.8))),
      lambda T, x: x.logit(0.2), dict(lo=0.05, hi=0.95, avoid=(0.2, 0.8), gap=0.05)),

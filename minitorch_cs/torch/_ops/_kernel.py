@@ -24,7 +24,7 @@ import inspect
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op, _dense_layout
+from .._dispatch import Op, _dense_layout, empty_array
 from .._layout import _strided_like, preserved_copy, torch_layout
 
 __all__ = ["Kernel", "Pointwise", "finish"]
@@ -199,6 +199,10 @@ def preserve_format(x, r):
     ``to(dtype)``): ``x``'s own strides when ``x`` is non-overlapping and dense, otherwise
     ``x``'s dim order packed densely (torch's ``infer_dense_strides``)."""
     r = np.asarray(r)
+    if x.size == 0 and x.ndim and r.shape == x.shape:  # torch counts an empty tensor as dense:
+        return np.lib.stride_tricks.as_strided(  # its strides are kept (a numpy source's zeros)
+            np.empty(1, r.dtype), r.shape, tuple(s // x.itemsize * r.itemsize for s in x.strides),
+            writeable=True)
     if x.ndim == 0 or x.size == 0 or r.shape != x.shape:
         return finish(r, (x,))
     return preserved_copy(x, r)
@@ -298,11 +302,4 @@ def _same_layout(a, b) -> bool:
     return a.strides == b.strides
 
 
-def _empty(shape, dtype):
-    """An empty array with torch's contiguous strides (sizes of 0 count as 1 for the strides)."""
-    strides, acc = [], dtype.itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
-                                           writeable=True)
+_empty = empty_array  # (the dispatch point's rule for every op's empty output)
