@@ -24,6 +24,8 @@ from ._functions import __all__ as _fn_all
 from . import linalg  # noqa: F401  (``torch.linalg``; its functions use _with_out)
 from ._random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
+from ._layout import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                      memory_format, preserve_format)
 from ._tensor import Size, Tensor
 from . import _methods  # noqa: F401  (attaches Tensor methods)
 from . import autograd

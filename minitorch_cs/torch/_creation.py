@@ -11,7 +11,8 @@ import numpy as np
 from . import _dtype as D
 from ._device import device as _device_cls
 from ._autograd import no_grad
-from ._dispatch import Op, apply, new_array, read_value
+from ._dispatch import Op, apply, new_array, read_value, strided_array
+from ._layout import channels_last_order, checked_format, format_strides, order_strides, preserve_format
 from ._layout import preserved_copy
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
@@ -69,18 +70,27 @@ class Full(Op):
     differentiable = False
 
     @staticmethod
-    def forward(ctx, shape, value, dtype):
-        return new_array(np.full(shape, D.np_cast(value, dtype) if isinstance(value, float)
-                                 else value, dtype=dtype))
+    def forward(ctx, shape, value, dtype, strides=None):
+        r = np.full(shape, D.np_cast(value, dtype) if isinstance(value, float) else value,
+                    dtype=dtype)
+        return new_array(r) if strides is None else laid_out(r, strides)
 
 
-def _full(shape, value, dtype, device, requires_grad):
+def laid_out(r, strides):
+    """``r``'s values in a new array with the given element strides (a memory format's)."""
+    out = strided_array(r.shape, r.dtype, strides)
+    np.copyto(out, r)
+    return out
+
+
+def _full(shape, value, dtype, device, requires_grad, strides=None):
     dt = D.to_dtype(dtype).np
     if _is_meta(device):
         t = Tensor._wrap(_meta_array(shape, dt))
         t._meta = True
         return _finish(t, requires_grad)
-    return _finish(apply(Full, shape=shape, value=value, dtype=dt), requires_grad)
+    attrs = {} if strides is None else {"strides": strides}
+    return _finish(apply(Full, shape=shape, value=value, dtype=dt, **attrs), requires_grad)
 
 
 def _infer_dtype(data):
@@ -273,11 +283,26 @@ def ones(*size, out=None, dtype=None, device=None, requires_grad=False, layout=N
 def empty(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
           pin_memory=False, memory_format=None):
     # Differs from torch: contents are zeros, not uninitialized memory (SPEC: determinism).
-    return _full(_shape(size), 0, dtype or D.get_default_dtype(), device, requires_grad)
+    shape = _shape(size)
+    fmt = checked_format(memory_format, "empty")
+    if memory_format is not None and fmt is preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    order = channels_last_order(fmt, len(shape))
+    return _full(shape, 0, dtype or D.get_default_dtype(), device, requires_grad,
+                 None if order is None else order_strides(shape, order))
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    return empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    """A zero-filled tensor of ``size`` with the element strides ``stride`` (torch's
+    ``empty_strided``; overlapping strides allowed, negative ones refused)."""
+    shape, stride = _shape(size), tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(stride)}")
+    return _full(shape, 0, dtype or D.get_default_dtype(), device, requires_grad, stride)
 
 
 def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
@@ -289,33 +314,36 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad=F
                  requires_grad)
 
 
-def _like(t, dtype, device):
+def _like(t, dtype, device, memory_format=None, fname="empty_like"):
+    """(shape, dtype, device, strides) of a ``*_like`` result: its layout is
+    ``memory_format``'s for ``t`` (torch's ``empty_like``; preserve_format by default)."""
     dev = device if device is not None else ("meta" if t._meta else None)
-    return t.shape, dtype or t._dtype, dev
+    return (t.shape, dtype or t._dtype, dev,
+            format_strides(checked_format(memory_format, fname), t._data))
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
                memory_format=None):
-    s, d, dev = _like(input, dtype, device)
-    return _full(s, 0, d, dev, requires_grad)
+    s, d, dev, st = _like(input, dtype, device, memory_format, "zeros_like")
+    return _full(s, 0, d, dev, requires_grad, st)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
               memory_format=None):
-    s, d, dev = _like(input, dtype, device)
-    return _full(s, 1, d, dev, requires_grad)
+    s, d, dev, st = _like(input, dtype, device, memory_format, "ones_like")
+    return _full(s, 1, d, dev, requires_grad, st)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, layout=None,
                memory_format=None):
-    s, d, dev = _like(input, dtype, device)
-    return _full(s, 0, d, dev, requires_grad)
+    s, d, dev, st = _like(input, dtype, device, memory_format, "empty_like")
+    return _full(s, 0, d, dev, requires_grad, st)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               memory_format=None):
-    s, d, dev = _like(input, dtype, device)
-    return _full(s, fill_value, d, dev, requires_grad)
+    s, d, dev, st = _like(input, dtype, device, memory_format, "full_like")
+    return _full(s, fill_value, d, dev, requires_grad, st)
 
 
 class Arange(Op):
@@ -392,7 +420,7 @@ def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, la
 
 
 # ----- random constructors ------------------------------------------------------------------------
-def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0):
+def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0, strides=None):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     shape = _shape(size)
     if _is_meta(device):
@@ -401,8 +429,9 @@ def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0)
         raise NotImplementedError(
             f"\"{'check_uniform_bounds' if kind == 'uniform' else 'normal_kernel_cpu'}\" not "
             f"implemented for '{_TYPE_NAMES[dt.name][:-len('Tensor')]}'")
+    attrs = {} if strides is None else {"strides": strides}
     return _finish(apply(RandomNew, shape=shape, dtype=dt.np, kind=kind, a=a, b=b,
-                         generator=generator), requires_grad)
+                         generator=generator, **attrs), requires_grad)
 
 
 def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
@@ -437,22 +466,27 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     return apply(RandomNew, shape=(int(n),), dtype=dt.np, kind="perm", a=int(n), generator=generator)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None,
+              memory_format=None, **kw):
+    st = _like(input, dtype, device, memory_format, "rand_like")[3]
     return _rand_new(tuple(input.shape), dtype or input._dtype, "uniform", generator, device,
-                     requires_grad)
+                     requires_grad, strides=st)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None,
+               memory_format=None, **kw):
+    st = _like(input, dtype, device, memory_format, "randn_like")[3]
     return _rand_new(tuple(input.shape), dtype or input._dtype, "normal", generator, device,
-                     requires_grad)
+                     requires_grad, strides=st)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
-                 generator=None, **kw):
+                 generator=None, memory_format=None, **kw):
     if high is None:
         low, high = 0, low
+    st = _like(input, dtype, device, memory_format, "randint_like")[3]
     return _rand_new(tuple(input.shape), dtype or input._dtype, "integers", generator, device,
-                     requires_grad, a=int(low), b=int(high))
+                     requires_grad, a=int(low), b=int(high), strides=st)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,

@@ -519,6 +519,16 @@ def output_array(op, out):
     return out
 
 
+def strided_array(shape, dtype, strides):
+    """A zero-filled array of ``shape`` with the given element strides (non-negative; dims may
+    overlap, as ``empty_strided`` allows)."""
+    dtype = np.dtype(dtype)
+    n = 1 + sum((s - 1) * st for s, st in zip(shape, strides)) if all(shape) else 1
+    return np.lib.stride_tricks.as_strided(np.zeros(n, dtype), tuple(shape),
+                                           tuple(st * dtype.itemsize for st in strides),
+                                           writeable=True)
+
+
 def new_array(arr):
     """A creation op's fresh result: an empty one takes the strides torch gives a new tensor
     (numpy reports 0 for all of them)."""

@@ -11,7 +11,8 @@ import numpy as np
 
 from ._dispatch import _dense_layout
 
-__all__ = ["torch_layout", "preserved_copy"]
+__all__ = ["torch_layout", "preserved_copy", "memory_format", "contiguous_format", "preserve_format",
+           "channels_last", "channels_last_3d"]
 
 
 def torch_layout(shape, arrays) -> list:
@@ -79,3 +80,120 @@ def preserved_copy(x, r):
     want = np.lib.stride_tricks.as_strided(np.empty(x.size, r.dtype), x.shape, st)
     np.copyto(want, r)
     return want
+
+
+class memory_format:
+    """``torch.memory_format``: how a new tensor lays out its dims (``torch.contiguous_format``,
+    ``torch.preserve_format``, ``torch.channels_last``, ``torch.channels_last_3d``)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (_memory_format_named, (self._name,))
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+_FORMATS = {f._name: f for f in (contiguous_format, preserve_format, channels_last,
+                                 channels_last_3d)}
+# the channels-last orders, fastest dim first: C, then the spatial dims from the last, then N
+_CHANNELS_LAST = {channels_last: (4, [1, 3, 2, 0]), channels_last_3d: (5, [1, 4, 3, 2, 0])}
+
+
+def _memory_format_named(name):
+    return _FORMATS[name]
+
+
+def checked_format(fmt, fname):
+    """``fmt`` (None means preserve_format) after torch's argument check."""
+    if fmt is None:
+        return preserve_format
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{fname}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(fmt).__name__}")
+    return fmt
+
+
+def channels_last_order(fmt, ndim):
+    """The dim order (fastest first) of ``channels_last``/``channels_last_3d`` for a tensor of
+    ``ndim`` dims (torch's rank check), or None for another format."""
+    if fmt not in _CHANNELS_LAST:
+        return None
+    rank, order = _CHANNELS_LAST[fmt]
+    if ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
+    return order
+
+
+def order_strides(shape, order) -> tuple:
+    """Element strides packing ``shape`` densely in ``order`` (fastest dim first)."""
+    st, acc = [0] * len(shape), 1
+    for d in order:
+        st[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(st)
+
+
+def format_strides(fmt, x) -> tuple | None:
+    """The element strides torch gives a new tensor shaped like array ``x`` in format ``fmt``
+    (``empty_like``'s rule), or None for C order: ``preserve_format`` keeps a dense ``x``'s
+    strides exactly (an empty one counts as dense) and packs any other in its dim order."""
+    order = channels_last_order(fmt, x.ndim)
+    if order is not None:
+        return order_strides(x.shape, order)
+    if fmt is contiguous_format or x.ndim == 0:
+        return None
+    if x.size == 0 or _dense_layout(x):
+        st = tuple(s // x.itemsize for s in x.strides)
+    else:
+        st = order_strides(x.shape, torch_layout(x.shape, [x]))
+    return None if st == order_strides(x.shape, range(x.ndim - 1, -1, -1)) else st
+
+
+def suggested_format(x):
+    """torch's ``suggest_memory_format()``: channels_last (channels_last_3d) for a 4-D (5-D)
+    array whose strides are channels-last-like, else contiguous_format."""
+    for fmt, (rank, order) in _CHANNELS_LAST.items():
+        if x.ndim == rank and x.size and _channels_last_like(x, order):
+            return fmt
+    return contiguous_format
+
+
+def _channels_last_like(x, order) -> bool:
+    """torch's ``is_channels_last_strides_2d/3d``: strides increase along ``order`` (size-1
+    dims tie by their size), the channel stride nonzero."""
+    st = [s // x.itemsize for s in x.strides]
+    if st[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if st[d] < low:
+            return False
+        if d == 0 and low == st[1]:
+            return False
+        low = st[d] * (x.shape[d] if x.shape[d] > 1 else 1)
+    return True
+
+
+def is_contiguous_as(x, fmt) -> bool:
+    """``is_contiguous(memory_format=fmt)``: C order, or the channels-last order with the
+    strides a dense tensor of that order has (dims of size 1 take any stride)."""
+    order = _CHANNELS_LAST.get(fmt)
+    if order is None:
+        return bool(x.flags.c_contiguous)
+    if x.ndim != order[0]:
+        return False
+    expected = 1
+    for d in order[1]:
+        n = x.shape[d]
+        if n != 1:
+            if x.strides[d] // x.itemsize != expected:
+                return False
+            expected *= n
+    return True

@@ -14,6 +14,8 @@ from ._ops import movement as M
 from ._random import RandomFill
 from ._autograd import no_grad
 from ._device import device
+from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
+                      suggested_format)
 from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim
 
 # Functions whose first argument is the tensor become methods of the same name (see METHODS).
@@ -504,12 +506,13 @@ def _inplace_view(name, fn):
 
 # ----- dtype and device conversions ---------------------------------------------------------------
 def _to(self, *args, **kwargs):
-    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``, ``non_blocking=``."""
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``,
+    ``non_blocking=``, ``memory_format=`` (a copy in that layout unless ``self`` has it)."""
     dt = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = checked_format(kwargs.pop("memory_format", None), "to")
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -540,6 +543,12 @@ def _to(self, *args, **kwargs):
         out = _cast(out, D.to_dtype(dt))
     elif copy and out is self:
         out = self.clone()
+    if fmt is not preserve_format and (
+            not is_contiguous_as(out._data, fmt) if out is not self
+            else suggested_format(out._data) is not fmt):
+        # torch's to() aliases ``self`` only when the layout torch suggests for it is ``fmt``;
+        # a copy (a cast here) is laid out in ``fmt`` (re-laid here when the cast kept self's)
+        out = apply(E.Clone, out, **F.pointwise.format_attrs(fmt, out))
     return out
 
 
@@ -566,9 +575,21 @@ def _type(self, dtype=None, non_blocking=False):
 
 
 def _contiguous(self, memory_format=None):
-    if self._data.flags.c_contiguous:
+    """``self`` when already contiguous in ``memory_format`` (C order by default), else a copy
+    laid out so (torch refuses preserve_format here)."""
+    fmt = contiguous_format if memory_format is None else checked_format(memory_format,
+                                                                         "contiguous")
+    if is_contiguous_as(self._data, fmt):
         return self
-    return apply(E.Clone, self, contiguous=True)
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return apply(E.Clone, self, **F.pointwise.format_attrs(fmt, self))
+
+
+def _is_contiguous(self, memory_format=None):
+    fmt = contiguous_format if memory_format is None else checked_format(memory_format,
+                                                                         "is_contiguous")
+    return is_contiguous_as(self._data, fmt)
 
 
 
@@ -588,6 +609,7 @@ METHODS.update({
     'type_as': _type_as,
     'type': _type,
     'contiguous': _contiguous,
+    'is_contiguous': _is_contiguous,
     'float': lambda self: _to(self, D.float32),
     'double': lambda self: _to(self, D.float64),
     'half': lambda self: _to(self, D.float16),

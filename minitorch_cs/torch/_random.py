@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from ._dispatch import Op, apply, new_array
+from ._dispatch import Op, apply, new_array, strided_array
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -286,7 +286,12 @@ class RandomNew(Op):
     differentiable = False
 
     @staticmethod
-    def forward(ctx, shape, dtype, kind, a=0.0, b=1.0, generator=None):
+    def forward(ctx, shape, dtype, kind, a=0.0, b=1.0, generator=None, strides=None):
         if kind == "perm":
             return new_array(_gen(generator).permutation(int(a)).astype(dtype))
-        return new_array(_draw(kind, shape, dtype, generator, a, b))
+        r = _draw(kind, shape, dtype, generator, a, b)
+        if strides is None:  # (a memory format's layout: the same values by index)
+            return new_array(r)
+        out = strided_array(r.shape, r.dtype, strides)
+        np.copyto(out, r)
+        return out

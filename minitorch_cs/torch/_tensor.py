@@ -134,9 +134,6 @@ class Tensor:
         st = tuple(s // self._dtype.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
-
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 

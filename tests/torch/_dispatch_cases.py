@@ -645,6 +645,8 @@ ALLOWED: dict[str, Allowed] = {
     "torch.Size": meta("a tuple of ints (shape arithmetic only)", lambda: ((2, 3),)),
     "torch.device": meta("a device descriptor", lambda: ("cpu",)),
     "torch.dtype": meta("the dtype class (dtype objects are module constants)"),
+    "torch.memory_format": meta("the memory-format class (its objects are module constants)",
+                                lambda: ("channels_last",)),
     "torch.finfo": meta("limits of a floating dtype", lambda: (torch.float32,)),
     "torch.iinfo": meta("limits of an integer dtype", lambda: (torch.int32,)),
     "torch.promote_types": meta("dtype promotion table", lambda: (torch.float32, torch.int64)),

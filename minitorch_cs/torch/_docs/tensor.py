@@ -155,7 +155,9 @@ TENSOR = {  # Tensor.<name>
          ' its dtype (a result that cannot be cast to it raises RuntimeError).'), ""),
     'clone': ('Tensor.clone(*, memory_format=torch.preserve_format) -> Tensor', None, ''),
     'contiguous': ('Tensor.contiguous(memory_format=torch.contiguous_format) -> Tensor',
-        '``self`` if it is C-contiguous, otherwise a C-contiguous copy.', ""),
+        ('``self`` if it is contiguous in ``memory_format`` (C order, or channels_last(_3d) '
+         'for a 4-D (5-D) tensor), otherwise a copy laid out so; preserve_format is refused '
+         'when a copy is needed, as torch does.'), ""),
     'copy_': ('Tensor.copy_(src, non_blocking=False) -> Tensor',
         ("Copies ``src`` (broadcast to self's shape, cast to self's dtype) into ``self`` in "
          'place and returns ``self``.'), ""),
@@ -329,7 +331,9 @@ TENSOR = {  # Tensor.<name>
          ' a copy that stays in the autograd graph.'),
         "Differs from torch: torch's ``memory_format`` is not accepted here."),
     'is_contiguous': ('Tensor.is_contiguous(memory_format=torch.contiguous_format) -> bool',
-        'True when the elements are laid out in C order without gaps.', ""),
+        ('True when the elements are laid out in C order without gaps (with '
+         '``memory_format=torch.channels_last(_3d)``: in that order, dims of size 1 taking any '
+         'stride; False for another rank).'), ""),
     'is_cuda': ('Tensor.is_cuda -> bool', 'Always False here (no CUDA tensors).', ''),
     'is_floating_point': ('Tensor.is_floating_point() -> bool',
         'True when the dtype is a floating dtype.', ""),

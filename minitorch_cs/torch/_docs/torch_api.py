@@ -51,6 +51,12 @@ TORCH_API = {  # torch.<name>
         ('Differs from torch: every keyword is accepted and ignored (``fullgraph``, '
          '``backend``, ``mode``, ...): there is no graph compiler, the model runs eagerly.')),
     'device': ('device(type, index=None)', '', ''),
+    'memory_format': ('memory_format',
+        ('The class of the layout constants torch.contiguous_format, torch.preserve_format, '
+         'torch.channels_last and torch.channels_last_3d (``repr`` their names; they pickle '
+         'as themselves).'),
+        ("Differs from torch: torch's class cannot be constructed from Python; here it takes "
+         'the format\'s name (internal: use the module constants).')),
     'dtype': ('dtype',
         "",
         ("Differs from torch: torch's dtypes cannot be constructed from Python; here the "
@@ -61,18 +67,25 @@ TORCH_API = {  # torch.<name>
          'requires_grad=False, pin_memory=False, memory_format=torch.contiguous_format) -> '
          'Tensor'),
         ('A tensor with the given shape; its values are unspecified in torch. ``dtype`` '
-         'defaults to the default float dtype (torch.get_default_dtype()).'), ""),
+         'defaults to the default float dtype (torch.get_default_dtype()). ``memory_format`` '
+         'lays it out: contiguous_format, or channels_last (channels_last_3d) for 4-D (5-D) '
+         'shapes (another rank is a RuntimeError); preserve_format is refused ("unsupported '
+         'memory format Preserve").'), ""),
     'empty_like': (
         ('empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, '
          'memory_format=torch.preserve_format) -> Tensor'),
         ("An uninitialised tensor shaped like ``input``. Takes ``input``'s shape, and its "
          'dtype unless ``dtype`` is given; the result does not share memory or autograd '
-         'history with ``input``.'), ""),
+         "history with ``input``. Its layout follows ``memory_format`` (all ``*_like`` "
+         "functions): preserve_format keeps a dense ``input``'s strides exactly and packs "
+         'any other in its dim order; contiguous_format is C order; channels_last(_3d) need '
+         'a 4-D (5-D) input.'), ""),
     'empty_strided': (
         ('empty_strided(size, stride, *, dtype=None, layout=None, device=None, '
          'requires_grad=False, pin_memory=False) -> Tensor'),
-        ('A tensor of ``size`` with the given element ``stride``s. ``dtype`` defaults to the '
-         'default float dtype (torch.get_default_dtype()).'),
+        ('A tensor of ``size`` with the given element ``stride``s (overlapping ones allowed; a '
+         'negative one is torch\'s "Storage size calculation overflowed" RuntimeError). '
+         '``dtype`` defaults to the default float dtype (torch.get_default_dtype()).'),
         "Differs from torch: torch's ``layout``, ``pin_memory`` are not accepted here."),
     'enable_grad': ('enable_grad(orig_func=None)', '', ''),
     'eye': (

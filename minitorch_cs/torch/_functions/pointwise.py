@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._ops.binary import lerp_dtype
+from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
 from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
 
@@ -502,7 +503,15 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def clone(input, *, memory_format=None):
-    return apply(E.Clone, input)
+    """A copy in ``memory_format`` (preserve_format: ``input``'s strides where dense)."""
+    return apply(E.Clone, input, **format_attrs(checked_format(memory_format, "clone"), input))
+
+
+def format_attrs(fmt, t) -> dict:
+    """The Clone kernel's attributes for a copy of ``t`` in memory format ``fmt``."""
+    if channels_last_order(fmt, t.ndim) is not None:
+        return {"channels_last": True} if fmt is channels_last else {"channels_last_3d": True}
+    return {"contiguous": True} if fmt is contiguous_format else {}
 
 
 # ----- in-place forms -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op, _dense_layout, empty_array
-from .._layout import _strided_like, preserved_copy, torch_layout
+from .._layout import _strided_like, channels_last, preserved_copy, suggested_format, torch_layout
 
 __all__ = ["Kernel", "Pointwise", "finish"]
 
@@ -179,19 +179,7 @@ def _layout_of(shape, inputs, promoted):
 def is_channels_last(a) -> bool:
     """torch's ``is_channels_last_strides_2d`` (what ``suggest_memory_format`` reads) for a 4-D
     array: C fastest, then W, H, N -- with torch's tie rules for size-1 dims."""
-    if not isinstance(a, np.ndarray) or a.ndim != 4 or a.size == 0:
-        return False
-    st = [s // a.itemsize for s in a.strides]
-    if st[1] == 0:
-        return False
-    low = 0
-    for d in (1, 3, 2, 0):
-        if st[d] < low:
-            return False
-        if d == 0 and low == st[1]:
-            return False
-        low = st[d] * (a.shape[d] if a.shape[d] > 1 else 1)
-    return True
+    return isinstance(a, np.ndarray) and suggested_format(a) is channels_last
 
 
 def preserve_format(x, r):

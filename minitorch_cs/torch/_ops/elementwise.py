@@ -206,12 +206,17 @@ class Clone(Pointwise):
     own_layout = True  # preserve_format (x's strides when dense), C order, or channels-last
 
     @staticmethod
-    def forward(ctx, x, contiguous=False, channels_last=False, out=None):
+    def forward(ctx, x, contiguous=False, channels_last=False, channels_last_3d=False, out=None):
         # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order;
-        # channels_last: a 4-D copy in torch's channels-last layout
+        # channels_last(_3d): a 4-D (5-D) copy in torch's channels-last layout
         from ._kernel import channels_last_copy, preserve_format
+        from .._layout import _strided_like
         if channels_last:
             return channels_last_copy(np.array(x, copy=True))
+        if channels_last_3d:
+            r = _strided_like(x.shape, x.dtype, [1, 4, 3, 2, 0])
+            np.copyto(r, x)
+            return r
         if contiguous:
             return np.array(x, copy=True, order="C")
         return preserve_format(x, np.array(x, copy=True, order="K"))

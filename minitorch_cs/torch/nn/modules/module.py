@@ -687,7 +687,8 @@ class Module:
 
     def to(self, *args, **kwargs) -> "Module":
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``,
-        ``to(device, dtype)``, ``to(tensor)``. Only floating tensors change dtype."""
+        ``to(device, dtype)``, ``to(tensor)``. Only floating tensors change dtype; with
+        ``memory_format=`` the 4-D and 5-D ones are laid out in it (torch's rule)."""
         dev, dt, non_blocking, fmt = _parse_to(*args, **kwargs)
         if dt is not None and not dt.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
@@ -695,6 +696,9 @@ class Module:
 
         def convert(t):
             try:
+                if fmt is not None and t.dim() in (4, 5):
+                    return t.to(device=dev, dtype=dt if t.is_floating_point() else None,
+                                memory_format=fmt)
                 return t.to(device=dev, dtype=dt if t.is_floating_point() else None)
             except NotImplementedError as e:
                 if str(e).startswith("Cannot copy out of meta tensor; no data!"):

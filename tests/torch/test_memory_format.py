@@ -1,0 +1,82 @@
+"""Memory formats: ``torch.contiguous_format``/``preserve_format``/``channels_last``/
+``channels_last_3d`` in the ``*_like`` functions, ``empty``, ``empty_strided``, ``clone``,
+``contiguous``, ``to``, ``is_contiguous`` and ``Module.to``, each laid out as torch 2.13 lays
+it out (strides) and refused with its errors."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import pytest
+
+from minitorch_cs import torch
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 (the error is the outcome)
+        return f"{type(e).__name__}: {e}"
+    return r.stride() if hasattr(r, "stride") else r
+
+
+def _layouts(T):
+    """Strides (or the error) of every format-taking call on tensors of each kind."""
+    sources = {"c4": T.ones(2, 3, 4, 5), "transposed": T.ones(2, 3).t(),
+               "strided": T.ones(2, 3, 4)[:, ::2], "c5": T.ones(1, 2, 3, 4, 5),
+               "cl4": T.ones(2, 3, 4, 5).contiguous(memory_format=T.channels_last),
+               "size1": T.ones(4, 1, 2)}
+    fmts = [None, T.preserve_format, T.contiguous_format, T.channels_last, T.channels_last_3d]
+    calls = [T.zeros_like, T.empty_like, T.randn_like, lambda t, **k: T.full_like(t, 2, **k),
+             T.clone, lambda t, **k: t.contiguous(**k), lambda t, **k: t.to(**k),
+             lambda t, **k: t.is_contiguous(**k), lambda t, **k: t.to(T.float64, **k)]
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x in sources.values():
+            for fm in fmts:
+                kw = {} if fm is None else {"memory_format": fm}
+                out.append([_outcome(lambda: f(x, **kw)) for f in calls])
+        out.append([_outcome(f) for f in (
+            lambda: T.empty(2, 3, memory_format=T.channels_last),
+            lambda: T.empty(2, 3, 4, 5, memory_format=T.channels_last),
+            lambda: T.empty(1, 2, 3, 4, 5, memory_format=T.channels_last_3d),
+            lambda: T.empty(2, 3, memory_format=T.preserve_format),
+            lambda: T.zeros_like(T.ones(2), memory_format="channels_last"),
+            lambda: T.empty_strided((2, 3), (1, 2)), lambda: T.empty_strided((2, 3), (0, 1)),
+            lambda: T.empty_strided((2, 3), (-1, 1)), lambda: T.empty_strided((2, 3), (1,)),
+            lambda: T.nn.Conv2d(3, 4, 3).to(memory_format=T.channels_last).weight,
+            lambda: repr(T.channels_last))])
+    return out
+
+
+def test_layouts_and_errors_are_torchs():
+    real = pytest.importorskip("torch")
+    assert _layouts(torch) == _layouts(real)
+
+
+def test_memory_format_rules():
+    x = torch.ones(2, 3, 4, 5)
+    cl = x.contiguous(memory_format=torch.channels_last)
+    assert cl.stride() == (60, 1, 15, 3) and cl.is_contiguous(memory_format=torch.channels_last)
+    assert not cl.is_contiguous() and cl.contiguous().stride() == (60, 20, 5, 1)
+    assert torch.zeros_like(cl).stride() == (60, 1, 15, 3)  # preserve_format
+    assert torch.zeros_like(torch.ones(2, 3).t()).stride() == (1, 3)
+    assert torch.ones(2, 3).t().to(memory_format=torch.contiguous_format).stride() == (1, 3)
+    assert torch.empty_strided((2, 3), (1, 2)).stride() == (1, 2)
+    assert repr(torch.channels_last_3d) == "torch.channels_last_3d"
+    assert pickle.loads(pickle.dumps(torch.channels_last)) is torch.channels_last
+    with pytest.raises(RuntimeError, match="^required rank 4 tensor to use channels_last format$"):
+        torch.ones(2, 3).contiguous(memory_format=torch.channels_last)
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported by the "
+                                           "contiguous operator"):
+        torch.ones(2, 3).t().contiguous(memory_format=torch.preserve_format)
+    with pytest.raises(TypeError, match="argument 'memory_format' must be torch.memory_format, "
+                                        "not str"):
+        torch.empty_like(x, memory_format="channels_last")
+    # a channels-last copy keeps values and gradients
+    w = torch.randn(2, 3, 4, 5, requires_grad=True)
+    y = w.to(memory_format=torch.channels_last)
+    assert torch.equal(y, w) and y.grad_fn is not None
+    (y * 2).sum().backward()
+    assert torch.equal(w.grad, torch.full_like(w, 2.0))
