@@ -11,8 +11,9 @@ import numpy as np
 from . import _dtype as D
 from ._device import device as _device_cls
 from ._autograd import no_grad
-from ._dispatch import Op, apply, new_array, read_value, strided_array
-from ._layout import channels_last_order, checked_format, format_strides, order_strides, preserve_format
+from ._dispatch import Op, apply, read_value
+from ._layout import (channels_last_order, checked_format, format_strides, new_array, order_strides,
+                      preserve_format, strided_array)
 from ._layout import preserved_copy
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array

@@ -34,6 +34,7 @@ import numpy as np
 
 from ._autograd import Anomaly, GradState, Node, record_forward_stack
 from ._errors import translate
+from ._layout import dense_layout
 
 __all__ = ["Op", "Mode", "EngineObserver", "apply", "apply_inplace", "redispatch", "OPS", "Ctx",
            "read_value", "values_hidden", "wafer_dtypes", "set_data", "set_grad", "read_grad", "zero_grad",
@@ -379,14 +380,13 @@ def _make_node(op, args):
     node.next = nxt
     node.in_meta = meta
     node.needs_input_grad = needs
-    if op.saved:
-        if op.reads is None:  # every saved tensor input is checked
-            node.saved_versions = [(a, a._vc[0]) for i in op.saved if i < len(args)
-                                   for a in (args[i],) if isinstance(a, Tensor)]
-        else:
-            node.saved_versions = _saved_versions(op, args, needs, 0)
-    else:
+    if not op.saved:
         node.saved_versions = []
+    elif op.reads is None:  # every saved tensor input is checked
+        node.saved_versions = [(a, a._vc[0]) for i in op.saved if i < len(args)
+                               for a in (args[i],) if isinstance(a, Tensor)]
+    else:
+        node.saved_versions = _saved_versions(op, args, needs, 0)
     if Anomaly.enabled:
         record_forward_stack(node)
     return node
@@ -517,35 +517,6 @@ def output_array(op, out):
     if not out.flags.writeable and not (op.is_view or op.alias):
         return out.copy()
     return out
-
-
-def strided_array(shape, dtype, strides):
-    """A zero-filled array of ``shape`` with the given element strides (non-negative; dims may
-    overlap, as ``empty_strided`` allows)."""
-    dtype = np.dtype(dtype)
-    n = 1 + sum((s - 1) * st for s, st in zip(shape, strides)) if all(shape) else 1
-    return np.lib.stride_tricks.as_strided(np.zeros(n, dtype), tuple(shape),
-                                           tuple(st * dtype.itemsize for st in strides),
-                                           writeable=True)
-
-
-def new_array(arr):
-    """A creation op's fresh result: an empty one takes the strides torch gives a new tensor
-    (numpy reports 0 for all of them)."""
-    return empty_array(arr.shape, arr.dtype) if not arr.size and arr.ndim else arr
-
-
-def empty_array(shape, dtype):
-    """An empty array with the strides torch gives a new contiguous tensor of ``shape`` (sizes
-    of 0 count as 1; numpy reports every stride of an empty array as 0, which torch keeps only
-    for tensors copied from such an array)."""
-    dtype = np.dtype(dtype)
-    strides, acc = [], dtype.itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
-                                           writeable=True)
 
 
 def _set_view_fn(t, op, src, rest, attrs):
@@ -690,7 +661,7 @@ def check_overlap(target, args, full_ok=True):
         src = a._data
         if src.size == 0 or dst.size == 0 or not np.may_share_memory(dst, src):
             continue
-        if not (_dense_layout(dst) and _dense_layout(src)):
+        if not (dense_layout(dst) and dense_layout(src)):
             continue
         d0, s0 = dst.__array_interface__["data"][0], src.__array_interface__["data"][0]
         d1, s1 = d0 + dst.nbytes, s0 + src.nbytes
@@ -700,16 +671,6 @@ def check_overlap(target, args, full_ok=True):
         raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                            "written-to tensor refer to a single memory location. Please clone() "
                            "the tensor before performing the operation.")
-
-
-def _dense_layout(a) -> bool:
-    """torch's ``is_non_overlapping_and_dense`` for an array (positive strides tiling one block)."""
-    acc = a.itemsize
-    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
-        if st != acc:
-            return False
-        acc *= n
-    return True
 
 
 def _inplace_ufunc(uf, target, b, attrs):

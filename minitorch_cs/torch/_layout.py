@@ -9,10 +9,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dispatch import _dense_layout
 
 __all__ = ["torch_layout", "preserved_copy", "memory_format", "contiguous_format", "preserve_format",
            "channels_last", "channels_last_3d"]
+
+
+def dense_layout(a) -> bool:
+    """torch's ``is_non_overlapping_and_dense`` for an array (positive strides tiling one block)."""
+    acc = a.itemsize
+    for st, n in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
+def strided_array(shape, dtype, strides):
+    """A zero-filled array of ``shape`` with the given element strides (non-negative; dims may
+    overlap, as ``empty_strided`` allows)."""
+    dtype = np.dtype(dtype)
+    n = 1 + sum((s - 1) * st for s, st in zip(shape, strides)) if all(shape) else 1
+    return np.lib.stride_tricks.as_strided(np.zeros(n, dtype), tuple(shape),
+                                           tuple(st * dtype.itemsize for st in strides),
+                                           writeable=True)
+
+
+def new_array(arr):
+    """A creation op's fresh result: an empty one takes the strides torch gives a new tensor
+    (numpy reports 0 for all of them)."""
+    return empty_array(arr.shape, arr.dtype) if not arr.size and arr.ndim else arr
+
+
+def empty_array(shape, dtype):
+    """An empty array with the strides torch gives a new contiguous tensor of ``shape`` (sizes
+    of 0 count as 1; numpy reports every stride of an empty array as 0, which torch keeps only
+    for tensors copied from such an array)."""
+    dtype = np.dtype(dtype)
+    strides, acc = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
+                                           writeable=True)
 
 
 def torch_layout(shape, arrays) -> list:
@@ -70,7 +108,7 @@ def preserved_copy(x, r):
     ``preserve_format`` copy of ``x``: ``x``'s own strides when ``x`` is non-overlapping and
     dense, otherwise ``x``'s dim order packed densely (torch's ``infer_dense_strides``). ``r``
     itself when it already has that layout and is a writeable array apart from ``x``."""
-    if not _dense_layout(x):
+    if not dense_layout(x):
         want = _strided_like(r.shape, r.dtype, torch_layout(r.shape, [x]))
         np.copyto(want, r)
         return want
@@ -149,7 +187,7 @@ def format_strides(fmt, x) -> tuple | None:
         return order_strides(x.shape, order)
     if fmt is contiguous_format or x.ndim == 0:
         return None
-    if x.size == 0 or _dense_layout(x):
+    if x.size == 0 or dense_layout(x):
         st = tuple(s // x.itemsize for s in x.strides)
     else:
         st = order_strides(x.shape, torch_layout(x.shape, [x]))

@@ -12,7 +12,8 @@ import os
 
 import numpy as np
 
-from ._dispatch import Op, apply, new_array, strided_array
+from ._dispatch import Op, apply
+from ._layout import new_array, strided_array
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]

@@ -24,8 +24,9 @@ import inspect
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import Op, _dense_layout, empty_array
-from .._layout import _strided_like, channels_last, preserved_copy, suggested_format, torch_layout
+from .._dispatch import Op
+from .._layout import (_strided_like, channels_last, dense_layout, empty_array, preserved_copy,
+                       suggested_format, torch_layout)
 
 __all__ = ["Kernel", "Pointwise", "finish"]
 
@@ -216,7 +217,7 @@ class _Layout:
         self.shape, self.strides, self.ndim = shape, strides, len(shape)
 
 
-_dense = _dense_layout  # torch's ``is_non_overlapping_and_dense`` (one rule, in the dispatch)
+_dense = dense_layout  # torch's ``is_non_overlapping_and_dense`` (one rule, in the layouts)
 
 
 def _as_converted(inputs, promoted):

@@ -468,24 +468,6 @@ Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(
 Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g * xp.rsqrt(-x * x + 1))
 Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: g * -xp.rsqrt(-x * x + 1))
 Atan = _unary("atan", _wrap1(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
-def _sinc(x, out=None):
-    """torch's sinc kernel: 1 at 0, else sin(pi x) / (pi x) with pi and the product in the
-    computing dtype (so sinc(1) in float32 is sin(float32(pi)) / float32(pi), not 0)."""
-    px = x * np.asarray(math.pi, x.dtype)
-    zero = x == 0
-    r = np.where(zero, np.ones((), x.dtype), np.sin(px) / np.where(zero, np.ones((), x.dtype), px))
-    return write_out(r, out) if out is not None else r
-
-
-def _sinc_bwd(xp, x, y, g):
-    # torch's sinc_backward: grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is
-    px = x * math.pi
-    sq = x * x * math.pi
-    r = g * (px * xp.cos(px) - xp.sin(px)) / sq
-    return xp.where(sq == 0, xp.zeros((), xp.npdtype(r)), r)
-
-
-Sinc = _unary("sinc", _sinc, _sinc_bwd)
 Sinh = _unary("sinh", _wrap1(np.sinh), lambda xp, x, y, g: g * xp.cosh(x))
 # torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), grad * 1 / (1 - x^2)
 Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g * xp.rsqrt(x * x + 1))
@@ -731,51 +713,6 @@ class Elu(Pointwise):
         return (xp.where(x <= 0, g * neg, g * c(ctx.scale)),)  # NaN takes the right branch
 
 
-def _logit_bounds(eps, dt):
-    """``(lo, hi)`` of logit's clamp in dtype ``dt`` (torch converts ``eps`` to the dtype, then
-    ``hi = 1 - eps`` in it), or None for no clamp (``eps`` None or negative)."""
-    if eps is None or D.np_cast(np.asarray(eps, np.float64), dt) < 0:
-        return None
-    lo = D.np_cast(np.asarray(eps, np.float64), dt)
-    return lo, np.ones((), dt) - lo
-
-
-class Logit(Pointwise):
-    """``log(x / (1 - x))`` (torch.logit); with ``eps`` the input is first clamped into
-    ``[eps, 1 - eps]`` (NaN passes). torch's CPU kernels compute in the tensor's dtype, each
-    operation rounded (also for float16/bfloat16), and its backward is
-    ``grad / (x * (1 - x))`` where ``x`` lies in ``[0, 1]`` (with ``eps``: in ``[lo, hi]``),
-    else NaN (with ``eps``: 0) -- the vectorized kernel's choice, NaN inputs included."""
-
-    name = "logit"
-    saved = (0,)
-
-    @staticmethod
-    def forward(ctx, x, eps=None, out=None):
-        x = _float_out(x)
-        one = np.ones((), x.dtype)
-        bounds = _logit_bounds(eps, x.dtype)
-        xc = x if bounds is None else np.where(x < bounds[0], bounds[0],
-                                               np.where(x > bounds[1], bounds[1], x))
-        ctx.x, ctx.eps = x, eps
-        q = xc / (one - xc)
-        # float32: torch takes MKL's vector log, within an ulp of the exact value; the float64
-        # log rounded once is the exact value's nearest float32 (closer to it than numpy's own
-        # float32 log, which misses by an ulp more often)
-        r = np.log(q.astype(np.float64)).astype(np.float32) if x.dtype == np.float32 else \
-            np.log(q)
-        return write_out(r, out) if out is not None else r
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x, dt = ctx.x, xp.npdtype(g)
-        bounds = _logit_bounds(raw(ctx, "eps"), dt)
-        lo, hi = (0.0, 1.0) if bounds is None else (float(bounds[0]), float(bounds[1]))
-        fill = xp.asarray(float("nan") if bounds is None else 0.0, dt)
-        return (xp.where((x >= lo) & (x <= hi), g / (x * (1 - x)), fill),)
-
-
 class Hardtanh(Pointwise):
     """``hardtanh``/``relu6``: clamp into ``[lo, hi]`` keeping the input's dtype (the bounds are
     converted to it); the gradient is 0 at and beyond the bounds, unlike ``clamp``'s, and
@@ -1012,3 +949,4 @@ class Ctx_:
 
 # ----- binary math: in .binary (re-exported here: ``E.Add`` and friends) -----------------------
 from .binary import *  # noqa: E402,F401,F403
+from .unary import *  # noqa: E402,F401,F403

@@ -118,9 +118,8 @@ def _check_target(logp, target):
 
 
 def every_target_counts(target, n_classes, ignore_index, weight=None) -> bool:
-    """No class weights, an ``ignore_index`` outside the classes and every target a class: the
-    class-index losses' selects and products by ones then leave every value as it is."""
-    # (the ufuncs' reduce: ndarray.min/max without their Python wrappers)
+    """No class weights, an ``ignore_index`` outside the classes and every target a class (the
+    ufuncs' min/max reduce): the losses' selects and products by ones then change nothing."""
     return weight is None and target.size > 0 and not 0 <= ignore_index < n_classes and \
         0 <= np.minimum.reduce(target, None) and np.maximum.reduce(target, None) < n_classes
 
