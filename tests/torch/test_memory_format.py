@@ -29,7 +29,8 @@ def _layouts(T):
     fmts = [None, T.preserve_format, T.contiguous_format, T.channels_last, T.channels_last_3d]
     calls = [T.zeros_like, T.empty_like, T.randn_like, lambda t, **k: T.full_like(t, 2, **k),
              T.clone, lambda t, **k: t.contiguous(**k), lambda t, **k: t.to(**k),
-             lambda t, **k: t.is_contiguous(**k), lambda t, **k: t.to(T.float64, **k)]
+             lambda t, **k: t.is_contiguous(**k), lambda t, **k: t.to(T.float64, **k),
+             lambda t, **k: t.double(**k), lambda t, **k: t.float(**k), lambda t, **k: t.int(**k)]
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

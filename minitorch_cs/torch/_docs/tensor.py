@@ -96,7 +96,7 @@ TENSOR = {  # Tensor.<name>
     'bfloat16': ('Tensor.bfloat16(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.bfloat16)``. Returns ``self`` when it already has that dtype; '
          'otherwise a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'bincount': ('Tensor.bincount(weights=None, minlength=0) -> Tensor', '', ''),
     'bitwise_and': ('Tensor.bitwise_and(other) -> Tensor',
         "",
@@ -116,12 +116,12 @@ TENSOR = {  # Tensor.<name>
     'bool': ('Tensor.bool(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.bool)``. Returns ``self`` when it already has that dtype; otherwise '
          'a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'broadcast_to': ('Tensor.broadcast_to(shape) -> Tensor', None, ''),
     'byte': ('Tensor.byte(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.uint8)``. Returns ``self`` when it already has that dtype; otherwise'
          ' a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'ceil': ('Tensor.ceil() -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -215,7 +215,7 @@ TENSOR = {  # Tensor.<name>
     'double': ('Tensor.double(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.float64)``. Returns ``self`` when it already has that dtype; '
          'otherwise a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'dtype': ('Tensor.dtype -> torch.dtype', 'The element type (a torch.dtype).', ''),
     'element_size': ('Tensor.element_size() -> int', 'The size of one element in bytes.', ''),
     'eq': ('Tensor.eq(other) -> Tensor',
@@ -268,7 +268,7 @@ TENSOR = {  # Tensor.<name>
     'float': ('Tensor.float(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.float32)``. Returns ``self`` when it already has that dtype; '
          'otherwise a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'float_power': ('Tensor.float_power(exponent) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -303,7 +303,7 @@ TENSOR = {  # Tensor.<name>
     'half': ('Tensor.half(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.float16)``. Returns ``self`` when it already has that dtype; '
          'otherwise a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'index_add': ('Tensor.index_add(dim, index, source, *, alpha=1) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -329,7 +329,7 @@ TENSOR = {  # Tensor.<name>
     'int': ('Tensor.int(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.int32)``. Returns ``self`` when it already has that dtype; otherwise'
          ' a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'is_contiguous': ('Tensor.is_contiguous(memory_format=torch.contiguous_format) -> bool',
         ('True when the elements are laid out in C order without gaps (with '
          '``memory_format=torch.channels_last(_3d)``: in that order, dims of size 1 taking any '
@@ -400,7 +400,7 @@ TENSOR = {  # Tensor.<name>
     'long': ('Tensor.long(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.int64)``. Returns ``self`` when it already has that dtype; otherwise'
          ' a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'lt': ('Tensor.lt(other) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -625,7 +625,7 @@ TENSOR = {  # Tensor.<name>
     'short': ('Tensor.short(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.int16)``. Returns ``self`` when it already has that dtype; otherwise'
          ' a copy that stays in the autograd graph.'),
-        "Differs from torch: torch's ``memory_format`` is not accepted here."),
+        ""),
     'sigmoid': ('Tensor.sigmoid() -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
