@@ -47,8 +47,8 @@ def _direct_update(param, grad, momentum_buffer, *, lr, momentum, dampening, wei
     if arrays is None:
         return False
     p, g = arrays[0], arrays[1]
-    num = p.dtype.type  # Python numbers as the arrays' dtype: numpy's weak-scalar conversion,
-    if maximize:        # done once here instead of inside every ufunc call
+    num = p.dtype.type  # Python numbers as numpy scalars of the arrays' dtype: the values its
+    if maximize:        # weak-scalar rule would convert them to, without that step per ufunc
         g = np.negative(g)
     if weight_decay != 0:
         g = g + p * num(weight_decay)

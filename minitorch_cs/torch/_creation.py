@@ -12,8 +12,8 @@ from . import _dtype as D
 from ._device import device as _device_cls
 from ._autograd import no_grad
 from ._dispatch import Op, apply, read_value
-from ._layout import (channels_last_order, checked_format, format_strides, new_array, order_strides,
-                      preserve_format, strided_array)
+from ._layout import (channels_last_order, checked_format, element_strides, format_strides,
+                      laid_out, new_array, order_strides, preserve_format)
 from ._layout import preserved_copy
 from ._random import RandomNew
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
@@ -75,13 +75,6 @@ class Full(Op):
         r = np.full(shape, D.np_cast(value, dtype) if isinstance(value, float) else value,
                     dtype=dtype)
         return new_array(r) if strides is None else laid_out(r, strides)
-
-
-def laid_out(r, strides):
-    """``r``'s values in a new array with the given element strides (a memory format's)."""
-    out = strided_array(r.shape, r.dtype, strides)
-    np.copyto(out, r)
-    return out
 
 
 def _full(shape, value, dtype, device, requires_grad, strides=None):
@@ -171,8 +164,7 @@ class Constant(Op):
         if value.size and value.ndim:  # a copy with the value's strides (where dense)
             return preserved_copy(value, value)
         if value.ndim:  # empty: its strides as they are (torch keeps a numpy source's zeros)
-            return np.lib.stride_tricks.as_strided(np.empty(1, value.dtype), value.shape,
-                                                   value.strides, writeable=True)
+            return laid_out(value, element_strides(value))
         return np.array(value, copy=True)
 
 
@@ -225,9 +217,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr = preserved_copy(data, arr)  # from_numpy(a).to(copy=True): its strides where dense
     elif not arr.size and arr.ndim:  # empty: a numpy array's (zero) strides are kept, a
         src = getattr(data, "_data", data)  # tensor's too (as a copy of it); lists make new ones
-        arr = np.lib.stride_tricks.as_strided(
-            np.empty(1, arr.dtype), arr.shape, tuple(s // src.itemsize * arr.itemsize
-                                                     for s in src.strides), writeable=True) \
+        arr = laid_out(arr, element_strides(src)) \
             if isinstance(src, np.ndarray) and src.shape == arr.shape else new_array(arr)
     if _is_meta(device) or (isinstance(data, Tensor) and data._meta):
         t = Tensor._wrap(_meta_array(arr.shape, dt.np))

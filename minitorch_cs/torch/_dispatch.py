@@ -380,13 +380,7 @@ def _make_node(op, args):
     node.next = nxt
     node.in_meta = meta
     node.needs_input_grad = needs
-    if not op.saved:
-        node.saved_versions = []
-    elif op.reads is None:  # every saved tensor input is checked
-        node.saved_versions = [(a, a._vc[0]) for i in op.saved if i < len(args)
-                               for a in (args[i],) if isinstance(a, Tensor)]
-    else:
-        node.saved_versions = _saved_versions(op, args, needs, 0)
+    node.saved_versions = _saved_versions(op, args, needs, 0) if op.saved else []
     if Anomaly.enabled:
         record_forward_stack(node)
     return node

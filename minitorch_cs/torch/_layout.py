@@ -34,6 +34,25 @@ def strided_array(shape, dtype, strides):
                                            writeable=True)
 
 
+def laid_out(r, strides):
+    """``r``'s values in a new array with the given element strides (empty ``r`` too: a
+    memory format's layout, or the strides an empty source had)."""
+    out = strided_array(r.shape, r.dtype, strides)
+    np.copyto(out, r)
+    return out
+
+
+def element_strides(a) -> tuple:
+    """``a``'s strides counted in elements (what ``Tensor.stride()`` reports)."""
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def c_strides(shape) -> tuple:
+    """The element strides torch gives a new contiguous tensor of ``shape`` (sizes of 0 count
+    as 1)."""
+    return order_strides(shape, range(len(shape) - 1, -1, -1))
+
+
 def new_array(arr):
     """A creation op's fresh result: an empty one takes the strides torch gives a new tensor
     (numpy reports 0 for all of them)."""
@@ -41,16 +60,10 @@ def new_array(arr):
 
 
 def empty_array(shape, dtype):
-    """An empty array with the strides torch gives a new contiguous tensor of ``shape`` (sizes
-    of 0 count as 1; numpy reports every stride of an empty array as 0, which torch keeps only
-    for tensors copied from such an array)."""
-    dtype = np.dtype(dtype)
-    strides, acc = [], dtype.itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, tuple(reversed(strides)),
-                                           writeable=True)
+    """An empty array with the strides torch gives a new contiguous tensor of ``shape`` (numpy
+    reports every stride of an empty array as 0, which torch keeps only for tensors copied from
+    such an array)."""
+    return strided_array(shape, dtype, c_strides(shape))
 
 
 def torch_layout(shape, arrays) -> list:
@@ -188,10 +201,10 @@ def format_strides(fmt, x) -> tuple | None:
     if fmt is contiguous_format or x.ndim == 0:
         return None
     if x.size == 0 or dense_layout(x):
-        st = tuple(s // x.itemsize for s in x.strides)
+        st = element_strides(x)
     else:
         st = order_strides(x.shape, torch_layout(x.shape, [x]))
-    return None if st == order_strides(x.shape, range(x.ndim - 1, -1, -1)) else st
+    return None if st == c_strides(x.shape) else st
 
 
 def suggested_format(x):
@@ -206,7 +219,7 @@ def suggested_format(x):
 def _channels_last_like(x, order) -> bool:
     """torch's ``is_channels_last_strides_2d/3d``: strides increase along ``order`` (size-1
     dims tie by their size), the channel stride nonzero."""
-    st = [s // x.itemsize for s in x.strides]
+    st = element_strides(x)
     if st[1] == 0:
         return False
     low = 0
@@ -227,11 +240,11 @@ def is_contiguous_as(x, fmt) -> bool:
         return bool(x.flags.c_contiguous)
     if x.ndim != order[0]:
         return False
-    expected = 1
+    expected, st = 1, element_strides(x)
     for d in order[1]:
         n = x.shape[d]
         if n != 1:
-            if x.strides[d] // x.itemsize != expected:
+            if st[d] != expected:
                 return False
             expected *= n
     return True

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from ._dispatch import Op, apply
-from ._layout import new_array, strided_array
+from ._layout import laid_out, new_array
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -291,8 +291,5 @@ class RandomNew(Op):
         if kind == "perm":
             return new_array(_gen(generator).permutation(int(a)).astype(dtype))
         r = _draw(kind, shape, dtype, generator, a, b)
-        if strides is None:  # (a memory format's layout: the same values by index)
-            return new_array(r)
-        out = strided_array(r.shape, r.dtype, strides)
-        np.copyto(out, r)
-        return out
+        # (a memory format's layout: the same values by index)
+        return new_array(r) if strides is None else laid_out(r, strides)

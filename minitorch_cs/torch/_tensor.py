@@ -75,14 +75,7 @@ class Tensor:
     @classmethod
     def _wrap(cls, arr: np.ndarray, requires_grad=False) -> "Tensor":
         t = object.__new__(Tensor)
-        t._data = arr
-        t._dtype = D._BY_NP[arr.dtype]
-        t.grad_fn = t._grad = t._acc = t._hooks = t._base = t._view_fn = None
-        t._rg = t._retains = t._meta = False
-        t._output_nr = 0
-        t._vc = [0]
-        if requires_grad:
-            t.requires_grad = True
+        t._init(arr, requires_grad)
         t._lazydev = None  # an internal constant: on no device in particular (mixes with any)
         return t
 

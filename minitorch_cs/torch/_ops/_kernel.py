@@ -25,8 +25,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
-from .._layout import (_strided_like, channels_last, dense_layout, empty_array, preserved_copy,
-                       suggested_format, torch_layout)
+from .._layout import (_strided_like, channels_last, dense_layout, element_strides, empty_array,
+                       laid_out, preserved_copy, suggested_format, torch_layout)
 
 __all__ = ["Kernel", "Pointwise", "finish"]
 
@@ -142,7 +142,7 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
     if not isinstance(r, np.ndarray):
         return np.asarray(r)  # a numpy scalar: a new 0-d array
     if r.size == 0:
-        return _empty(r.shape, r.dtype)
+        return empty_array(r.shape, r.dtype)
     flags = r.flags
     fresh = flags.writeable and _owns_apart(r, inputs)
     if not elementwise:
@@ -189,9 +189,7 @@ def preserve_format(x, r):
     ``x``'s dim order packed densely (torch's ``infer_dense_strides``)."""
     r = np.asarray(r)
     if x.size == 0 and x.ndim and r.shape == x.shape:  # torch counts an empty tensor as dense:
-        return np.lib.stride_tricks.as_strided(  # its strides are kept (a numpy source's zeros)
-            np.empty(1, r.dtype), r.shape, tuple(s // x.itemsize * r.itemsize for s in x.strides),
-            writeable=True)
+        return laid_out(r, element_strides(x))  # its strides are kept (a numpy source's zeros)
     if x.ndim == 0 or x.size == 0 or r.shape != x.shape:
         return finish(r, (x,))
     return preserved_copy(x, r)
@@ -290,5 +288,3 @@ def _same_layout(a, b) -> bool:
     """Same strides, size-1 dims included (they steer the layout of later elementwise ops)."""
     return a.strides == b.strides
 
-
-_empty = empty_array  # (the dispatch point's rule for every op's empty output)

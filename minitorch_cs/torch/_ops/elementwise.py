@@ -210,13 +210,11 @@ class Clone(Pointwise):
         # clone() keeps the memory layout (torch's preserve_format); contiguous() asks for C order;
         # channels_last(_3d): a 4-D (5-D) copy in torch's channels-last layout
         from ._kernel import channels_last_copy, preserve_format
-        from .._layout import _strided_like
+        from .._layout import channels_last_3d as cl3d, channels_last_order, laid_out, order_strides
         if channels_last:
             return channels_last_copy(np.array(x, copy=True))
         if channels_last_3d:
-            r = _strided_like(x.shape, x.dtype, [1, 4, 3, 2, 0])
-            np.copyto(r, x)
-            return r
+            return laid_out(x, order_strides(x.shape, channels_last_order(cl3d, x.ndim)))
         if contiguous:
             return np.array(x, copy=True, order="C")
         return preserve_format(x, np.array(x, copy=True, order="K"))

@@ -189,29 +189,9 @@ class Linear(Kernel):
     @staticmethod
     def forward(ctx, x, w, b=None):
         dt = x.dtype
-        if dt in _PLAIN and w.dtype == dt and w.ndim == 2 and 0 < x.ndim < 3 and \
-                x.shape[-1] == w.shape[1] and (b is None or b.dtype == dt):
-            # float32/float64 operands of one dtype: every check below passes
-            ctx.x, ctx.w = x, w
-            y = _matmul(x, w.T)
-            if b is not None:
-                y += b
-            return y
-        if x.ndim == 0 or w.ndim == 0:
-            raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                               f"{x.ndim}D and {w.ndim}D")
-        if x.shape[-1] != w.shape[-1]:
-            sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
-                               f"{w.shape[1]}x{w.shape[0]})")
-        if b is not None:  # torch: addmm(bias, x, w.t()) checks self/mat2, then mat1/mat2
-            _check_addmm_dtypes(b, x, w)
-        elif (x.dtype != w.dtype or x.dtype == np.bool_) and not _folds(ctx, x):
-            check_matmul_dtypes(x, w.T, bmm=True)  # torch's matmul takes its bmm path
-        elif x.dtype != w.dtype:  # torch: matmul folded into one mm
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
-        _no_bool("addmm_impl_cpu_", x)
+        if not (dt in _PLAIN and w.dtype == dt and w.ndim == 2 and 0 < x.ndim < 3 and
+                x.shape[-1] == w.shape[1] and (b is None or b.dtype == dt)):
+            _check_linear(ctx, x, w, b)  # (float32/float64 operands of one dtype pass them all)
         ctx.x, ctx.w = x, w
         y = _matmul(x, w.T)
         if b is not None:
@@ -222,22 +202,39 @@ class Linear(Kernel):
     def backward(ctx, g):
         x, w = ctx.x, ctx.w
         n = ctx.needs_input_grad
+        bias = len(n) > 2 and n[2]
         if type(g) is np.ndarray and g.ndim == 2 and x.ndim == 2:  # the arrays themselves
-            gx = _matmul(g, w) if n[0] else None
-            gw = np.matmul(g.T, x) if n[1] else None
-            gb = np.add.reduce(g, 0) if len(n) > 2 and n[2] and g.dtype in _PLAIN else \
-                (NP.sum(g, 0) if len(n) > 2 and n[2] else None)
-            return (gx, gw, gb)
+            return (_matmul(g, w) if n[0] else None, np.matmul(g.T, x) if n[1] else None,
+                    NP.sum(g, 0) if bias else None)
         xp = ns(g)
         gx = _mm(xp, g, w) if n[0] else None
         gw = gb = None
-        if n[1] or (len(n) > 2 and n[2]):
+        if n[1] or bias:
             g2 = xp.reshape(g, (-1, g.shape[-1]))
             if n[1]:
                 gw = xp.matmul(xp.swapaxes(g2, 0, 1), xp.reshape(x, (-1, x.shape[-1])))
-            if len(n) > 2 and n[2]:
+            if bias:
                 gb = xp.sum(g2, 0)
         return (gx, gw, gb)
+
+
+def _check_linear(ctx, x, w, b):
+    """torch's argument checks of ``linear``, in its order."""
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{x.ndim}D and {w.ndim}D")
+    if x.shape[-1] != w.shape[-1]:
+        sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
+                           f"{w.shape[1]}x{w.shape[0]})")
+    if b is not None:  # torch: addmm(bias, x, w.t()) checks self/mat2, then mat1/mat2
+        _check_addmm_dtypes(b, x, w)
+    elif (x.dtype != w.dtype or x.dtype == np.bool_) and not _folds(ctx, x):
+        check_matmul_dtypes(x, w.T, bmm=True)  # torch's matmul takes its bmm path
+    elif x.dtype != w.dtype:  # torch: matmul folded into one mm
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
+    _no_bool("addmm_impl_cpu_", x)
 
 
 def _folds(ctx, x):

@@ -38,10 +38,8 @@ Sinc = _unary("sinc", _sinc, _sinc_bwd)
 def _logit_bounds(eps, dt):
     """``(lo, hi)`` of logit's clamp in dtype ``dt`` (torch converts ``eps`` to the dtype, then
     ``hi = 1 - eps`` in it), or None for no clamp (``eps`` None or negative)."""
-    if eps is None or D.np_cast(np.asarray(eps, np.float64), dt) < 0:
-        return None
-    lo = D.np_cast(np.asarray(eps, np.float64), dt)
-    return lo, np.ones((), dt) - lo
+    lo = None if eps is None else D.np_cast(np.asarray(eps, np.float64), dt)
+    return None if lo is None or lo < 0 else (lo, np.ones((), dt) - lo)
 
 
 class Logit(Pointwise):
