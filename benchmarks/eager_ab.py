@@ -1,6 +1,6 @@
 """The eager training step of this checkout against an earlier revision, in one process.
 
-    python benchmarks/eager_ab.py REV [--rounds 30] [--batch 32 128]
+    python benchmarks/eager_ab.py REV [--rounds 30] [--batch 32 128] [--csx]
 
 Separate processes on a shared machine drift by tens of percent between runs, more than a change
 to the per-op overhead moves a step. This script loads both versions side by side instead: the
@@ -12,6 +12,8 @@ Printed, per version: the median of each phase of the tiny step (a 4-4-4-10 MLP 
 where the step is all Python overhead: zero_grad, forward, loss, backward, SGD step) and their
 ratio new/base; then for each ``--batch`` the MLP step of ``mlp_step.py`` (784-256-256-10,
 SGD momentum, cross-entropy) over the hand-written numpy step, the median of per-round ratios.
+With ``--csx``, instead: the same MLP's loop on the emulated wafer (``mlp_step.py``'s ``csx``
+variant: executor, replayed traced step, step closure) of both versions over the numpy step.
 """
 from __future__ import annotations
 
@@ -122,10 +124,38 @@ def mlp_ratios(batch: int, rounds: int) -> None:
     for k, pkg in (("base", "minitorch_cs_base"), ("new", "minitorch_cs")):
         run = _loop(pkg, M._mlp, batches, False)
         fns[k] = lambda run=run: run(1, {})
+    ratios = _interleaved_ratios(fns, rounds)
+    print(f"MLP step, batch {batch}: eager/numpy base {statistics.median(ratios['base']):.3f}, "
+          f"new {statistics.median(ratios['new']):.3f}")
+
+
+def csx_ratios(batch: int, rounds: int) -> None:
+    """The wafer loop of ``mlp_step.py`` (a DataExecutor, the traced step replayed, a step
+    closure reading the loss) of both versions over the hand-written numpy step."""
+    batches = M.make_batches(batch)
+    fns = {"numpy": M.numpy_step_factory(batches)}
+    loops = []
+    with tempfile.TemporaryDirectory() as artifacts:
+        for k, pkg in (("base", "minitorch_cs_base"), ("new", "minitorch_cs")):
+            cs = importlib.import_module(pkg)
+            cs.backend("CSX", artifact_dir=os.path.join(artifacts, k))
+            loop = M.CsxLoop(batches, cstorch=cs)
+            loops.append(loop)
+            fns[k] = loop.iteration
+        ratios = _interleaved_ratios(fns, rounds)
+        for loop in loops:
+            loop.close()
+    print(f"MLP step on the emulated wafer (executor, traced step, closure), batch {batch}: "
+          f"csx/numpy base {statistics.median(ratios['base']):.3f}, "
+          f"new {statistics.median(ratios['new']):.3f}")
+
+
+def _interleaved_ratios(fns: dict, rounds: int) -> dict:
+    """Per round, each function's median over a block of 60 calls, over the numpy step's."""
     for fn in fns.values():
         for _ in range(30):
             fn()
-    ratios = {"base": [], "new": []}
+    ratios = {k: [] for k in fns if k != "numpy"}
     for _ in range(rounds):
         med = {}
         for name, fn in fns.items():
@@ -137,8 +167,7 @@ def mlp_ratios(batch: int, rounds: int) -> None:
             med[name] = statistics.median(ts)
         for k in ratios:
             ratios[k].append(med[k] / med["numpy"])
-    print(f"MLP step, batch {batch}: eager/numpy base {statistics.median(ratios['base']):.3f}, "
-          f"new {statistics.median(ratios['new']):.3f}")
+    return ratios
 
 
 def main(argv=None) -> None:
@@ -146,10 +175,16 @@ def main(argv=None) -> None:
     ap.add_argument("rev", help="the git revision to compare against")
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--batch", type=int, nargs="*", default=[32, 128])
+    ap.add_argument("--csx", action="store_true",
+                    help="the wafer loop only (no eager phases or eager MLP steps)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         extract(args.rev, tmp)
         sys.path.insert(0, tmp)
+        if args.csx:
+            for b in args.batch:
+                csx_ratios(b, max(4, args.rounds // 3))
+            return
         tiny_phases(args.rounds)
         for b in args.batch:
             mlp_ratios(b, max(4, args.rounds // 3))

@@ -131,9 +131,12 @@ def eager_step_factory(batches, build=_mlp):
 class CsxLoop:
     """The wafer loop: a DataExecutor over the batches, a traced step and a step closure."""
 
-    def __init__(self, batches, build=_mlp):
-        from minitorch_cs.torch import nn
+    def __init__(self, batches, build=_mlp, cstorch=cstorch):
+        # (``cstorch``: the package, for benchmarks/eager_ab.py's side-by-side revisions)
+        torch = cstorch.torch
+        nn = torch.nn
         backend = cstorch.current_backend()
+        self.cstorch = cstorch
         torch.manual_seed(0)
         with backend.device:
             model = build(nn)
@@ -177,8 +180,8 @@ class CsxLoop:
         self.it.close()
 
     def plan(self):
-        from minitorch_cs.backend import current_backend_impl
-        return next(iter(current_backend_impl()._tapes.values())).tape.plan
+        impl = sys.modules[self.cstorch.__name__ + ".backend"].current_backend_impl()
+        return next(iter(impl._tapes.values())).tape.plan
 
 
 def step_memory(fn, steps=5):

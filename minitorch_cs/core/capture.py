@@ -42,6 +42,7 @@ import numpy as np
 
 from ..torch import _autograd, _dispatch
 from ..torch._dispatch import Ctx, inplace_forward, inplace_forward_grad, output_array
+from ..torch._ops._kernel import preserve_format
 from ..torch._ops.binary import _addc
 from ..torch._ops.reduce import two_norm
 from ..torch._tensor import Tensor
@@ -548,9 +549,21 @@ def _fast_addcmul(args, attrs):
     return (_addc, value)
 
 
-#: unary kernels that are exactly these ufuncs on a float32/float64 array (no attributes; a
-#: C-ordered or 0-d operand, whose result layout the ufunc keeps as the kernel does)
-_UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative}
+def _alias(a):
+    return a  # detach: the same array (its storage), as the op's kernel returns
+
+
+def _copy(a):
+    # clone of a C-ordered or 0-d array: a C-ordered copy, unless the source's size-1 dims
+    # carry other strides (the kernel's layout rule keeps them)
+    r = np.array(a, copy=True)
+    return r if r.strides == a.strides else preserve_format(a, r)
+
+
+#: unary kernels that are exactly these functions on a float32/float64 array (no attributes; a
+#: C-ordered or 0-d operand, whose result layout the function keeps as the kernel does). detach
+#: and clone are the step closures' snapshot of their tensor arguments (``t.detach().clone()``)
+_UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative, "detach": _alias, "clone": _copy}
 
 
 def _fast_unary(op, args, attrs):
@@ -561,6 +574,8 @@ def _fast_unary(op, args, attrs):
         # a whole tensor of more than one element (one element: |x| exactly)
         return (two_norm, 1) if attrs == {"p": 2.0, "axis": None, "keepdim": False} and \
             a._data.size > 1 else None
+    if op.name == "clone" and a._data.size == 0:
+        return None  # (an empty copy's strides follow the kernel's layout rule)
     uf = _UNARY.get(op.name)
     return (uf, 1) if uf is not None and not attrs else None
 

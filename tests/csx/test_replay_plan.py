@@ -559,3 +559,46 @@ def test_planned_cross_entropy_sums_from_positive_zero(tmp_path, reduction):
     assert np.signbit(eager.numpy()) == False  # noqa: E712  (+0.0)
     assert planned == recorded
     assert all(loss == eager.numpy().tobytes() for loss, _ in planned)
+
+
+def test_closure_snapshots_keep_values_and_layouts_planned_and_recorded(tmp_path):
+    """A step closure's arguments are ``t.detach().clone()`` of the step's values; the plan runs
+    the pair as an alias and a copy. Every layout a closure can receive (C-ordered, transposed,
+    a 0-d loss, size-1 dims, a column slice, an empty tensor) arrives with the recorded
+    replay's values and strides, in an array of its own that later steps leave as it was."""
+    got = []
+
+    def make_step(model, compiled):
+        opt = cstorch.optim.SGD(model.parameters(), lr=0.1)
+
+        @cstorch.step_closure
+        def keep(*ts):
+            got.append([(t._data, t.numpy().copy(), t.stride()) for t in ts])
+
+        @cstorch.trace
+        def step(x, y):
+            h = model.fc1(x)
+            loss = F.cross_entropy(model.fc3(F.relu(model.fc2(F.relu(h)))), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            col = h[:, :1]
+            keep(loss, h, h.t(), col, col.t(), h[:, 3:7:2], h[:0], x.sum())
+            return loss
+        return step
+
+    def observe(model, loss):
+        return loss.detach().numpy(force=True).tobytes()
+
+    (seen1, plan), (seen0, _) = _replay_both(tmp_path, Net, make_step, _batches(), 6, observe)
+    assert seen1 == seen0
+    half = len(got) // 2  # the planned run's closures came first
+    planned, recorded = got[:half], got[half:]
+    owned = {id(b) for b in plan.buffers.values()}
+    for p_step, r_step in zip(planned, recorded):
+        for (pa, pv, ps), (_, rv, rs) in zip(p_step, r_step):
+            assert ps == rs and pv.tobytes() == rv.tobytes() and pv.dtype == rv.dtype
+            assert id(pa) not in owned
+            np.testing.assert_array_equal(pa, pv)  # later replays left it as it was
+    arrays = [id(a) for s in planned for a, _, _ in s]
+    assert len(set(arrays)) == len(arrays)
