@@ -153,11 +153,23 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
     if r.ndim < 2 or (len(arrays) == len(inputs) and
                       all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
         return r if fresh and flags.c_contiguous else np.array(r, copy=True, order="C")
-    want = _strided_like(r.shape, r.dtype, _layout_of(r.shape, inputs, promoted))
-    if fresh and _same_layout(r, want):
-        return r
+    perm = _layout_of(r.shape, inputs, promoted)
+    if fresh and r.strides == _perm_strides(r.shape, perm, r.itemsize):
+        return r  # already laid out so (size-1 dims' strides included: they steer later ops)
+    want = _strided_like(r.shape, r.dtype, perm)
     np.copyto(want, r)
     return want
+
+
+def _perm_strides(shape, perm, itemsize) -> tuple:
+    """The strides of a dense array of ``shape`` whose dims are laid out in ``perm`` order
+    (fastest first): those of :func:`_strided_like`'s array, without making it."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for d in perm:
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
 
 
 _LAYOUTS: dict = {}  # (result shape, operands' shapes/strides/dtypes, promoted) -> dim order
@@ -284,7 +296,4 @@ def index_layout(x, key, r):
     return want
 
 
-def _same_layout(a, b) -> bool:
-    """Same strides, size-1 dims included (they steer the layout of later elementwise ops)."""
-    return a.strides == b.strides
 

@@ -30,6 +30,8 @@ def _scaled(a, b, alpha):
     """``alpha * b`` for ``add``/``sub``, checked as torch checks ``alpha``: a float alpha is
     refused for integral results, a bool alpha for non-bool ones. Computed in the result dtype
     (in half precision the product is rounded before the sum, as torch's kernel does)."""
+    if type(alpha) is int and alpha == 1:
+        return b  # (no check refuses an int alpha of 1)
     rt = np.dtype(_rtype(a, b))
     if rt.kind in "biu" and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
@@ -51,13 +53,15 @@ def _scaled(a, b, alpha):
 
 
 def _check_sub(a, b):
-    if _is_bool(a) and _is_bool(b) and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+    ab, bb = _is_bool(a), _is_bool(b)
+    if not (ab or bb):
+        return
+    if ab and bb and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
-    if _is_bool(a) or _is_bool(b):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                       "you are trying to invert a mask, use the `~` or `logical_not()` "
+                       "operator instead.")
 
 
 def _add_sub(f, a, b, alpha, out):
@@ -159,6 +163,9 @@ def _grad_operands(a, b):
     """Operands as a backward formula reads them: an integer or bool array operand of a floating
     result in the result's dtype (torch's formula promotes it against the gradient: in float16
     a large int32 is inf there, so a zero gradient times it is NaN, as in torch)."""
+    if (not isinstance(a, np.ndarray) or a.dtype.kind not in "biu") and \
+            (not isinstance(b, np.ndarray) or b.dtype.kind not in "biu"):
+        return a, b  # no integer or bool array to convert
     rt = np.dtype(_rtype(a, b))
     if rt.kind not in "fV" and rt not in HALF:
         return a, b

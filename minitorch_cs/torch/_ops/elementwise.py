@@ -33,6 +33,12 @@ def _rtype(*operands):
     if type(a) is np.ndarray and all(type(b) is np.ndarray and b.dtype == a.dtype
                                      for b in operands[1:]):
         return a.dtype  # arrays of one dtype (the common case, no rule to consult)
+    if len(operands) == 2:  # a floating array and a real Python number: the array's dtype (a
+        b = operands[1]  # number never outranks a tensor of its own category or higher)
+        if type(b) is np.ndarray:
+            a, b = b, a
+        if type(a) is np.ndarray and a.dtype.kind == "f" and type(b) in (int, float):
+            return a.dtype
     return D.result_type(*operands).np
 
 
