@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd import GradState, no_grad
-from ._dispatch import OPS, apply, apply_inplace, set_data
+from ._dispatch import OPS, Op, apply, apply_inplace, set_data
 from ._fpe import warn_user
 from ._tensor import Tensor
 
@@ -53,6 +53,30 @@ def write(result: Tensor, out: Tensor) -> None:
         return
     with no_grad():
         apply_inplace(OPS["copy_"], out, result)
+
+
+class _NotImplementedOut(Op):
+    """``out`` of an op torch runs with ``out=`` on inputs that require grad without a
+    derivative for that form (``softmax(x, 0, out=o)``): ``out`` takes the result's values and
+    requires grad through a node whose backward raises, naming the ATen op (torch's
+    NotImplemented node: "derivative for aten::softmax is not implemented")."""
+
+    name = "not_implemented_out"
+
+    @staticmethod
+    def forward(ctx, dst, src, aten="", out=None):
+        ctx.aten = aten
+        return src
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError(f"derivative for {ctx.aten} is not implemented")
+
+
+def attach_not_implemented(out: Tensor, result: Tensor, aten: str) -> None:
+    """Record ``out`` (already holding ``result``'s values) as computed from ``result`` by a
+    node that cannot be differentiated (see :class:`_NotImplementedOut`)."""
+    apply_inplace(_NotImplementedOut, out, result, aten=aten)
 
 
 def supports_out(f, creation=False):

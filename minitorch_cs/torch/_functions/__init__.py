@@ -18,6 +18,7 @@ from .. import _dtype as _D
 from .._dispatch import check_overlap
 from .._dtype import finfo, iinfo
 from .._format import set_printoptions
+from .._out import attach_not_implemented
 from .._tensor import Tensor
 from . import pointwise as _pointwise
 from ._common import _ALIASES, _PYTHON_LEVEL, _with_numpy_names
@@ -104,6 +105,31 @@ _OUT_OVERLAP.update(dict.fromkeys("index_select masked_select take_along_dim gat
                                   "concatenate stack hstack vstack".split(), "any"))
 _OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
 
+# Autograd and ``out=`` (torch 2.13, measured with an input or ``out`` that requires grad): a
+# differentiable op refuses ("functions with out=... arguments don't support automatic
+# differentiation") before its own checks of ``out``, naming the ATen op it dispatches to (an
+# alias names its target: ``clip`` -> clamp, ``outer`` and ``kron`` -> mul, ``vstack`` -> cat);
+# the ops without a derivative never refuse and never record; a few composites accept, ``out``
+# then requiring grad through a node whose backward raises (torch's NotImplemented node, named
+# after the ATen op), or, for ``tensordot``, through the copy into ``out``.
+_OUT_GRAD_NAME = {
+    "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "clip": "clamp", "concat": "cat",
+    "concatenate": "cat", "hstack": "cat", "vstack": "cat", "divide": "div",
+    "true_divide": "div", "multiply": "mul", "outer": "mul", "kron": "mul", "subtract": "sub",
+    "negative": "neg", "square": "pow", "float_power": "pow", "norm": "linalg_vector_norm"}
+_OUT_NO_GRAD = set(
+    "eq ne lt le gt ge greater greater_equal less less_equal not_equal argmax argmin all any "
+    "logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
+    "bitwise_not searchsorted bucketize".split())
+_OUT_NOT_IMPLEMENTED = {"softmax": "aten::softmax", "log_softmax": "aten::log_softmax",
+                        "diag": "aten::diagonal_copy", "floor_divide": "aten::floor_divide"}
+
+
+def _out_grad_error(name):
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
+
 
 def _exact_message(fname, got, want):
     g, w = _D.cpp_name(got), _D.cpp_name(want)
@@ -166,12 +192,47 @@ def _with_out(fname, f):
                 raise TypeError(f"{fname}(): {e}") from None
         if fname in _OUT_NEEDS_DIM and len(args) <= _OUT_NEEDS_DIM[fname] and \
                 "dim" not in kwargs:
+            if fname == "median":
+                raise TypeError('median() missing 1 required positional arguments: "dim"')
             raise TypeError(f"{fname}() received an invalid combination of arguments - got "
-                            f"(Tensor, out=Tensor): {fname} takes out= only together with dim")
+                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
         if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and args and \
                 isinstance(args[0], Tensor):
             raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                             "not Tensor")
+        if fname == "where" and len(args) + len(kwargs) < 3:  # where(condition): no out=
+            raise TypeError("where() received an invalid combination of arguments - got "
+                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
+        tupled = isinstance(out, (tuple, list))
+        wants_tuple = fname in ("sort", "topk") or (
+            fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
+        if tupled != wants_tuple:  # torch's parser: one overload names the argument, several
+            # list the call's types (the first line of its message)
+            if fname == "topk" or (not wants_tuple and fname not in ("max", "min")):
+                raise TypeError(f"{fname}(): argument 'out' must be "
+                                f"{'tuple of Tensors' if wants_tuple else 'Tensor'}, not "
+                                f"{type(out).__name__}")
+            raise TypeError(f"{fname}() received an invalid combination of arguments - got "
+                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
+        outs = tuple(out) if tupled else (out,)
+        grad_node = None  # the ATen name of a NotImplemented node out gets, or "copy"
+        if GradState.enabled and fname not in _OUT_NO_GRAD:
+            inputs_rg = builtins.any(
+                isinstance(t, Tensor) and t.requires_grad
+                for a in list(args) + list(kwargs.values())
+                for t in (a if isinstance(a, (list, tuple)) else (a,)))
+            out_rg = builtins.any(isinstance(o, Tensor) and o.requires_grad for o in outs)
+            if fname in _OUT_NOT_IMPLEMENTED:
+                if out_rg:
+                    raise _out_grad_error(_OUT_NOT_IMPLEMENTED[fname])
+                grad_node = _OUT_NOT_IMPLEMENTED[fname] if inputs_rg else None
+            elif fname == "tensordot":
+                grad_node = "copy" if inputs_rg or out_rg else None
+            elif inputs_rg or out_rg:
+                if fname == "float_power" and isinstance(out, Tensor) and \
+                        out.dtype is not _D.float64 and not out.dtype.is_complex:
+                    raise RuntimeError(_exact_message(fname, out.dtype, _D.float64))
+                raise _out_grad_error(_OUT_GRAD_NAME.get(fname, fname))
         if fname in ("searchsorted", "bucketize") and isinstance(out, Tensor) and \
                 out.dtype is not (_D.int32 if kwargs.get("out_int32") else _D.int64):
             raise RuntimeError(_exact_message(fname, out.dtype, _D.int32 if kwargs.get(
@@ -188,20 +249,6 @@ def _with_out(fname, f):
         check = getattr(f, "out_check", None)  # a function's own out= checks, in torch's order
         if check is not None and isinstance(out, Tensor):
             check(out, *args, **kwargs)
-        tupled = isinstance(out, (tuple, list))
-        wants_tuple = fname in ("sort", "topk") or (
-            fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
-        if tupled != wants_tuple:
-            raise TypeError(f"{fname}() received an invalid combination of arguments: out must be "
-                            f"{'a tuple of Tensors' if wants_tuple else 'a Tensor'}")
-        outs = tuple(out) if tupled else (out,)
-        if GradState.enabled and builtins.any(
-                isinstance(t, Tensor) and t.requires_grad
-                for a in list(args) + list(kwargs.values())
-                for t in (a if isinstance(a, (list, tuple)) else (a,))):
-            raise RuntimeError(f"{fname}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires "
-                               "grad.")
         if policy == "compute" and kwargs.get("dtype") is None and fname != "logsumexp":
             od = outs[0].dtype
             if fname == "mean" and (not od.is_floating_point or (
@@ -245,12 +292,39 @@ def _with_out(fname, f):
                                    f"desired output type {_D.scalar_name(o.dtype)}")
         if fname == "kron":  # kron_out resizes out (contiguous), then multiplies into a view
             results = tuple(r.contiguous() for r in results)
+        if grad_node == "copy":  # tensordot: computed with its graph, copied into out
+            _copy_with_grad(fname, results[0], outs[0])
+            return out
         for r, o in zip(results, outs):
             write(r if r.dtype is o.dtype else r.to(o.dtype), o)
+        if grad_node is not None:
+            attach_not_implemented(out, results[0], grad_node)
         if isinstance(result, tuple):
             return type(result)(*outs) if hasattr(result, "_fields") else outs
         return out
     return call
+
+
+def _parsed_types(args, kwargs, out) -> str:
+    """A call's arguments as torch's parser lists them: ``Tensor, int, out=tuple``."""
+    def name(v):
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+    return ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()] +
+                     [f"out={name(out)}"])
+
+
+def _copy_with_grad(fname, result, out):
+    """``out.copy_(result)`` recorded (torch's tensordot copies its result into ``out``); an
+    ``out`` that requires grad must already have the result's shape (torch's message)."""
+    from .._out import write
+    if result.shape != out.shape:
+        if out.requires_grad:
+            raise RuntimeError(f"{fname}(): the 'out' tensor was specified and requires "
+                               "gradients, and its shape does not match the expected result. "
+                               "Either remove the 'out' argument, ensure it does not require "
+                               "gradients, or make sure its shape matches the expected output.")
+        write(result.detach(), out)  # resized (torch's warning), then the recorded copy
+    out.copy_(result)
 
 
 def _install_out():

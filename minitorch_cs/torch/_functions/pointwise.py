@@ -10,7 +10,7 @@ from .._ops import elementwise as E
 from .._ops.binary import lerp_dtype
 from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
-from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
+from ._common import _check_integral, _check_tensor, _need_tensor, _number_arg, _t, tensor_like
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
@@ -170,12 +170,21 @@ def lerp(input, end, weight):
     return apply(E.Lerp, input, end, _t(weight))
 
 
+def _need_tensors(fn, first, named):
+    """torch's parser: each of ``named`` ((name, value) pairs) must be a tensor; positions
+    count from ``first``."""
+    for i, (name, v) in enumerate(named):
+        _need_tensor(v, fn, name, first + i)
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
+    _need_tensors("addcmul", 1, (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)))
     return apply(E.Addcmul, input, tensor1, tensor2,
                  value=_number_arg(value, "addcmul", "value"))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
+    _need_tensors("addcdiv", 1, (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)))
     return apply(E.Addcdiv, input, tensor1, tensor2,
                  value=_number_arg(value, "addcdiv", "value"))
 

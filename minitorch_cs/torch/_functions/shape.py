@@ -309,11 +309,19 @@ def stack(tensors, dim=0, *, out=None):
     return apply(M.Stack, *tensors, dim=dim % nd)
 
 
+def _need_sequence(tensors, fname):
+    if isinstance(tensors, Tensor):  # (a tensor would iterate over its rows)
+        raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        "not Tensor")
+
+
 def hstack(tensors):
+    _need_sequence(tensors, "hstack")
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
+    _need_sequence(tensors, "vstack")
     return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
 
 

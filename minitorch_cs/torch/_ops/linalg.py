@@ -368,6 +368,9 @@ class Addmm(Kernel):
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
+        for name, m in (("mat1", a), ("mat2", b)):
+            if m.ndim != 2:
+                raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
         _check_mm(a, b)
         _check_addmm_dtypes(c, a, b)
         if a.dtype.kind in "iu":  # the scalars take the tensors' type (truncated), as in torch
