@@ -73,7 +73,7 @@ def creation_site(depth=2) -> str:
 
 _TENSOR_API = tuple(os.path.join(_PACKAGE, "torch", f) for f in (
     "_methods.py", "_tensor.py", os.path.join("_functions", "shape.py"),
-    os.path.join("_functions", "_common.py")))
+    os.path.join("_functions", "_common.py"), os.path.join("_functions", "_parser.py")))
 
 
 _TORCH_LIB = os.path.join(_PACKAGE, "torch") + os.sep

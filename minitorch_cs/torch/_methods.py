@@ -7,8 +7,9 @@ from . import _dtype as D
 from . import _functions as F
 from ._functions import indexing as FI
 from ._functions import pointwise as FP
+from ._functions._parser import parsed
 from ._functions import sampling as FS
-from ._functions._common import _number_arg, _with_numpy_names
+from ._functions._common import _number_arg, _t, _with_numpy_names
 from ._dispatch import _unwrap, apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
@@ -186,10 +187,12 @@ def _rmod(self, other):
 
 
 def _bool_or_bitwise(logical, bitwise):
+    """``a & b`` and friends: the logical op (``logical``) on bool operands -- a Python bool
+    included, which the public ``logical_and`` refuses -- else the bitwise function."""
     def fn(self, other):
         if self._dtype is D.bool and (other._dtype is D.bool if isinstance(other, Tensor)
                                       else isinstance(other, bool)):  # bool | 1 is int64
-            return logical(self, other)
+            return apply(logical, self, _t(other))
         return bitwise(self, other)
     return fn
 
@@ -599,7 +602,8 @@ def _is_contiguous(self, memory_format=None):
 # ----- the method table -------------------------------------------------------------------------
 # Every Tensor method this module provides, in one declared table, bound once below. Functions of
 # ``torch`` whose first argument is the tensor become methods of the same name (``_SAME``).
-METHODS: dict = {name: getattr(F, name) for name in _SAME}
+METHODS: dict = {name: parsed(name, getattr(getattr(F, name), "unparsed", getattr(F, name)),
+                              method=True) for name in _SAME}
 METHODS.update({f"{name}_": (lambda op: lambda self: apply_inplace(op, self))(op)
                 for name, op in _INPLACE_UNARY.items()})
 # the in-place forms the functional table declares (``fn.inplace``: acos_, eq_, fmod_, cumsum_,
@@ -664,12 +668,12 @@ METHODS.update({
     '__pos__': lambda self: self,
     '__abs__': F.abs,
     '__invert__': _invert,
-    '__and__': _bool_or_bitwise(F.logical_and, F.bitwise_and),
-    '__rand__': _bool_or_bitwise(F.logical_and, F.bitwise_and),
-    '__or__': _bool_or_bitwise(F.logical_or, F.bitwise_or),
-    '__ror__': _bool_or_bitwise(F.logical_or, F.bitwise_or),
-    '__xor__': _bool_or_bitwise(F.logical_xor, F.bitwise_xor),
-    '__rxor__': _bool_or_bitwise(F.logical_xor, F.bitwise_xor),
+    '__and__': _bool_or_bitwise(E.LogicalAnd, F.bitwise_and),
+    '__rand__': _bool_or_bitwise(E.LogicalAnd, F.bitwise_and),
+    '__or__': _bool_or_bitwise(E.LogicalOr, F.bitwise_or),
+    '__ror__': _bool_or_bitwise(E.LogicalOr, F.bitwise_or),
+    '__xor__': _bool_or_bitwise(E.LogicalXor, F.bitwise_xor),
+    '__rxor__': _bool_or_bitwise(E.LogicalXor, F.bitwise_xor),
     '__eq__': _eq,
     '__ne__': _ne,
     '__lt__': F.lt,

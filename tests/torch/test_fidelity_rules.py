@@ -1186,8 +1186,11 @@ def test_logit_rules():
     x = T.tensor([-0.5, 0.5, 1.5], requires_grad=True)
     x.logit(0.1).sum().backward()
     assert x.grad.tolist() == [0.0, 4.0, 0.0]
-    with pytest.raises(TypeError, match="logit\\(\\): argument 'eps' must be float, not str"):
+    with pytest.raises(TypeError, match="logit\\(\\): argument 'eps' \\(position 2\\) must be float, "
+                                        "not str"):
         T.logit(T.tensor([0.5]), "a")
+    with pytest.raises(TypeError, match="logit\\(\\): argument 'eps' must be float, not str"):
+        T.logit(T.tensor([0.5]), eps="a")
 
 
 def _empty_strides(T):

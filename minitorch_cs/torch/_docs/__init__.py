@@ -10,8 +10,9 @@ parameter names agree with the callable's. ``attach(...)`` runs once, at the end
 - a callable's docstring becomes ``signature lines`` + blank line + ``rule`` (+ the "Differs from
   torch:" paragraph); a docstring already written in the code is kept in place of the rule (after
   it, for the few functions in ``RULE_FIRST`` whose code docstring notes how the rule is computed);
-- a Tensor method that is the same object as a torch function (``Tensor.add is torch.add``) gets
-  one docstring with both signature lines (``add(input, ...)`` and ``Tensor.add(...)``);
+- a Tensor method made from a torch function (``Tensor.add`` and ``torch.add`` wrap one callable,
+  ``unparsed``) gets one docstring with both signature lines (``add(input, ...)`` and
+  ``Tensor.add(...)``), as does the function;
 - properties get theirs on the property object.
 """
 from __future__ import annotations
@@ -31,10 +32,10 @@ RULE_FIRST = {"huber_loss", "binary_cross_entropy_with_logits", "kl_div", "cosin
 
 
 class _Entry:
-    __slots__ = ("obj", "sigs", "body", "differs")
+    __slots__ = ("objs", "sigs", "body", "differs")
 
     def __init__(self, obj, body):
-        self.obj, self.sigs, self.body, self.differs = obj, [], body, []
+        self.objs, self.sigs, self.body, self.differs = [obj], [], body, []
 
 
 def _own_doc(obj):
@@ -56,12 +57,16 @@ def attach(torch, linalg, functional, init) -> None:
     entries: dict = {}
 
     def add(obj, sig, rule, differs, rule_first=False):
-        key = id(obj)
+        # a function and the method made from it wrap one callable (``unparsed``): one entry
+        base = getattr(obj, "unparsed", obj)
+        key = id(base)
         if key not in entries:
-            own = _own_doc(obj)
+            own = _own_doc(base)
             body = "\n\n".join(p for p in (rule, own) if p) if rule_first else (own or rule)
             entries[key] = _Entry(obj, body)
         e = entries[key]
+        if all(o is not obj for o in e.objs):
+            e.objs.append(obj)
         e.sigs += [s for s in sig.split("\n") if s not in e.sigs]
         if differs and differs not in e.differs:
             e.differs.append(differs)
@@ -86,7 +91,8 @@ def attach(torch, linalg, functional, init) -> None:
         differs = [lead + "; ".join(d[len(lead):].rstrip(".") if d.startswith(lead) else d
                                      for d in e.differs) + "."] if e.differs else []
         doc = "\n\n".join(["\n".join(e.sigs)] + ([e.body] if e.body else []) + differs)
-        try:
-            e.obj.__doc__ = doc
-        except (AttributeError, TypeError):  # a builtin or slot descriptor: leave it
-            pass
+        for obj in e.objs:
+            try:
+                obj.__doc__ = doc
+            except (AttributeError, TypeError):  # a builtin or slot descriptor: leave it
+                pass

@@ -334,3 +334,14 @@ def _install_out():
 
 
 _install_out()
+
+
+def _install_parser():
+    from ._parser import parsed
+    for fname in __all__:
+        f = globals()[fname]
+        if callable(f) and not isinstance(f, type) and fname not in _PYTHON_LEVEL:
+            globals()[fname] = parsed(fname, f)
+
+
+_install_parser()

@@ -51,6 +51,10 @@ def nonzero(input, *, as_tuple=False):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The sorted distinct values of ``input`` (slices along ``dim``), with the inverse indices
     and the counts when asked for. Data-dependent output shape (see :func:`nonzero`)."""
+    for name, v in (("sorted", sorted), ("return_inverse", return_inverse),
+                    ("return_counts", return_counts)):
+        if not isinstance(v, (builtins.bool, np.bool_)):  # torch's schema: bools only
+            raise TypeError(f"_unique2(): argument '{name}' must be bool, not {type(v).__name__}")
     axis = None if dim is None else _wrap_dim(dim, input.ndim)
     vals, inverse, counts = apply(S.Unique, input, axis=axis)
     if not (return_inverse or return_counts):

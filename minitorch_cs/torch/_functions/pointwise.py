@@ -207,6 +207,8 @@ def _inplace_unary(op):
 def _inplace_binary(op, name, **attrs):
     """``self.<name>_(other)``: the op written into ``self`` (torch's in-place form)."""
     def inplace(self, other):
+        if name in _TENSOR_OTHER:
+            _need_tensor(other, name + "_", "other", 1)
         return apply_inplace(op, self, _t(other), **attrs)
     inplace.__name__ = name + "_"
     return inplace
@@ -443,10 +445,16 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
+_TENSOR_OTHER = {"logical_and", "logical_or", "logical_xor"}  # no Scalar overload: a number
+# is refused (torch 2.13)
+
+
 def _cmp(op):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' must be Tensor")
+        if op.name in _TENSOR_OTHER:
+            _need_tensor(other, op.name, "other", 2)
         if op.name.startswith("bitwise"):
             _check_integral(input, op.name)
         return apply(op, input, _t(other))

@@ -1,0 +1,318 @@
+"""torch's argument parser, for calls that fail: the error names the argument of the wrong type.
+
+torch checks every argument of a native function against its schema before the kernel runs, so
+``x.add("s")``, ``x.sum(1.5)`` and ``x.mm(np.ones((3, 3)))`` are TypeErrors ("add(): argument
+'other' (position 1) must be Tensor, not str"). Our functions take Python values as they come
+and fail later, with whatever error the kernel meets (an AttributeError, a numpy ValueError, a
+NotImplementedError). :func:`parsed` wraps a function so that when a call fails, its arguments
+are checked against the kinds torch's schema gives them, and a wrong one becomes torch's
+TypeError (one schema: the argument, its position and type; several overloads: "received an
+invalid combination of arguments - got (...)"). A call that succeeds costs one frame and no
+check; a call that fails for another reason keeps its own error.
+
+Kinds follow the parameter names torch uses (``other``, ``dim``, ``keepdim``, ...), with the
+type each function's schema declares where it differs (``dim`` is an int for ``argmax`` and a
+tuple of ints for ``amax``); the facts were measured on torch 2.13's Python bindings.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+
+import numpy as np
+
+from .._dtype import dtype as _dtype_cls
+from .._tensor import Tensor
+
+_NUMBER = (numbers.Number, np.number, np.bool_)
+_INT = (int, np.integer)
+
+
+def _is_tensor(v):
+    return isinstance(v, Tensor)
+
+
+def _is_number(v):
+    return isinstance(v, _NUMBER) or isinstance(v, Tensor)
+
+
+def _is_int(v):
+    return isinstance(v, _INT) or (isinstance(v, Tensor) and v.numel() == 1)
+
+
+def _is_ints(v):
+    return _is_int(v) or (isinstance(v, (tuple, list)) and all(_is_int(i) for i in v))
+
+
+def _is_float(v):
+    return isinstance(v, _NUMBER) or (isinstance(v, Tensor) and v.numel() == 1)
+
+
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_dtype(v):
+    return isinstance(v, _dtype_cls)
+
+
+# kind -> (check, the type torch's message names)
+KINDS = {
+    "Tensor": (_is_tensor, "Tensor"),
+    "Tensor|Number": (lambda v: _is_tensor(v) or _is_number(v), "Tensor"),
+    "Number": (_is_number, "Number"),
+    "int": (_is_int, "int"),
+    "tuple of ints": (_is_ints, "tuple of ints"),
+    "float": (_is_float, "float"),
+    "bool": (_is_bool, "bool"),
+    "dtype": (_is_dtype, "torch.dtype"),
+}
+
+# a parameter's kind by its name (torch's schemas name their parameters consistently)
+BY_NAME = {
+    "input": "Tensor", "self": "Tensor", "other": "Tensor|Number", "mat1": "Tensor",
+    "mat2": "Tensor", "vec": "Tensor", "vec1": "Tensor", "vec2": "Tensor", "tensor": "Tensor",
+    "tensor1": "Tensor", "tensor2": "Tensor", "batch1": "Tensor", "batch2": "Tensor",
+    "index": "Tensor", "mask": "Tensor", "indices": "Tensor", "source": "Tensor",
+    "weights": "Tensor", "end": "Tensor", "condition": "Tensor", "exponent": "Tensor|Number",
+    "weight": "Tensor|Number", "src": "Tensor|Number", "min": "Tensor|Number",
+    "max": "Tensor|Number", "alpha": "Number", "beta": "Number", "value": "Number",
+    "dim": "tuple of ints", "dims": "tuple of ints", "shape": "tuple of ints",
+    "size": "tuple of ints", "shifts": "tuple of ints", "split_size_or_sections": "tuple of ints",
+    "keepdim": "bool", "descending": "bool", "stable": "bool", "largest": "bool",
+    "sorted": "bool", "k": "int", "diagonal": "int", "offset": "int", "start_dim": "int",
+    "end_dim": "int", "dim0": "int", "dim1": "int", "axis0": "int", "axis1": "int",
+    "chunks": "int", "dim2": "int", "start": "int", "length": "int", "nan": "float",
+    "minlength": "int", "sizes": "tuple of ints",
+    "posinf": "float", "neginf": "float", "eps": "float", "rtol": "float", "atol": "float",
+    "equal_nan": "bool", "dtype": "dtype", "unbiased": "bool", "correction": "Number",
+}
+
+# torch's name for the function in its messages, and the schema's type of the first argument
+# after ``input`` where the name alone does not tell it (measured: one schema each)
+SINGLE = {
+    "add": ("add", "Tensor"), "sub": ("sub", "Tensor"), "mul": ("mul", "Tensor"),
+    "div": ("div", "Tensor"), "maximum": ("maximum", "Tensor"), "minimum": ("minimum", "Tensor"),
+    "atan2": ("atan2", "Tensor"), "logical_and": ("logical_and", "Tensor"),
+    "logical_or": ("logical_or", "Tensor"), "logical_xor": ("logical_xor", "Tensor"),
+    "equal": ("equal", "Tensor"), "allclose": ("allclose", "Tensor"),
+    "isclose": ("isclose", "Tensor"), "nansum": ("nansum", "tuple of ints"),
+    "amax": ("amax", "tuple of ints"), "amin": ("amin", "tuple of ints"),
+    "argmax": ("argmax", "int"), "argmin": ("argmin", "int"),
+    "logsumexp": ("logsumexp", "tuple of ints"), "dist": ("dist", "Tensor"),
+    "cumsum": ("cumsum", "int"), "cumprod": ("cumprod", "int"), "topk": ("topk", "int"),
+    "matmul": ("matmul", "Tensor"), "mm": ("mm", "Tensor"), "bmm": ("bmm", "Tensor"),
+    "mv": ("mv", "Tensor"), "dot": ("dot", "Tensor"), "outer": ("outer", "Tensor"),
+    "reshape": ("reshape", "tuple of ints"), "flatten": ("flatten", "int"),
+    "unsqueeze": ("unsqueeze", "int"), "permute": ("permute", "tuple of ints"),
+    "transpose": ("transpose", "int"), "swapaxes": ("swapaxes", "int"),
+    "swapdims": ("swapdims", "int"), "expand": ("expand", "tuple of ints"),
+    "broadcast_to": ("broadcast_to", "tuple of ints"), "select": ("select", "int"),
+    "unbind": ("unbind", "int"), "chunk": ("chunk", "int"), "flip": ("flip", "tuple of ints"),
+    "roll": ("roll", "tuple of ints"), "tile": ("tile", "tuple of ints"),
+    "diagonal": ("diagonal", "int"), "diag": ("diag", "int"), "tril": ("tril", "int"),
+    "triu": ("triu", "int"), "gather": ("gather", "int"), "scatter_add": ("scatter_add", "int"),
+    "index_select": ("index_select", "int"), "masked_select": ("masked_select", "Tensor"),
+    "bincount": ("bincount", "Tensor"), "nan_to_num": ("nan_to_num", "float"),
+    "median": ("median", "int"), "index_add": ("index_add", "int"),
+    "index_copy": ("index_copy", "int"), "kron": ("kron", "Tensor"),
+    "take_along_dim": ("take_along_dim", "Tensor"), "rot90": ("rot90", "int"),
+    "logit": ("logit", "float"), "split": ("split_with_sizes", "tuple of ints"),
+}
+
+# ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
+DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
+scatter_add index_select index_add index_copy index_fill median prod max min sort argsort
+unsqueeze chunk narrow squeeze flatten unflatten""".split())
+
+# parameters our functions name differently from torch's schema (their names in its messages)
+RENAMED = {"expand": {"sizes": "size"}, "broadcast_to": {"shape": "size"},
+           "view": {"shape": "size"},
+           "swapaxes": {"dim0": "axis0", "dim1": "axis1"}, "dot": {"other": "tensor"}}
+
+# per function, kinds the name table does not give
+EXTRA = {"dist": {"p": "Number"}, "select": {"index": "int"},
+         "logical_and": {"other": "Tensor"}, "logical_or": {"other": "Tensor"},
+         "logical_xor": {"other": "Tensor"},
+         "movedim": {"source": "tuple of ints", "destination": "tuple of ints"},
+         "moveaxis": {"source": "tuple of ints", "destination": "tuple of ints"},
+         "repeat_interleave": {"repeats": "Tensor|Number"}, "unflatten": {"dim": "int"}}
+
+# flags checked on every call (a truthy value of another type would run silently: torch refuses
+# any non-bool, np.bool_ and 0/1 included), and the overloaded functions whose error for them
+# is the combination message (measured)
+FLAGS = ("keepdim", "descending", "stable", "largest", "sorted", "unbiased")
+FLAG_COMBINATION = {"sort", "argsort", "var", "std"}
+
+# functions that check their own arguments with torch's messages
+OWN_CHECKS = {"unique"}
+
+# functions whose binding has several schemas: a wrong argument is reported as a combination
+OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_power remainder
+fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal gt greater ge
+greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
+count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
+scatter masked_fill index_fill xlogy""".split())
+
+
+def type_name(v) -> str:
+    """How torch's parser names a Python value's type (its C type name: ``str``, ``list``,
+    ``numpy.ndarray``)."""
+    t = type(v)
+    if isinstance(v, Tensor):
+        return "Tensor"
+    mod = t.__module__
+    return t.__name__ if mod == "builtins" else f"{mod.split('.')[0]}.{t.__name__}"
+
+
+def _kinds(name, sig):
+    """(parameter, kind) for the parameters of ``sig`` whose kind is known."""
+    params = list(sig.parameters.values())
+    out = {}
+    first_after_input = params[1].name if len(params) > 1 else None
+    for p in params:
+        kind = EXTRA.get(name, {}).get(p.name) or BY_NAME.get(p.name)
+        if p.name == "dim" and name in DIM_INT:
+            kind = "int"
+        if p.name == "input" and name in OVERLOADED:
+            kind = "Tensor|Number"  # (pow(2, t), remainder(2, t): a Scalar-self overload)
+        if p.name == first_after_input and name in SINGLE and kind != "Tensor|Number":
+            kind = SINGLE[name][1]  # (a Tensor "other" still takes a number: a wrapped scalar)
+        if kind is not None:
+            out[p.name] = (kind, p.default is None, p.kind is p.VAR_POSITIONAL)
+    return out
+
+
+def _combination(name, args, kwargs):
+    """torch's error when no overload of ``name`` takes the given arguments."""
+    got = ", ".join([type_name(a) for a in args] +
+                    [f"{k}={type_name(v)}" for k, v in kwargs.items()])
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:")
+
+
+def _arity_error(name, sig, args, method):
+    """Python's error for too many positional arguments, counted as torch counts them (a
+    method's ``self`` is not an argument; a method without arguments says so)."""
+    params = [p for p in sig.parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in sig.parameters.values()) or \
+            len(args) <= len(params):
+        return None
+    skip = 1 if method else 0
+    if name in OVERLOADED:
+        return _combination(name, args[skip:], {})
+    hi = len(params) - skip
+    lo = sum(p.default is p.empty for p in params) - skip
+    given = len(args) - skip
+    if method and hi == 0:
+        return TypeError(f"Tensor.{name}() takes no arguments ({given} given)")
+    if lo == hi:
+        return TypeError(f"{name}() takes {hi} positional argument{'s' if hi != 1 else ''} but "
+                         f"{given} {'was' if given == 1 else 'were'} given")
+    return TypeError(f"{name}() takes from {lo} to {hi} positional arguments but {given} were "
+                     "given")
+
+
+def argument_error(name, sig, kinds, args, kwargs, method):
+    """torch's TypeError for the first argument of a kind its schema does not take (None
+    when every argument is of an accepted kind)."""
+    try:
+        bound = sig.bind_partial(*args, **kwargs)
+    except TypeError:
+        return _arity_error(name, sig, args, method)
+    if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                p.KEYWORD_ONLY) and n not in bound.arguments
+           for n, p in sig.parameters.items()):
+        return None  # a required argument is missing: Python's own TypeError says so
+    positions = {p: i for i, p in enumerate(sig.parameters)}
+    for pname, value in bound.arguments.items():
+        spec = kinds.get(pname)
+        if spec is None:
+            continue
+        kind, optional, varargs = spec
+        if value is None and optional:
+            continue
+        check, label = KINDS[kind]
+        if varargs:  # ``view(2, "s")``: the sizes given one by one
+            if len(value) == 1 and isinstance(value[0], (tuple, list)):
+                value = value[0]
+            elif len(value) > 1:
+                bad = [i for i, v in enumerate(value) if not _is_int(v)]
+                if bad:
+                    tname = SINGLE.get(name, (name,))[0]
+                    pname = RENAMED.get(name, {}).get(pname, pname)
+                    return TypeError(
+                        f"{tname}(): argument '{pname}' failed to unpack the object at pos "
+                        f"{bad[0] + 1} with error \"type must be tuple of ints,but got "
+                        f"{type_name(value[bad[0]])}\"")
+                continue
+            else:
+                value = value[0] if value else ()
+        if check(value):
+            continue
+        if name in OVERLOADED:
+            return _combination(name, args[1:] if method else args, kwargs)
+        tname = SINGLE.get(name, (name,))[0]
+        # (a keyword argument is named without a position)
+        where = "" if pname in kwargs else f" (position {positions[pname] + (0 if method else 1)})"
+        pname = RENAMED.get(name, {}).get(pname, pname)
+        return TypeError(f"{tname}(): argument '{pname}'{where} must be {label}, not "
+                         f"{type_name(value)}")
+    return None
+
+
+_CAUGHT = (TypeError, ValueError, AttributeError, NotImplementedError, RuntimeError, IndexError,
+           KeyError)
+
+
+def parsed(name, f, method=False):
+    """``f`` whose failing calls report an argument of the wrong kind as torch does (see the
+    module docstring); ``method``: called as ``Tensor.name`` (positions count after self)."""
+    if name in OWN_CHECKS:
+        return f
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return f
+    kinds = _kinds(name, sig)
+    if not kinds:
+        return f
+
+    params = list(sig.parameters.values())
+    flags = tuple((i, p.name) for i, p in enumerate(params)  # (None: a default "not given")
+                  if p.name in FLAGS and (p.default is None or isinstance(p.default, bool)))
+
+    def flag_error(args, kwargs):
+        for i, pname in flags:
+            if i < len(args):
+                v, pos = args[i], i + (0 if method else 1)
+            elif pname in kwargs:
+                v, pos = kwargs[pname], None
+            else:
+                continue
+            if type(v) is bool or (v is None and params[i].default is None):
+                continue
+            if name in FLAG_COMBINATION:
+                return _combination(name, args[1:] if method else args, kwargs)
+            where = "" if pos is None else f" (position {pos})"
+            return TypeError(f"{SINGLE.get(name, (name,))[0]}(): argument '{pname}'{where} "
+                             f"must be bool, not {type_name(v)}")
+        return None
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        if flags:
+            err = flag_error(args, kwargs)
+            if err is not None:
+                raise err
+        try:
+            return f(*args, **kwargs)
+        except _CAUGHT:
+            err = argument_error(name, sig, kinds, args, kwargs, method)
+            if err is None:
+                raise
+            raise err from None
+    call.unparsed = f
+    return call
