@@ -56,6 +56,9 @@ def is_storage(obj) -> bool:
 
 
 def numel(input) -> int:
+    if not isinstance(input, Tensor):
+        raise TypeError("numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     return input.numel()
 
 

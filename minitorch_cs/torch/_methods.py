@@ -237,9 +237,14 @@ def clamp_(self, min=None, max=None):
 
 
 def copy_(self, src, non_blocking=False):
+    if isinstance(src, (int, float)):  # a number: copied as a 0-d tensor (its wrapped form)
+        src = Tensor._wrap(np.asarray(src))
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
+    if type(non_blocking) is not bool:
+        raise TypeError("copy_(): argument 'non_blocking' (position 2) must be bool, not "
+                        f"{type(non_blocking).__name__}")
     try:
         np.broadcast_shapes(src.shape, self.shape)
         if np.broadcast_shapes(src.shape, self.shape) != tuple(self.shape):
@@ -608,7 +613,8 @@ METHODS.update({f"{name}_": (lambda op: lambda self: apply_inplace(op, self))(op
                 for name, op in _INPLACE_UNARY.items()})
 # the in-place forms the functional table declares (``fn.inplace``: acos_, eq_, fmod_, cumsum_,
 # addmm_, ...); a new function gets its ``<name>_`` method by declaring one
-METHODS.update({f"{name}_": getattr(F, name).inplace for name in _SAME
+METHODS.update({f"{name}_": parsed(f"{name}_", getattr(F, name).inplace, method=True)
+                for name in _SAME
                 if getattr(getattr(F, name), "inplace", None) is not None
                 and f"{name}_" not in METHODS})
 METHODS.update({
@@ -737,6 +743,12 @@ METHODS.update({
     'bernoulli_': FS.bernoulli_,
     'multinomial': F.multinomial,
 })
+
+# the in-place methods written here (``add_``, ``clamp_``, ...) get the argument parser too
+for _name, _impl in list(METHODS.items()):
+    if _name.endswith("_") and not _name.startswith("_") and \
+            getattr(_impl, "unparsed", None) is None and callable(_impl):
+        METHODS[_name] = parsed(_name, _impl, method=True)
 
 for _name, _impl in METHODS.items():
     setattr(Tensor, _name, _impl)

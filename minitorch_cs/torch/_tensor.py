@@ -171,6 +171,9 @@ class Tensor:
         self._rg = value
 
     def requires_grad_(self, requires_grad=True):
+        if type(requires_grad) is not bool:  # torch's schema: a bool only
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
         self.requires_grad = requires_grad
         return self
 

@@ -11,7 +11,8 @@ from minitorch_cs import torch
 # ----- _methods: in-place methods derived from the functional table's ``fn.inplace`` ----------
 @pytest.mark.parametrize("name,args", [
     ("acos_", ()), ("asinh_", ()), ("atanh_", ()), ("lgamma_", ()), ("digamma_", ()),
-    ("sinh_", ()), ("eq_", (0.5,)), ("ge_", (0.25,)), ("fmod_", (0.3,)), ("atan2_", (0.7,)),
+    ("sinh_", ()), ("eq_", (0.5,)), ("ge_", (0.25,)), ("fmod_", (0.3,)),
+    ("atan2_", (torch.tensor(0.7),)),
     ("cumsum_", (0,)), ("xlogy_", (0.7,)),
 ])
 def test_inplace_methods_from_the_table(name, args):

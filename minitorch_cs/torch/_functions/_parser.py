@@ -62,6 +62,8 @@ KINDS = {
     "Tensor": (_is_tensor, "Tensor"),
     "Tensor|Number": (lambda v: _is_tensor(v) or _is_number(v), "Tensor"),
     "Number": (_is_number, "Number"),
+    "Tensor|int": (lambda v: _is_tensor(v) or _is_int(v), "Tensor"),
+    "any": (lambda v: True, ""),  # (the function checks it with torch's own message)
     "int": (_is_int, "int"),
     "tuple of ints": (_is_ints, "tuple of ints"),
     "float": (_is_float, "float"),
@@ -84,7 +86,8 @@ BY_NAME = {
     "sorted": "bool", "k": "int", "diagonal": "int", "offset": "int", "start_dim": "int",
     "end_dim": "int", "dim0": "int", "dim1": "int", "axis0": "int", "axis1": "int",
     "chunks": "int", "dim2": "int", "start": "int", "length": "int", "nan": "float",
-    "minlength": "int", "sizes": "tuple of ints",
+    "minlength": "int", "sizes": "tuple of ints", "boundaries": "Tensor",
+    "sorted_sequence": "Tensor",
     "posinf": "float", "neginf": "float", "eps": "float", "rtol": "float", "atol": "float",
     "equal_nan": "bool", "dtype": "dtype", "unbiased": "bool", "correction": "Number",
 }
@@ -119,12 +122,13 @@ SINGLE = {
     "index_copy": ("index_copy", "int"), "kron": ("kron", "Tensor"),
     "take_along_dim": ("take_along_dim", "Tensor"), "rot90": ("rot90", "int"),
     "logit": ("logit", "float"), "split": ("split_with_sizes", "tuple of ints"),
+    "normal": ("normal", "float"),
 }
 
 # ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
 DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
 scatter_add index_select index_add index_copy index_fill median prod max min sort argsort
-unsqueeze chunk narrow squeeze flatten unflatten""".split())
+unsqueeze chunk narrow flatten unflatten""".split())
 
 # parameters our functions name differently from torch's schema (their names in its messages)
 RENAMED = {"expand": {"sizes": "size"}, "broadcast_to": {"shape": "size"},
@@ -132,18 +136,38 @@ RENAMED = {"expand": {"sizes": "size"}, "broadcast_to": {"shape": "size"},
            "swapaxes": {"dim0": "axis0", "dim1": "axis1"}, "dot": {"other": "tensor"}}
 
 # per function, kinds the name table does not give
-EXTRA = {"dist": {"p": "Number"}, "select": {"index": "int"},
+EXTRA = {"select": {"index": "int"},
          "logical_and": {"other": "Tensor"}, "logical_or": {"other": "Tensor"},
-         "logical_xor": {"other": "Tensor"},
+         "logical_xor": {"other": "Tensor"}, "atan2": {"other": "Tensor"},
+         "maximum": {"other": "Tensor"}, "minimum": {"other": "Tensor"},
+         "dist": {"other": "Tensor", "p": "Number"}, "isclose": {"other": "Tensor"},
+         "allclose": {"other": "Tensor"}, "equal": {"other": "Tensor"},
+         "matmul": {"other": "Tensor"}, "kron": {"other": "Tensor"}, "dot": {"other": "Tensor"},
+         "cdist": {"x2": "Tensor"},
+         "multinomial": {"num_samples": "int", "replacement": "bool"},
          "movedim": {"source": "tuple of ints", "destination": "tuple of ints"},
          "moveaxis": {"source": "tuple of ints", "destination": "tuple of ints"},
-         "repeat_interleave": {"repeats": "Tensor|Number"}, "unflatten": {"dim": "int"}}
+         "repeat_interleave": {"repeats": "Tensor|int"}, "unflatten": {"dim": "int"},
+         "tensordot": {"dims": "any"}, "searchsorted": {"input": "Tensor|Number"},
+         "bucketize": {"input": "Tensor|Number"},
+         "random": {"a": "int", "b": "int"}, "normal": {"mean": "float", "std": "float"},
+         "uniform": {"a": "float", "b": "float"}, "exponential": {"lambd": "float"},
+         "bernoulli": {"p": "Tensor|Number"},
+         # (a number input or other: torch's parser takes it for these)
+         "where": {"condition": "Tensor", "input": "Tensor|Number", "other": "Tensor|Number"},
+         "add": {"input": "Tensor|Number"}, "sub": {"input": "Tensor|Number"},
+         "mul": {"input": "Tensor|Number"}, "div": {"input": "Tensor|Number"},
+         "index_put": {"indices": "any"}, "max": {"dim": "any"}, "min": {"dim": "any"},
+         "softmax": {"dim": "any"}, "log_softmax": {"dim": "any"}}
 
 # flags checked on every call (a truthy value of another type would run silently: torch refuses
 # any non-bool, np.bool_ and 0/1 included), and the overloaded functions whose error for them
 # is the combination message (measured)
 FLAGS = ("keepdim", "descending", "stable", "largest", "sorted", "unbiased")
 FLAG_COMBINATION = {"sort", "argsort", "var", "std"}
+
+# kinds checked before every call (the others only when a call fails)
+STRICT = {"Tensor", "int", "tuple of ints", "Tensor|int", "Tensor|Number"}
 
 # functions that check their own arguments with torch's messages
 OWN_CHECKS = {"unique"}
@@ -153,7 +177,7 @@ OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_
 fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal gt greater ge
 greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
 count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
-scatter masked_fill index_fill xlogy""".split())
+scatter masked_fill index_fill xlogy bucketize random bernoulli""".split())
 
 
 def type_name(v) -> str:
@@ -166,19 +190,32 @@ def type_name(v) -> str:
     return t.__name__ if mod == "builtins" else f"{mod.split('.')[0]}.{t.__name__}"
 
 
+def _base(name):
+    """The out-of-place name whose tables an in-place method (``add_``) shares."""
+    return name[:-1] if name.endswith("_") and not name.endswith("__") else name
+
+
+def _display(name):
+    """torch's name for ``name`` in its messages (``split`` runs ``split_with_sizes``)."""
+    base = _base(name)
+    return SINGLE.get(base, (base,))[0] + name[len(base):]
+
+
 def _kinds(name, sig):
     """(parameter, kind) for the parameters of ``sig`` whose kind is known."""
+    name = _base(name)
     params = list(sig.parameters.values())
     out = {}
     first_after_input = params[1].name if len(params) > 1 else None
     for p in params:
-        kind = EXTRA.get(name, {}).get(p.name) or BY_NAME.get(p.name)
+        kind = BY_NAME.get(p.name)
         if p.name == "dim" and name in DIM_INT:
             kind = "int"
         if p.name == "input" and name in OVERLOADED:
             kind = "Tensor|Number"  # (pow(2, t), remainder(2, t): a Scalar-self overload)
         if p.name == first_after_input and name in SINGLE and kind != "Tensor|Number":
             kind = SINGLE[name][1]  # (a Tensor "other" still takes a number: a wrapped scalar)
+        kind = EXTRA.get(name, {}).get(p.name, kind)  # (the per-function facts win)
         if kind is not None:
             out[p.name] = (kind, p.default is None, p.kind is p.VAR_POSITIONAL)
     return out
@@ -201,7 +238,7 @@ def _arity_error(name, sig, args, method):
             len(args) <= len(params):
         return None
     skip = 1 if method else 0
-    if name in OVERLOADED:
+    if _base(name) in OVERLOADED:
         return _combination(name, args[skip:], {})
     hi = len(params) - skip
     lo = sum(p.default is p.empty for p in params) - skip
@@ -241,8 +278,8 @@ def argument_error(name, sig, kinds, args, kwargs, method):
             elif len(value) > 1:
                 bad = [i for i, v in enumerate(value) if not _is_int(v)]
                 if bad:
-                    tname = SINGLE.get(name, (name,))[0]
-                    pname = RENAMED.get(name, {}).get(pname, pname)
+                    tname = _display(name)
+                    pname = RENAMED.get(_base(name), {}).get(pname, pname)
                     return TypeError(
                         f"{tname}(): argument '{pname}' failed to unpack the object at pos "
                         f"{bad[0] + 1} with error \"type must be tuple of ints,but got "
@@ -252,12 +289,12 @@ def argument_error(name, sig, kinds, args, kwargs, method):
                 value = value[0] if value else ()
         if check(value):
             continue
-        if name in OVERLOADED:
+        if _base(name) in OVERLOADED:
             return _combination(name, args[1:] if method else args, kwargs)
-        tname = SINGLE.get(name, (name,))[0]
+        tname = _display(name)
         # (a keyword argument is named without a position)
         where = "" if pname in kwargs else f" (position {positions[pname] + (0 if method else 1)})"
-        pname = RENAMED.get(name, {}).get(pname, pname)
+        pname = RENAMED.get(_base(name), {}).get(pname, pname)
         return TypeError(f"{tname}(): argument '{pname}'{where} must be {label}, not "
                          f"{type_name(value)}")
     return None
@@ -270,7 +307,7 @@ _CAUGHT = (TypeError, ValueError, AttributeError, NotImplementedError, RuntimeEr
 def parsed(name, f, method=False):
     """``f`` whose failing calls report an argument of the wrong kind as torch does (see the
     module docstring); ``method``: called as ``Tensor.name`` (positions count after self)."""
-    if name in OWN_CHECKS:
+    if _base(name) in OWN_CHECKS:
         return f
     try:
         sig = inspect.signature(f)
@@ -294,17 +331,42 @@ def parsed(name, f, method=False):
                 continue
             if type(v) is bool or (v is None and params[i].default is None):
                 continue
-            if name in FLAG_COMBINATION:
+            if _base(name) in FLAG_COMBINATION:
                 return _combination(name, args[1:] if method else args, kwargs)
             where = "" if pos is None else f" (position {pos})"
-            return TypeError(f"{SINGLE.get(name, (name,))[0]}(): argument '{pname}'{where} "
+            return TypeError(f"{_display(name)}(): argument '{pname}'{where} "
                              f"must be bool, not {type_name(v)}")
         return None
+
+    # arguments of the strict kinds are checked before the call too: a float ``k`` or
+    # ``diagonal`` would run (numpy truncates), a number ``other`` of an op without a Scalar
+    # overload (``maximum(x, 1.5)``) would broadcast
+    strict = tuple((i, p.name, KINDS[kinds[p.name][0]][0], p.default is None)
+                   for i, p in enumerate(params)
+                   if p.name in kinds and kinds[p.name][0] in STRICT and (i > 0 or not method) and
+                   p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+    def strict_ok(args, kwargs):
+        n = len(args)
+        for i, pname, check, optional in strict:
+            if i < n:
+                v = args[i]
+            elif pname in kwargs:
+                v = kwargs[pname]
+            else:
+                continue
+            if not ((v is None and optional) or check(v)):
+                return False
+        return True
 
     @functools.wraps(f)
     def call(*args, **kwargs):
         if flags:
             err = flag_error(args, kwargs)
+            if err is not None:
+                raise err
+        if strict and not strict_ok(args, kwargs):
+            err = argument_error(name, sig, kinds, args, kwargs, method)
             if err is not None:
                 raise err
         try:

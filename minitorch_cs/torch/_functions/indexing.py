@@ -20,6 +20,9 @@ __all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatt
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if input is None or other is None:  # torch has where(condition) and where(condition, x, y)
+        from ._parser import _combination
+        raise _combination("where", (condition, input if other is None else other), {})
     if isinstance(condition, Tensor) and condition._dtype is D.uint8:
         # torch still takes a uint8 condition (nonzero is True), warning once per process
         if not _UINT8_WHERE_WARNED:
@@ -51,6 +54,9 @@ def nonzero(input, *, as_tuple=False):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The sorted distinct values of ``input`` (slices along ``dim``), with the inverse indices
     and the counts when asked for. Data-dependent output shape (see :func:`nonzero`)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("_unique2(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     for name, v in (("sorted", sorted), ("return_inverse", return_inverse),
                     ("return_counts", return_counts)):
         if not isinstance(v, (builtins.bool, np.bool_)):  # torch's schema: bools only

@@ -294,10 +294,37 @@ def _kron_out(input, other):
 kron.out_variant = _kron_out
 
 
+def _sublist_equation(args):
+    """torch's sublist form of einsum as an equation: each subscript ``s`` in [0, 52) is a
+    letter (``A``-``Z`` for 0-25, ``a``-``z`` for 26-51, so the implicit output's alphabetical
+    order is the subscripts' order), ``Ellipsis`` is ``...``; a trailing list is the output."""
+    def letters(sub):
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+                continue
+            if not 0 <= s < 52:
+                raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                                 "range [0, 52)")
+            out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+        return "".join(out)
+    operands, subs = list(args[0::2]), [letters(s) for s in args[1::2]]
+    out = None
+    if len(args) % 2:  # an odd count: the last is the output sublist
+        out = letters(operands.pop())
+    return ",".join(subs) + ("" if out is None else "->" + out), tuple(operands)
+
+
 def einsum(equation, *operands):
     """torch.einsum: ``...`` and size-1 broadcasting are resolved here (``...`` becomes unused
     letters, right-aligned across operands; size-1 dims are expanded, so their gradients sum),
     and the op sees one explicit equation over operands of matching sizes."""
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if not isinstance(equation, str):  # einsum(op1, sublist1, op2, sublist2, ..., [out])
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     eq = equation.replace(" ", "")
@@ -455,6 +482,9 @@ def tensordot(a, b, dims=2, out=None):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    elif not isinstance(dims, (list, tuple)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
     else:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
     if len(da) != len(db):

@@ -156,13 +156,26 @@ def broadcast_to(input, shape):
     return expand(input, tuple(shape))
 
 
+def _need_tensors(tensors):
+    """torch's parser on a list of tensors given as separate arguments."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
 def broadcast_tensors(*tensors):
+    _need_tensors(tensors)
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes):
     from .._tensor import Size
+    for s in shapes:
+        if isinstance(s, Tensor):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {s!r}")
     return Size(np.broadcast_shapes(*shapes))
 
 
@@ -310,9 +323,9 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def _need_sequence(tensors, fname):
-    if isinstance(tensors, Tensor):  # (a tensor would iterate over its rows)
+    if not isinstance(tensors, (list, tuple)):  # (a tensor would iterate over its rows)
         raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        "not Tensor")
+                        f"not {'Tensor' if isinstance(tensors, Tensor) else type(tensors).__name__}")
 
 
 def hstack(tensors):
@@ -332,6 +345,11 @@ def flip(input, dims):
 
 def roll(input, shifts, dims=None):
     if dims is None:
+        if isinstance(shifts, (list, tuple)):
+            if len(shifts) != 1:
+                raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                                   "dims:0")
+            shifts = shifts[0]
         return apply(M.Roll, input.flatten(), shifts=shifts, dims=0).view(input.shape)
     return apply(M.Roll, input, shifts=tuple(shifts) if isinstance(shifts, (list, tuple)) else shifts,
                  dims=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
@@ -389,6 +407,7 @@ def triu(input, diagonal=0):
 def meshgrid(*tensors, indexing="ij"):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    _need_tensors(tensors)
     shape = [t.numel() for t in tensors]
     out = []
     for i, t in enumerate(tensors):
