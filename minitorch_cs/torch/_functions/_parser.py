@@ -64,6 +64,7 @@ KINDS = {
     "Number": (_is_number, "Number"),
     "Tensor|int": (lambda v: _is_tensor(v) or _is_int(v), "Tensor"),
     "any": (lambda v: True, ""),  # (the function checks it with torch's own message)
+    "Python number": (lambda v: isinstance(v, _NUMBER), "Number"),  # (no tensor)
     "int": (_is_int, "int"),
     "tuple of ints": (_is_ints, "tuple of ints"),
     "float": (_is_float, "float"),
@@ -304,16 +305,33 @@ _CAUGHT = (TypeError, ValueError, AttributeError, NotImplementedError, RuntimeEr
            KeyError)
 
 
-def parsed(name, f, method=False):
+# ``torch.nn.functional``: the kinds of its parameters (its own table: ``weight`` there is a
+# tensor, not lerp's number); only ``input`` is checked before the call
+FUNCTIONAL = {
+    "input": "Tensor", "weight": "Tensor", "bias": "Tensor", "target": "Tensor",
+    "x1": "Tensor", "x2": "Tensor", "running_mean": "Tensor", "running_var": "Tensor",
+    "alpha": "Python number", "negative_slope": "Python number", "lambd": "Python number",
+    "min_val": "Python number", "max_val": "Python number", "log_input": "bool", "full": "bool"}
+# checked before the call in ``nn.functional`` (a tensor alpha or a string flag would run)
+FUNCTIONAL_STRICT = {"Tensor", "Python number", "bool"}
+
+
+def parsed(name, f, method=False, functional=False):
     """``f`` whose failing calls report an argument of the wrong kind as torch does (see the
-    module docstring); ``method``: called as ``Tensor.name`` (positions count after self)."""
+    module docstring); ``method``: called as ``Tensor.name`` (positions count after self);
+    ``functional``: a function of ``torch.nn.functional`` (its table, see FUNCTIONAL)."""
     if _base(name) in OWN_CHECKS:
         return f
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
         return f
-    kinds = _kinds(name, sig)
+    if functional:  # (every argument but input may be None there: Optional[Tensor] and kin)
+        kinds = {p.name: (FUNCTIONAL[p.name], p.name != "input", False)
+                 for p in sig.parameters.values() if p.name in FUNCTIONAL and
+                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    else:
+        kinds = _kinds(name, sig)
     if not kinds:
         return f
 
@@ -343,7 +361,10 @@ def parsed(name, f, method=False):
     # overload (``maximum(x, 1.5)``) would broadcast
     strict = tuple((i, p.name, KINDS[kinds[p.name][0]][0], p.default is None)
                    for i, p in enumerate(params)
-                   if p.name in kinds and kinds[p.name][0] in STRICT and (i > 0 or not method) and
+                   if p.name in kinds and (i > 0 or not method) and
+                   (kinds[p.name][0] in FUNCTIONAL_STRICT and (p.name == "input" or
+                                                               kinds[p.name][0] != "Tensor")
+                    if functional else kinds[p.name][0] in STRICT) and
                    p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
     def strict_ok(args, kwargs):

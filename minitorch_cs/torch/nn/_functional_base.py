@@ -285,6 +285,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if p < 0.0 or p > 1.0:  # (checked in every mode, as torch does)
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
     raise NotImplementedError("alpha_dropout in training mode is not supported")

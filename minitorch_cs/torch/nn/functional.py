@@ -652,6 +652,21 @@ def threshold_(input, threshold, value):
 __all__ += ["elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_"]
 
 
+def _install_parser():
+    """torch's argument errors for the public functions (``_functions/_parser.py``): a
+    non-tensor ``input`` is refused before the call, other arguments of the wrong kind when it
+    fails (the modules call them too: a frame and an isinstance a call)."""
+    from .._functions._parser import parsed
+    g = globals()
+    for name in __all__:
+        f = g.get(name)
+        if callable(f) and not isinstance(f, type):
+            g[name] = parsed(name, f, functional=True)
+
+
+_install_parser()
+
+
 def __dir__():
     """The public names only (torch's module shows its API, not our helpers and imports)."""
     return sorted(set(__all__) | {"__doc__", "__file__", "__name__", "__package__", "__spec__"})
