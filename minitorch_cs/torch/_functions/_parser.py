@@ -1,14 +1,14 @@
-"""torch's argument parser, for calls that fail: the error names the argument of the wrong type.
+"""torch's argument parser in small: an argument of the wrong type is torch's TypeError.
 
 torch checks every argument of a native function against its schema before the kernel runs, so
-``x.add("s")``, ``x.sum(1.5)`` and ``x.mm(np.ones((3, 3)))`` are TypeErrors ("add(): argument
+``x.add("s")``, ``x.sum(0, 1)`` and ``x.mm(np.ones((3, 3)))`` are TypeErrors ("add(): argument
 'other' (position 1) must be Tensor, not str"). Our functions take Python values as they come
-and fail later, with whatever error the kernel meets (an AttributeError, a numpy ValueError, a
-NotImplementedError). :func:`parsed` wraps a function so that when a call fails, its arguments
-are checked against the kinds torch's schema gives them, and a wrong one becomes torch's
-TypeError (one schema: the argument, its position and type; several overloads: "received an
-invalid combination of arguments - got (...)"). A call that succeeds costs one frame and no
-check; a call that fails for another reason keeps its own error.
+and would fail later, with whatever error the kernel meets (an AttributeError, a numpy
+ValueError), or run (a float ``k``, a truthy ``keepdim``). :func:`parsed` wraps a function:
+arguments of the kinds a wrong value slips through (tensors, ints, bool flags) are checked
+before every call, the others when the call fails; a wrong one becomes torch's TypeError (one
+schema: the argument, its position and type; several overloads: "received an invalid
+combination of arguments - got (...)"). A call that fails for another reason keeps its error.
 
 Kinds follow the parameter names torch uses (``other``, ``dim``, ``keepdim``, ...), with the
 type each function's schema declares where it differs (``dim`` is an int for ``argmax`` and a
