@@ -6,7 +6,6 @@ import numpy as np
 from . import _dtype as D
 from . import _functions as F
 from ._functions import indexing as FI
-from ._functions import pointwise as FP
 from ._functions._parser import parsed
 from ._functions import sampling as FS
 from ._functions._common import _number_arg, _t, _with_numpy_names
@@ -343,13 +342,11 @@ def lerp_(self, end, weight):
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
-    FP._need_tensors("addcmul_", 1, (("tensor1", tensor1), ("tensor2", tensor2)))
     return apply_inplace(E.Addcmul, self, tensor1, tensor2,
                          value=_number_arg(value, "addcmul_", "value"))
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
-    FP._need_tensors("addcdiv_", 1, (("tensor1", tensor1), ("tensor2", tensor2)))
     return apply_inplace(E.Addcdiv, self, tensor1, tensor2,
                          value=_number_arg(value, "addcdiv_", "value"))
 

@@ -22,6 +22,7 @@ from .._out import attach_not_implemented
 from .._tensor import Tensor
 from . import pointwise as _pointwise
 from ._common import _ALIASES, _PYTHON_LEVEL, _with_numpy_names
+from ._parser import _combination
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
@@ -194,15 +195,13 @@ def _with_out(fname, f):
                 "dim" not in kwargs:
             if fname == "median":
                 raise TypeError('median() missing 1 required positional arguments: "dim"')
-            raise TypeError(f"{fname}() received an invalid combination of arguments - got "
-                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
+            raise _combination(fname, args, {**kwargs, "out": out})
         if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and args and \
                 isinstance(args[0], Tensor):
             raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                             "not Tensor")
         if fname == "where" and len(args) + len(kwargs) < 3:  # where(condition): no out=
-            raise TypeError("where() received an invalid combination of arguments - got "
-                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
+            raise _combination(fname, args, {**kwargs, "out": out})
         tupled = isinstance(out, (tuple, list))
         wants_tuple = fname in ("sort", "topk") or (
             fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
@@ -212,8 +211,7 @@ def _with_out(fname, f):
                 raise TypeError(f"{fname}(): argument 'out' must be "
                                 f"{'tuple of Tensors' if wants_tuple else 'Tensor'}, not "
                                 f"{type(out).__name__}")
-            raise TypeError(f"{fname}() received an invalid combination of arguments - got "
-                            f"({_parsed_types(args, kwargs, out)}), but expected one of:")
+            raise _combination(fname, args, {**kwargs, "out": out})
         outs = tuple(out) if tupled else (out,)
         grad_node = None  # the ATen name of a NotImplemented node out gets, or "copy"
         if GradState.enabled and fname not in _OUT_NO_GRAD:
@@ -303,14 +301,6 @@ def _with_out(fname, f):
             return type(result)(*outs) if hasattr(result, "_fields") else outs
         return out
     return call
-
-
-def _parsed_types(args, kwargs, out) -> str:
-    """A call's arguments as torch's parser lists them: ``Tensor, int, out=tuple``."""
-    def name(v):
-        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
-    return ", ".join([name(a) for a in args] + [f"{k}={name(v)}" for k, v in kwargs.items()] +
-                     [f"out={name(out)}"])
 
 
 def _copy_with_grad(fname, result, out):

@@ -27,6 +27,8 @@ from .._tensor import Tensor
 
 _NUMBER = (numbers.Number, np.number, np.bool_)
 _INT = (int, np.integer)
+_P = inspect.Parameter
+_NAMED = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)  # (not *args/**kw)
 
 
 def _is_tensor(v):
@@ -93,38 +95,29 @@ BY_NAME = {
     "equal_nan": "bool", "dtype": "dtype", "unbiased": "bool", "correction": "Number",
 }
 
-# torch's name for the function in its messages, and the schema's type of the first argument
-# after ``input`` where the name alone does not tell it (measured: one schema each)
+# the schema's type of the first argument after ``input`` where the name alone does not tell
+# it (measured: these functions have one schema each)
 SINGLE = {
-    "add": ("add", "Tensor"), "sub": ("sub", "Tensor"), "mul": ("mul", "Tensor"),
-    "div": ("div", "Tensor"), "maximum": ("maximum", "Tensor"), "minimum": ("minimum", "Tensor"),
-    "atan2": ("atan2", "Tensor"), "logical_and": ("logical_and", "Tensor"),
-    "logical_or": ("logical_or", "Tensor"), "logical_xor": ("logical_xor", "Tensor"),
-    "equal": ("equal", "Tensor"), "allclose": ("allclose", "Tensor"),
-    "isclose": ("isclose", "Tensor"), "nansum": ("nansum", "tuple of ints"),
-    "amax": ("amax", "tuple of ints"), "amin": ("amin", "tuple of ints"),
-    "argmax": ("argmax", "int"), "argmin": ("argmin", "int"),
-    "logsumexp": ("logsumexp", "tuple of ints"), "dist": ("dist", "Tensor"),
-    "cumsum": ("cumsum", "int"), "cumprod": ("cumprod", "int"), "topk": ("topk", "int"),
-    "matmul": ("matmul", "Tensor"), "mm": ("mm", "Tensor"), "bmm": ("bmm", "Tensor"),
-    "mv": ("mv", "Tensor"), "dot": ("dot", "Tensor"), "outer": ("outer", "Tensor"),
-    "reshape": ("reshape", "tuple of ints"), "flatten": ("flatten", "int"),
-    "unsqueeze": ("unsqueeze", "int"), "permute": ("permute", "tuple of ints"),
-    "transpose": ("transpose", "int"), "swapaxes": ("swapaxes", "int"),
-    "swapdims": ("swapdims", "int"), "expand": ("expand", "tuple of ints"),
-    "broadcast_to": ("broadcast_to", "tuple of ints"), "select": ("select", "int"),
-    "unbind": ("unbind", "int"), "chunk": ("chunk", "int"), "flip": ("flip", "tuple of ints"),
-    "roll": ("roll", "tuple of ints"), "tile": ("tile", "tuple of ints"),
-    "diagonal": ("diagonal", "int"), "diag": ("diag", "int"), "tril": ("tril", "int"),
-    "triu": ("triu", "int"), "gather": ("gather", "int"), "scatter_add": ("scatter_add", "int"),
-    "index_select": ("index_select", "int"), "masked_select": ("masked_select", "Tensor"),
-    "bincount": ("bincount", "Tensor"), "nan_to_num": ("nan_to_num", "float"),
-    "median": ("median", "int"), "index_add": ("index_add", "int"),
-    "index_copy": ("index_copy", "int"), "kron": ("kron", "Tensor"),
-    "take_along_dim": ("take_along_dim", "Tensor"), "rot90": ("rot90", "int"),
-    "logit": ("logit", "float"), "split": ("split_with_sizes", "tuple of ints"),
-    "normal": ("normal", "float"),
+    "add": "Tensor", "sub": "Tensor", "mul": "Tensor", "div": "Tensor", "maximum": "Tensor",
+    "minimum": "Tensor", "atan2": "Tensor", "logical_and": "Tensor", "logical_or": "Tensor",
+    "logical_xor": "Tensor", "equal": "Tensor", "allclose": "Tensor", "isclose": "Tensor",
+    "nansum": "tuple of ints", "amax": "tuple of ints", "amin": "tuple of ints", "argmax": "int",
+    "argmin": "int", "logsumexp": "tuple of ints", "dist": "Tensor", "cumsum": "int",
+    "cumprod": "int", "topk": "int", "matmul": "Tensor", "mm": "Tensor", "bmm": "Tensor",
+    "mv": "Tensor", "dot": "Tensor", "outer": "Tensor", "reshape": "tuple of ints",
+    "flatten": "int", "unsqueeze": "int", "permute": "tuple of ints", "transpose": "int",
+    "swapaxes": "int", "swapdims": "int", "expand": "tuple of ints",
+    "broadcast_to": "tuple of ints", "select": "int", "unbind": "int", "chunk": "int",
+    "flip": "tuple of ints", "roll": "tuple of ints", "tile": "tuple of ints", "diagonal": "int",
+    "diag": "int", "tril": "int", "triu": "int", "gather": "int", "scatter_add": "int",
+    "index_select": "int", "masked_select": "Tensor", "bincount": "Tensor", "nan_to_num": "float",
+    "median": "int", "index_add": "int", "index_copy": "int", "kron": "Tensor",
+    "take_along_dim": "Tensor", "rot90": "int", "logit": "float", "split": "tuple of ints",
+    "normal": "float",
 }
+
+# torch's name for a function in its messages, where it is not the function's own
+DISPLAY = {"split": "split_with_sizes"}
 
 # ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
 DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
@@ -199,7 +192,7 @@ def _base(name):
 def _display(name):
     """torch's name for ``name`` in its messages (``split`` runs ``split_with_sizes``)."""
     base = _base(name)
-    return SINGLE.get(base, (base,))[0] + name[len(base):]
+    return DISPLAY.get(base, base) + name[len(base):]
 
 
 def _kinds(name, sig):
@@ -215,7 +208,7 @@ def _kinds(name, sig):
         if p.name == "input" and name in OVERLOADED:
             kind = "Tensor|Number"  # (pow(2, t), remainder(2, t): a Scalar-self overload)
         if p.name == first_after_input and name in SINGLE and kind != "Tensor|Number":
-            kind = SINGLE[name][1]  # (a Tensor "other" still takes a number: a wrapped scalar)
+            kind = SINGLE[name]  # (a Tensor "other" still takes a number: a wrapped scalar)
         kind = EXTRA.get(name, {}).get(p.name, kind)  # (the per-function facts win)
         if kind is not None:
             out[p.name] = (kind, p.default is None, p.kind is p.VAR_POSITIONAL)
@@ -260,8 +253,7 @@ def argument_error(name, sig, kinds, args, kwargs, method):
         bound = sig.bind_partial(*args, **kwargs)
     except TypeError:
         return _arity_error(name, sig, args, method)
-    if any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                                p.KEYWORD_ONLY) and n not in bound.arguments
+    if any(p.default is p.empty and p.kind in _NAMED and n not in bound.arguments
            for n, p in sig.parameters.items()):
         return None  # a required argument is missing: Python's own TypeError says so
     positions = {p: i for i, p in enumerate(sig.parameters)}
@@ -329,7 +321,7 @@ def parsed(name, f, method=False, functional=False):
     if functional:  # (every argument but input may be None there: Optional[Tensor] and kin)
         kinds = {p.name: (FUNCTIONAL[p.name], p.name != "input", False)
                  for p in sig.parameters.values() if p.name in FUNCTIONAL and
-                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+                 p.kind in _NAMED}
     else:
         kinds = _kinds(name, sig)
     if not kinds:
@@ -365,7 +357,7 @@ def parsed(name, f, method=False, functional=False):
                    (kinds[p.name][0] in FUNCTIONAL_STRICT and (p.name == "input" or
                                                                kinds[p.name][0] != "Tensor")
                     if functional else kinds[p.name][0] in STRICT) and
-                   p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+                   p.kind in _NAMED)
 
     def strict_ok(args, kwargs):
         n = len(args)

@@ -10,7 +10,7 @@ from .._ops import elementwise as E
 from .._ops.binary import lerp_dtype
 from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
-from ._common import _check_integral, _check_tensor, _need_tensor, _number_arg, _t, tensor_like
+from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
@@ -170,21 +170,12 @@ def lerp(input, end, weight):
     return apply(E.Lerp, input, end, _t(weight))
 
 
-def _need_tensors(fn, first, named):
-    """torch's parser: each of ``named`` ((name, value) pairs) must be a tensor; positions
-    count from ``first``."""
-    for i, (name, v) in enumerate(named):
-        _need_tensor(v, fn, name, first + i)
-
-
 def addcmul(input, tensor1, tensor2, *, value=1):
-    _need_tensors("addcmul", 1, (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)))
     return apply(E.Addcmul, input, tensor1, tensor2,
                  value=_number_arg(value, "addcmul", "value"))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    _need_tensors("addcdiv", 1, (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)))
     return apply(E.Addcdiv, input, tensor1, tensor2,
                  value=_number_arg(value, "addcdiv", "value"))
 
@@ -207,8 +198,6 @@ def _inplace_unary(op):
 def _inplace_binary(op, name, **attrs):
     """``self.<name>_(other)``: the op written into ``self`` (torch's in-place form)."""
     def inplace(self, other):
-        if name in _TENSOR_OTHER:
-            _need_tensor(other, name + "_", "other", 1)
         return apply_inplace(op, self, _t(other), **attrs)
     inplace.__name__ = name + "_"
     return inplace
@@ -445,16 +434,10 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-_TENSOR_OTHER = {"logical_and", "logical_or", "logical_xor"}  # no Scalar overload: a number
-# is refused (torch 2.13)
-
-
 def _cmp(op):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' must be Tensor")
-        if op.name in _TENSOR_OTHER:
-            _need_tensor(other, op.name, "other", 2)
         if op.name.startswith("bitwise"):
             _check_integral(input, op.name)
         return apply(op, input, _t(other))

@@ -26,7 +26,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import Op
 from .._layout import (_strided_like, channels_last, dense_layout, element_strides, empty_array,
-                       laid_out, preserved_copy, suggested_format, torch_layout)
+                       laid_out, order_strides, preserved_copy, suggested_format, torch_layout)
 
 __all__ = ["Kernel", "Pointwise", "finish"]
 
@@ -154,22 +154,11 @@ def finish(r, inputs=(), out=None, elementwise=False, promoted=None):
                       all(a.shape == r.shape and a.flags.c_contiguous for a in arrays)):
         return r if fresh and flags.c_contiguous else np.array(r, copy=True, order="C")
     perm = _layout_of(r.shape, inputs, promoted)
-    if fresh and r.strides == _perm_strides(r.shape, perm, r.itemsize):
+    if fresh and r.strides == tuple(s * r.itemsize for s in order_strides(r.shape, perm)):
         return r  # already laid out so (size-1 dims' strides included: they steer later ops)
     want = _strided_like(r.shape, r.dtype, perm)
     np.copyto(want, r)
     return want
-
-
-def _perm_strides(shape, perm, itemsize) -> tuple:
-    """The strides of a dense array of ``shape`` whose dims are laid out in ``perm`` order
-    (fastest first): those of :func:`_strided_like`'s array, without making it."""
-    strides = [0] * len(shape)
-    step = itemsize
-    for d in perm:
-        strides[d] = step
-        step *= shape[d]
-    return tuple(strides)
 
 
 _LAYOUTS: dict = {}  # (result shape, operands' shapes/strides/dtypes, promoted) -> dim order
