@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.csx.equivalence import harness, oprows, patterns, runner
+from tests.csx.equivalence import generated, harness, oprows, patterns, runner
 
 # the whole corpus runs in two subprocesses (about a minute on two cores): an end-to-end run
 pytestmark = pytest.mark.slow
@@ -70,6 +70,23 @@ def test_corpus_shape():
         ({f"row:{n}" for n in oprows.ROW_XFAIL} - set(names)) | \
         ({f"inplace:{n}" for n in oprows.INPLACE_XFAIL} - set(names))
     assert not stale, f"xfail entries for unknown cases: {stale}"
+    gen = [c for c in CASES if c.group == "generated"]
+    assert len(gen) == generated.SUITE_COUNT
+
+
+def test_generated_programs_are_reproducible_and_varied():
+    """A generated step is a pure function of (seed, index), and a campaign's programs cover
+    every model kind, loss, optimizer and optional piece (both of its states)."""
+    assert generated.spec(5, 7) == generated.spec(5, 7)
+    assert generated.spec(5, 7) != generated.spec(5, 8)
+    specs = [generated.spec(1, i) for i in range(400)]
+    for key in ("kind", "loss", "opt", "act"):
+        drawn = {s[key] for s in specs}
+        assert len(drawn) > 2, key
+    assert {s["opt"] for s in specs} == set(generated._OPTIMIZERS)
+    for key, off in generated.OPTIONAL.items():
+        values = {repr(s[key]) for s in specs}
+        assert repr(off) in values and len(values) > 1, key
 
 
 def test_every_inplace_method_is_covered():

@@ -19,10 +19,11 @@ __all__ = ["all_cases", "select", "run_cases", "main"]
 
 
 def all_cases():
-    """Every case: the patterns, then the op-table rows, then the in-place methods (cheap to list:
-    row inputs are drawn when a case is built)."""
-    from . import oprows, patterns
-    return list(patterns.PATTERNS) + oprows.row_cases() + oprows.inplace_cases()
+    """Every case: the patterns, then the op-table rows, then the in-place methods, then the
+    suite's generated steps (cheap to list: inputs are drawn when a case is built)."""
+    from . import generated, oprows, patterns
+    return list(patterns.PATTERNS) + oprows.row_cases() + oprows.inplace_cases() + \
+        generated.generated_cases()
 
 
 def select(cases, only):
