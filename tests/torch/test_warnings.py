@@ -35,6 +35,9 @@ torch.log(x.reshape(-1).repeat(2)[:12].reshape(3, 2, 2, 1)).backward(torch.tenso
 v = torch.tensor([1e5, 1.5, 0.5, 2.7, 1e-30, 0.4, 1e-6, -inf, -1.4, -7e4, 1e5, float("nan")])
 torch.nn.functional.conv2d(v.repeat(10).reshape(2, 2, 6, 5), v.reshape(1, 2, 2, 3),
                            stride=(1, 2), padding=(0, 1), dilation=(2, 1))
+x = torch.tensor([[inf, 0.0, -inf, 1.0]] * 3).reshape(3, 2, 2)  # the norms' statistics
+torch.nn.functional.instance_norm(x), torch.nn.functional.layer_norm(x, (2,))
+torch.nn.functional.batch_norm(x, None, None, training=True)
 print("silent", flush=True)
 np.log(np.zeros(1))  # the user's own numpy code still warns (an error under -W error)
 """

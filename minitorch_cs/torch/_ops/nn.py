@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._dispatch import Op
 from ._kernel import Kernel
 from ._opmath import opmath
-from ._xp import graph_mode, ns, raw
+from ._xp import NP, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
 
 
@@ -286,10 +286,10 @@ class LayerNorm(Kernel):
     @opmath
     def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-        mu = x.mean(axis=axes, keepdims=True)
-        mu = mu + (x - mu).mean(axis=axes, keepdims=True)  # torch's row moments are exact on
+        mu = NP.mean(x, axis=axes, keepdims=True)  # (NP: numpy's warnings silenced, as torch)
+        mu = mu + NP.mean(x - mu, axis=axes, keepdims=True)  # torch's row moments are exact on
         xc = x - mu  # a row of equal values (a zero variance, a zero normalized value)
-        var = (xc * xc).mean(axis=axes, keepdims=True)
+        var = NP.mean(xc * xc, axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
         if getattr(ctx, "half_dtype", None) is not None:
             # torch's mixed-type kernel: x * rstd + (-mean * rstd) as one fused multiply-add
@@ -383,9 +383,9 @@ def _batch_norm_train(ctx, x, w=None, b=None, eps=1e-5, round_stats=None):
     axes = (0,) + tuple(range(2, x.ndim))
     shape = [1] * x.ndim
     shape[1] = x.shape[1]
-    mu = x.mean(axis=axes, keepdims=True)
+    mu = NP.mean(x, axis=axes, keepdims=True)  # (NP: numpy's warnings silenced, as torch)
     xc = x - mu
-    var = (xc * xc).mean(axis=axes, keepdims=True)
+    var = NP.mean(xc * xc, axis=axes, keepdims=True)
     rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
     if round_stats is not None:
         mu_r = mu.astype(round_stats).astype(x.dtype)
