@@ -76,7 +76,8 @@ _SCHEDULERS = {
 OPTIONAL = {"norm": None, "dropout": 0.0, "residual": False, "penalty": False, "groups": False,
             "sched": None, "clip": None, "nograd_update": None, "micro": 1, "extra_out": False,
             "zero_grad": "after", "pool": None, "bias": True, "freeze": False, "hook": False,
-            "retain": False, "input_inplace": False, "return_logits": False}
+            "retain": False, "input_inplace": False, "return_logits": False, "two_opt": False,
+            "act_ckpt": None, "loop": "single"}
 
 
 # ----- drawing a program ---------------------------------------------------------------------------
@@ -105,8 +106,8 @@ def spec(seed: int, index: int) -> dict:
         s["norm"] = r.choice([None, "layer"])
         s["residual"] = r.random() < 0.3
         s["pool"] = None
-    s["loss"] = r.choice(["cross_entropy", "cross_entropy_smooth", "nll", "mse_softmax",
-                          "bce_logits"])
+    s["loss"] = r.choice(["cross_entropy", "cross_entropy_smooth", "cross_entropy_sum", "nll",
+                          "mse_softmax", "bce_logits"])
     s["penalty"] = r.random() < 0.2
     s["opt"] = r.choice(sorted(_OPTIMIZERS))
     s["opt_seed"] = r.randrange(1000)
@@ -116,13 +117,19 @@ def spec(seed: int, index: int) -> dict:
     s["clip"] = r.choice([None, None, "norm", "value"])
     s["nograd_update"] = r.choice([None, None, None, "clamp", "scale"])
     s["micro"] = r.choice([1, 1, 1, 2])
-    s["zero_grad"] = r.choice(["after", "after", "before", "keep_zeros"])
+    s["zero_grad"] = r.choice(["after", "after", "before", "keep_zeros", "never"])
     s["extra_out"] = r.random() < 0.4
     s["freeze"] = r.random() < 0.15
     s["hook"] = r.random() < 0.2
     s["retain"] = r.random() < 0.15
     s["input_inplace"] = kind != "embed" and r.random() < 0.2
     s["return_logits"] = r.random() < 0.2
+    s["two_opt"] = r.random() < 0.15
+    # (the reentrant form needs an input that requires grad: not the embedding's tokens)
+    s["act_ckpt"] = r.choice([None, None, None, None, "non_reentrant"] +
+                             (["reentrant"] if kind != "embed" else []))
+    s["loop"] = r.choice(["single", "single", "single", "sched_outside", "eval_after",
+                          "two_runs", "resume"])
     return s
 
 
@@ -215,6 +222,8 @@ def _loss(s, logits, y, model):
         loss = F.cross_entropy(logits, y)
     elif kind == "cross_entropy_smooth":
         loss = F.cross_entropy(logits, y, label_smoothing=0.1)
+    elif kind == "cross_entropy_sum":
+        loss = F.cross_entropy(logits, y, reduction="sum")
     elif kind == "nll":
         loss = F.nll_loss(F.log_softmax(logits, dim=1), y)
     elif kind == "mse_softmax":
@@ -226,9 +235,17 @@ def _loss(s, logits, y, model):
     return loss
 
 
-def _optimizer(s, model):
-    kw, cls = _OPTIMIZERS[s["opt"]](random.Random(s["opt_seed"]))
+def _optimizers(s, model):
+    """The program's optimizer(s): with ``two_opt``, the last parameter (the head's bias or
+    weight) gets its own SGD with momentum."""
     params = list(model.parameters())
+    if s["two_opt"] and len(params) > 1:
+        return [_optimizer(s, params[:-1]), _O.SGD(params[-1:], lr=0.05, momentum=0.9)]
+    return [_optimizer(s, params)]
+
+
+def _optimizer(s, params):
+    kw, cls = _OPTIMIZERS[s["opt"]](random.Random(s["opt_seed"]))
     if s["groups"] and len(params) > 1:
         half = len(params) // 2
         return cls([{"params": params[:half]},
@@ -242,11 +259,21 @@ def build(s: dict, env) -> Setup:
     if s["freeze"]:
         next(iter(model.parameters())).requires_grad_(False)
     compiled = env.compile(model)
-    opt = _optimizer(s, model)
+    opts = _optimizers(s, model)
+    opt = opts[0]
     scheds = [_SCHEDULERS[s["sched"]](opt, opt.param_groups[0]["lr"])] if s["sched"] else []
+    inside = scheds if s["loop"] != "sched_outside" else []
+
+    def run_model(x):
+        if s["act_ckpt"] is None:
+            return compiled(x)
+        from minitorch_cs.torch.utils.checkpoint import checkpoint
+        if x.is_floating_point():
+            x = x.detach().requires_grad_()
+        return checkpoint(compiled, x, use_reentrant=s["act_ckpt"] == "reentrant")
 
     def forward_backward(x, y, scale):
-        logits = compiled(x)
+        logits = run_model(x)
         if s["hook"]:
             logits.register_hook(lambda g: g * 0.5)
         loss = _loss(s, logits, y, model)
@@ -261,7 +288,8 @@ def build(s: dict, env) -> Setup:
         if s["input_inplace"]:
             x.mul_(2.0)
         if s["zero_grad"] == "before":
-            opt.zero_grad()
+            for o in opts:
+                o.zero_grad()
         if s["micro"] == 1:
             logits, loss = forward_backward(x, y, 1)
         else:
@@ -275,8 +303,9 @@ def build(s: dict, env) -> Setup:
             out["norm"] = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
         elif s["clip"] == "value":
             torch.nn.utils.clip_grad_value_(model.parameters(), 0.05)
-        opt.step()
-        for sc in scheds:
+        for o in opts:
+            o.step()
+        for sc in inside:
             sc.step()
         if s["nograd_update"] is not None:
             with torch.no_grad():
@@ -285,20 +314,87 @@ def build(s: dict, env) -> Setup:
                         p.clamp_(-0.5, 0.5)
                     else:
                         p.mul_(0.99)
-        if s["zero_grad"] == "after":
-            opt.zero_grad()
-        elif s["zero_grad"] == "keep_zeros":
-            opt.zero_grad(set_to_none=False)
+        for o in opts:
+            if s["zero_grad"] == "after":
+                o.zero_grad()
+            elif s["zero_grad"] == "keep_zeros":
+                o.zero_grad(set_to_none=False)
         if s["extra_out"]:
             out["accuracy"] = (logits.argmax(dim=1) == y[-logits.shape[0]:]).float().mean()
             out["logit_mean"] = logits.detach().mean()
         if s["return_logits"]:
             out["logits"] = logits
-        if scheds:
+        if inside:
             out["lr"] = opt.param_groups[0]["lr"]
         return out
 
-    return Setup(step, _batches(s, 5), {"m": model}, [opt], scheds)
+    setup = Setup(step, _batches(s, 5), {"m": model}, opts, scheds)
+    if s["loop"] != "single":
+        setup.loop = _LOOPS[s["loop"]](s, model, compiled, opts, scheds)
+    return setup
+
+
+# ----- the loops around the step -----------------------------------------------------------------
+def _sched_outside(s, model, compiled, opts, scheds):
+    """The schedulers step after each traced step, outside it."""
+    def loop(env, setup):
+        for x, y in env.executor(setup.batches):
+            out = env.call(setup.step, x, y)
+            for sc in scheds:
+                sc.step()
+            env.record(out, [o.param_groups[0]["lr"] for o in opts])
+    return loop
+
+
+def _eval_after(s, model, compiled, opts, scheds):
+    """Three training steps, then compiled.eval() and a traced no_grad eval step in a second run."""
+    @cstorch.trace
+    @torch.no_grad()
+    def evaluate(x, y):
+        logits = compiled(x)
+        return {"loss": F.cross_entropy(logits, y),
+                "correct": (logits.argmax(dim=1) == y).sum()}
+
+    def loop(env, setup):
+        env.run(setup.step, setup.batches, 3)
+        compiled.eval()
+        env.run(evaluate, setup.batches[::-1], 2)
+    return loop
+
+
+def _two_runs(s, model, compiled, opts, scheds):
+    """The same step in two executor runs."""
+    def loop(env, setup):
+        env.run(setup.step, setup.batches, 3)
+        env.run(setup.step, setup.batches[1:], 2)
+    return loop
+
+
+def _resume(s, model, compiled, opts, scheds):
+    """Three steps; a checkpoint of model, optimizers and schedulers saved with cstorch.save;
+    the model's parameters zeroed and every state loaded back from the file with cstorch.load;
+    two more steps in a second run."""
+    def loop(env, setup):
+        env.run(setup.step, setup.batches, 3)
+        path = Path(env.artifact_dir) / "resume.mdl"
+        path.unlink(missing_ok=True)  # (a previous case's)
+        cstorch.save({"model": model.state_dict(), "opts": [o.state_dict() for o in opts],
+                      "scheds": [sc.state_dict() for sc in scheds]}, str(path))
+        with torch.no_grad():
+            for p in model.parameters():
+                p.zero_()
+        state = cstorch.load(str(path))
+        model.load_state_dict(state["model"])
+        for o, sd in zip(opts, state["opts"]):
+            o.load_state_dict(sd)
+        for sc, sd in zip(scheds, state["scheds"]):
+            sc.load_state_dict(sd)
+        env.run(setup.step, setup.batches[2:], 2)
+    return loop
+
+
+_LOOPS = {"sched_outside": _sched_outside, "eval_after": _eval_after, "two_runs": _two_runs,
+          "resume": _resume}
 
 
 def case_for(seed: int, index: int, s: dict | None = None) -> Case:
