@@ -233,6 +233,34 @@ def test_profiler_activities_and_errors(cpu_backend):
         RateTrackerActivity().rate
 
 
+_UNFINISHED_RUN = """
+import sys
+import minitorch_cs as cstorch
+from minitorch_cs import torch
+cstorch.backend("CSX", artifact_dir=sys.argv[1])
+data = [(torch.ones(2, 3), torch.zeros(2, dtype=torch.int64))] * 4
+ex = cstorch.utils.data.DataExecutor(cstorch.utils.data.DataLoader(lambda: data), num_steps=4)
+it = iter(ex)  # kept to the end of the script: the run is never finished
+next(it), next(it)
+"""
+
+
+def test_run_left_unfinished_ends_at_exit(tmp_path):
+    """A script that stops iterating an executor and exits while still holding its iterator: the
+    run is ended at interpreter exit (performance.json written, nothing logged), not left to the
+    final garbage collection (where the profiler logged "name 'open' is not defined")."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", _UNFINISHED_RUN, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=root))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    perf = json.loads((tmp_path / "executors" / "000001" / "performance.json").read_text())
+    assert perf["total_samples"] == 2.0
+
+
 def test_compile_only_runs_have_no_profiler(tmp_path):
     cstorch.backend("CSX", artifact_dir=tmp_path, compile_only=True)
     with warnings.catch_warnings():

@@ -10,9 +10,11 @@ its workers would have streamed, and replays the step on it (SPEC.md, CSX).
 """
 from __future__ import annotations
 
+import atexit
 import copy
 import math
 import warnings
+import weakref
 
 from ...backend import current_backend_impl
 from ...backend.base_backend import NO_EXECUTOR
@@ -147,6 +149,11 @@ class DataExecutor:
             yield from it
 
     def __iter__(self):
+        run = self._run()
+        _UNFINISHED.add(run)
+        return run
+
+    def _run(self):
         backend = self.backend
         ctx = self.run_context
         self._artifact_dir = backend.new_executor_dir()
@@ -185,6 +192,20 @@ class DataExecutor:
             backend.run_context = prev_ctx if backend.executors else ctx
             if ctx.profiler is not None:
                 ctx.profiler.__exit__(type(exc) if exc else None, exc, None)
+
+
+# Runs a script left unfinished (a ``break`` out of the loop, an exception, a loop variable kept
+# to the end) are ended when the interpreter exits, before it tears its modules down: the
+# backend's run ends and the profiler writes ``performance.json``, as when the generator is
+# closed earlier. (Left to the final garbage collection, the profiler found ``open`` gone and
+# logged an error.)
+_UNFINISHED: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _end_unfinished_runs() -> None:
+    for run in list(_UNFINISHED):
+        run.close()
 
 
 def current_executor() -> DataExecutor:
