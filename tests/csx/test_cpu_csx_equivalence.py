@@ -74,6 +74,15 @@ def test_corpus_shape():
     assert len(gen) == generated.SUITE_COUNT
 
 
+@pytest.mark.parametrize("kind", ["CPU", "CSX"])
+@pytest.mark.parametrize("index", range(4))
+def test_generated_step_resumes_bit_for_bit(kind, index, tmp_path):
+    """Five steps of a generated program in one run end where three steps, a checkpoint
+    (cstorch.save of model, optimizers, schedulers and the generator), a fresh backend restored
+    from it (cstorch.load) and two more steps end, bit for bit, on either backend."""
+    assert generated.resume_differences(generated.SUITE_SEED, index, kind, tmp_path) == []
+
+
 def test_generated_programs_are_reproducible_and_varied():
     """A generated step is a pure function of (seed, index), and a campaign's programs cover
     every model kind, loss, optimizer and optional piece (both of its states)."""

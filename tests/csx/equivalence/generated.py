@@ -15,7 +15,10 @@ A program is a pure function of ``(seed, index)`` (:func:`spec`), printed as one
 
 runs each program on the CPU and CSX backends in this process and prints every difference
 (with ``--minimize``: the program with as many optional pieces switched off as keep it failing).
-The suite runs the first programs of seed 0 with the rest of the corpus (``runner.all_cases``).
+With ``--resume CPU|CSX`` it checks instead that each program, resumed from a checkpoint after
+its third step in a fresh backend, ends bit for bit where five uninterrupted steps end
+(:func:`resume_differences`). The suite runs the first programs of seed 0 with the rest of the
+corpus (``runner.all_cases``) and the resume check on a few of them.
 """
 from __future__ import annotations
 
@@ -421,6 +424,52 @@ def differences(case: Case, workdir: Path) -> list:
     return diff_records(cpu["values"], csx["values"])
 
 
+def _run_steps(s, kind, workdir, batches, save=None, load=None) -> dict:
+    """Run program ``s`` on ``batches`` (indices into its five) in a fresh ``kind`` backend; with
+    ``load``, every state is first restored from that checkpoint; with ``save``, a checkpoint of
+    model, optimizers, schedulers and the global generator is written after the run. Returns
+    the final state (parameters, gradients, buffers, optimizer and scheduler state)."""
+    from .harness import Env, _final_state, reset_runtime
+    env = Env(kind, workdir)
+    env.start()
+    setup = build(s, env)
+    model, opts, scheds = setup.modules["m"], setup.optimizers, setup.schedulers
+    if load is not None:
+        state = cstorch.load(str(load))
+        model.load_state_dict(state["model"])
+        for o, sd in zip(opts, state["opts"]):
+            o.load_state_dict(sd)
+        for sc, sd in zip(scheds, state["scheds"]):
+            sc.load_state_dict(sd)
+        torch.set_rng_state(state["rng"])
+    env.run(setup.step, [setup.batches[i] for i in batches], len(batches))
+    if save is not None:
+        Path(save).unlink(missing_ok=True)
+        cstorch.save({"model": model.state_dict(), "opts": [o.state_dict() for o in opts],
+                      "scheds": [sc.state_dict() for sc in scheds],
+                      "rng": torch.get_rng_state()}, str(save))
+    out: dict = {}
+    _final_state(setup, out)
+    reset_runtime()
+    return out
+
+
+def resume_differences(seed: int, index: int, kind: str, workdir: Path) -> list:
+    """Program ``index`` of ``seed`` (in the default loop; gradients zeroed by the step, since a
+    checkpoint holds no gradients) on backend ``kind``: five steps in one run against three
+    steps, a checkpoint, a fresh backend restored from it and two more steps. Empty: the resumed
+    run ends bit for bit where the uninterrupted one does."""
+    s = dict(spec(seed, index), loop="single")
+    if s["zero_grad"] == "never":
+        s["zero_grad"] = "after"
+    workdir = Path(workdir)
+    full = _run_steps(s, kind, workdir / "full", range(5))
+    path = workdir / "resume_check.mdl"
+    _run_steps(s, kind, workdir / "first", range(3), save=path)
+    resumed = _run_steps(s, kind, workdir / "resumed", range(3, 5), load=path)
+    return diff_records(full, resumed)
+
+
 def minimize(seed: int, index: int, workdir: Path) -> dict:
     """The program with every optional piece switched off that does not make it pass."""
     s = spec(seed, index)
@@ -439,11 +488,22 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--minimize", action="store_true")
+    ap.add_argument("--resume", choices=["CPU", "CSX"], default=None,
+                    help="instead: check that a run resumed from a checkpoint after step 3 "
+                    "ends where an uninterrupted one does, on this backend")
     args = ap.parse_args(argv)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for i in range(args.start, args.start + args.count):
+            if args.resume:
+                d = resume_differences(args.seed, i, args.resume, work)
+                if d:
+                    bad += 1
+                    print(f"gen:{args.seed}:{i} {describe(spec(args.seed, i))}")
+                    for line in d:
+                        print(f"    {line}")
+                continue
             d = differences(case_for(args.seed, i), work)
             if d:
                 bad += 1
@@ -453,7 +513,9 @@ def main(argv=None) -> int:
                 if args.minimize:
                     print(f"    minimized: {describe(minimize(args.seed, i, work))}")
                 sys.stdout.flush()
-    print(f"{bad} of {args.count} generated steps differ between CPU and CSX")
+    what = f"resume differently on {args.resume}" if args.resume else \
+        "differ between CPU and CSX"
+    print(f"{bad} of {args.count} generated steps {what}")
     return 1 if bad else 0
 
 
