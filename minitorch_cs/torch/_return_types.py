@@ -18,6 +18,11 @@ min = _return_type("min")
 sort = _return_type("sort")
 topk = _return_type("topk")
 median = _return_type("median")
+kthvalue = _return_type("kthvalue")
+mode = _return_type("mode")
+nanmedian = _return_type("nanmedian")
+cummax = _return_type("cummax")
+cummin = _return_type("cummin")
 
 
 def MinMax(pair, name="max"):

@@ -422,6 +422,8 @@ EXAMPLES: dict[str, list[Example]] = {
     "torch.meshgrid": [ex(lambda: (v3(), v3(1)))],
     "torch.einsum": [ex(lambda: ("ij,jk->ik", f23(), sq()))],
     "torch.baddbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
+    "torch.addmv": [ex(lambda: (v3()[:2], f23(), v3(1)))],
+    "torch.addr": [ex(lambda: (f23(), v3()[:2], v3(1)))],
     "torch.addbmm": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
     "torch.bmm": [ex(lambda: (f234(), f234().transpose(1, 2)))],
     # ---- indexing functions ----
@@ -600,6 +602,10 @@ EXAMPLES: dict[str, list[Example]] = {
                                     sq().reshape(1, 3, 3)))],
     "Tensor.addbmm_": [ex(lambda: (f23(), f23b().reshape(1, 2, 3), sq().reshape(1, 3, 3)))],
     "Tensor.float_power_": [ex(lambda: (f23().double(), 2.0))],
+    "Tensor.addmv": [ex(lambda: (v3()[:2], f23(), v3(1)))],
+    "Tensor.addmv_": [ex(lambda: (v3()[:2], f23(), v3(1)))],
+    "Tensor.addr": [ex(lambda: (f23(), v3()[:2], v3(1)))],
+    "Tensor.addr_": [ex(lambda: (f23(), v3()[:2], v3(1)))],
     "Tensor.max": [ex(lambda: (f23(),), label="all"), ex(lambda: (f23(), 1), label="dim")],
     "Tensor.min": [ex(lambda: (f23(),), label="all"), ex(lambda: (f23(), 1), label="dim")],
 }

@@ -1538,6 +1538,76 @@ row("F.margin_ranking_loss", lambda a, b, y: np.mean(np.maximum(0, -y * (a - b) 
         lambda a: ((a[0][0], np.asarray(a[0][1] * 0.5 + 0.01), np.asarray(np.sign(a[0][2]))), {})))
 
 
+
+# ----- order statistics (tests/torch/test_missing_apis.py sweeps ties, NaN and errors) -----------
+def _sorted_pick(x, dim, keepdim, pos):
+    """(value, index) at position ``pos`` of a stable ascending sort along ``dim``."""
+    if x.ndim == 0:
+        return x, np.array(0)
+    i = np.take(np.argsort(x, axis=dim, kind="stable"), [pos], axis=dim)
+    v = np.take_along_axis(x, i, dim)
+    return (v, i) if keepdim else (np.squeeze(v, dim), np.squeeze(i, dim))
+
+
+@st.composite
+def _kth_inputs(draw):
+    shape = draw(S.shapes())
+    n = max(len(shape), 1)
+    dim = draw(st.integers(-n, n - 1))
+    k = draw(st.integers(1, shape[dim] if shape else 1))
+    return (draw(S.distinct_arrays(shape)),), dict(k=k, dim=dim,
+                                                   **draw(S.kwargs(keepdim=st.booleans())))
+
+
+def _running_ref(x, dim, largest=True):
+    if x.ndim == 0:
+        return x, np.array(0)
+    m = np.moveaxis(x, dim, -1)
+    f = np.argmax if largest else np.argmin
+    idx = np.stack([f(m[..., :j + 1], axis=-1) for j in range(m.shape[-1])], -1)
+    return np.moveaxis(np.take_along_axis(m, idx, -1), -1, dim), np.moveaxis(idx, -1, dim)
+
+
+row("kthvalue", lambda x, k, dim, keepdim=False: _sorted_pick(x, dim, keepdim, k - 1),
+    lambda T, x, **kw: tuple(T.kthvalue(x, **kw)), _kth_inputs())
+row("Tensor.kthvalue_default_dim", lambda x: _sorted_pick(x, -1, False, 0),
+    lambda T, x: tuple(x.kthvalue(1)), one(**DISTINCT))
+# distinct values: the mode is the smallest (every value occurs once)
+row("mode", lambda x, dim, keepdim=False: _sorted_pick(x, dim, keepdim, 0),
+    lambda T, x, **kw: tuple(T.mode(x, **kw)),
+    one(kw=lambda s: dict(keepdim=st.booleans()), req=_d1, **DISTINCT))
+row("nanmedian", _median_ref, lambda T, x: T.nanmedian(x), one(**DISTINCT))
+row("nanmedian_dim", _median_dim_ref, lambda T, x, **kw: tuple(x.nanmedian(**kw)),
+    one(kw=lambda s: dict(keepdim=st.booleans()), req=_d1, **DISTINCT))
+row("cummax", _running_ref, lambda T, x, dim: tuple(T.cummax(x, dim)), one(req=_d1, **DISTINCT))
+row("cummin", lambda x, dim: _running_ref(x, dim, False), lambda T, x, dim: tuple(x.cummin(dim)),
+    one(req=_d1, **DISTINCT))
+# matrix-vector updates: input broadcasting to the result, beta/alpha, beta=0 dropping input
+# (an empty matrix or a 0-d input with one row: torch resizes the result to the input's shape;
+# test_missing_apis.py compares those cases with torch)
+_mv_shapes = st.tuples(st.integers(1, 4), st.integers(1, 4))
+row("addmv", lambda c, a, b, beta=1, alpha=1: (0 if beta == 0 else beta * c) + alpha * (a @ b),
+    lambda T, c, a, b, **kw: T.addmv(c, a, b, **kw),
+    st.tuples(n_arrays(3, shapes=_mv_shapes.flatmap(
+        lambda s: st.sampled_from([(s[0],), (1,)] + ([()] if s[0] > 1 else [])).map(
+            lambda c: (c, s, (s[1],))))),
+              S.kwargs(beta=st.sampled_from([0, 0.5, 2]), alpha=st.sampled_from([1, -1.5])))
+    .map(lambda t: (t[0][0], t[1])))
+row("Tensor.addmv_", lambda c, a, b: 0.5 * c + a @ b,
+    lambda T, c, a, b: (c + 0).addmv_(a, b, beta=0.5),
+    n_arrays(3, shapes=_mv_shapes.map(lambda s: ((s[0],), s, (s[1],)))))
+row("addr", lambda c, a, b, beta=1, alpha=1: (0 if beta == 0 else beta * c) + alpha * np.outer(a, b),
+    lambda T, c, a, b, **kw: T.addr(c, a, b, **kw),
+    st.tuples(n_arrays(3, shapes=st.tuples(st.integers(1, 4), st.integers(1, 4)).flatmap(
+        lambda s: st.sampled_from([s, (s[1],), (s[0], 1), ()]).map(
+            lambda c: (c, (s[0],), (s[1],))))),
+              S.kwargs(beta=st.sampled_from([0, 0.5, 2]), alpha=st.sampled_from([1, -1.5])))
+    .map(lambda t: (t[0][0], t[1])))
+row("Tensor.addr_", lambda c, a, b: c - 2 * np.outer(a, b),
+    lambda T, c, a, b: (c + 0).addr_(a, b, alpha=-2),
+    n_arrays(3, shapes=st.tuples(st.integers(1, 4), st.integers(1, 4)).map(
+        lambda s: (s, (s[0],), (s[1],)))))
+
 # ----- the tests --------------------------------------------------------------------------------
 IDS = [r.name for r in ROWS]
 assert len(set(IDS)) == len(IDS), "duplicate row names"

@@ -805,3 +805,7 @@ TENSOR = {  # Tensor.<name>
 from .tensor_more import TENSOR_MORE  # noqa: E402  (the in-place forms added later)
 
 TENSOR.update(TENSOR_MORE)
+
+from .added_ops import METHODS as _ADDED  # noqa: E402  (the ops added later)
+
+TENSOR.update(_ADDED)

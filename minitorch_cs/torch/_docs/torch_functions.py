@@ -616,3 +616,7 @@ TORCH_FUNCTIONS = {  # torch.<name>
          'are torch\'s formulas ``grad * input / result`` and ``grad * other / result`` (NaN at '
          '(0, 0)).'), ""),
 }
+
+from .added_ops import FUNCTIONS as _ADDED  # noqa: E402  (the ops added later)
+
+TORCH_FUNCTIONS.update(_ADDED)

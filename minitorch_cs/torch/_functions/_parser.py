@@ -113,7 +113,8 @@ SINGLE = {
     "index_select": "int", "masked_select": "Tensor", "bincount": "Tensor", "nan_to_num": "float",
     "median": "int", "index_add": "int", "index_copy": "int", "kron": "Tensor",
     "take_along_dim": "Tensor", "rot90": "int", "logit": "float", "split": "tuple of ints",
-    "normal": "float",
+    "normal": "float", "kthvalue": "int", "mode": "int", "nanmedian": "int", "cummax": "int",
+    "cummin": "int",
 }
 
 # torch's name for a function in its messages, where it is not the function's own
@@ -122,7 +123,7 @@ DISPLAY = {"split": "split_with_sizes"}
 # ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
 DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
 scatter_add index_select index_add index_copy index_fill median prod max min sort argsort
-unsqueeze chunk narrow flatten unflatten""".split())
+unsqueeze chunk narrow flatten unflatten kthvalue mode nanmedian cummax cummin""".split())
 
 # parameters our functions name differently from torch's schema (their names in its messages)
 RENAMED = {"expand": {"sizes": "size"}, "broadcast_to": {"shape": "size"},
@@ -137,7 +138,7 @@ EXTRA = {"select": {"index": "int"},
          "dist": {"other": "Tensor", "p": "Number"}, "isclose": {"other": "Tensor"},
          "allclose": {"other": "Tensor"}, "equal": {"other": "Tensor"},
          "matmul": {"other": "Tensor"}, "kron": {"other": "Tensor"}, "dot": {"other": "Tensor"},
-         "cdist": {"x2": "Tensor"},
+         "cdist": {"x2": "Tensor"}, "addmv": {"mat": "Tensor"},
          "multinomial": {"num_samples": "int", "replacement": "bool"},
          "movedim": {"source": "tuple of ints", "destination": "tuple of ints"},
          "moveaxis": {"source": "tuple of ints", "destination": "tuple of ints"},

@@ -1,4 +1,4 @@
-"""Linear algebra: matmul family, addmm, einsum, tensordot, float32 matmul precision."""
+"""Linear algebra: matmul family, addmm/addmv/addr, einsum, tensordot, float32 matmul precision."""
 from __future__ import annotations
 
 import builtins
@@ -8,12 +8,14 @@ from .. import _dtype as D
 from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
 from .._ops import linalg as L
+from .._ops import matvec as MV
 from .._ops import movement as M
 from .._tensor import Tensor, _size, _wrap_dim
 from .pointwise import mul
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
-           "mv", "dot", "outer", "addmm", "einsum", "tensordot", "baddbmm", "addbmm", "kron"]
+           "mv", "dot", "outer", "addmm", "einsum", "tensordot", "baddbmm", "addbmm", "kron",
+           "addmv", "addr"]
 
 
 # ----- linear algebra -----------------------------------------------------------------------------
@@ -180,6 +182,109 @@ def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
 
 
 addmm.inplace = _addmm_inplace
+
+
+def _scalar_arg(v, fname, name):
+    """A ``Scalar`` argument: a Python number, or a one-element tensor counted as its value
+    (anything else is torch's TypeError)."""
+    if isinstance(v, Tensor) and v.numel() == 1:
+        return v.item()
+    if isinstance(v, (builtins.bool, builtins.int, builtins.float)) or \
+            (hasattr(v, "dtype") and not isinstance(v, Tensor) and getattr(v, "ndim", 1) == 0):
+        return v.item() if hasattr(v, "item") else v
+    raise TypeError(f"{fname}(): argument '{name}' must be Number, not {type(v).__name__}")
+
+
+def _addmv_args(input, mat, vec):
+    """torch's shape checks for ``addmv``; returns the result's length."""
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    n = mat.shape[0]
+    if mat.shape[1] != vec.shape[0] or (input.ndim == 1 and input.shape[0] not in (1, n)):
+        got = f"{input.shape[0]}" if input.ndim else ""
+        raise RuntimeError(f"size mismatch, got input ({got}), mat ({n}x{mat.shape[1]}), vec "
+                           f"({vec.shape[0]})")
+    return n
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``: ``mat`` 2-D, ``vec`` 1-D, ``input`` broadcasting
+    to the product's length; the three tensors share one dtype (integers take the scalars
+    truncated, bool has no kernel). ``beta=0`` ignores ``input`` (NaN and inf included).
+    Where torch's kernel resizes the result to ``input``'s shape we do too, with its warning: an
+    empty ``mat`` with ``beta != 0`` gives ``beta * input``, a 0-d ``input`` with a one-row
+    ``mat`` a 0-d result. Differentiable in all three tensors (``input`` gets ``beta * grad``)."""
+    beta, alpha = _scalar_arg(beta, "addmv", "beta"), _scalar_arg(alpha, "addmv", "alpha")
+    n = _addmv_args(input, mat, vec)
+    shape = (n,)
+    if mat.numel() == 0 and beta != 0:  # torch's kernel: the result is beta * input as given
+        shape = tuple(input.shape)
+    elif input.ndim == 0 and n == 1:  # (and a 0-d input keeps a one-row product 0-d)
+        shape = ()
+    if n and shape != (n,):
+        from .._fpe import warn_user
+        warn_user(f"An output with one or more elements was resized since it had shape {[n]}, "
+                  f"which does not match the required output shape {list(shape)}. This "
+                  "behavior is deprecated, and in a future PyTorch release outputs will not be "
+                  "resized unless they have zero elements. You can explicitly reuse an out "
+                  "tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+    return apply(MV.Addmv, input, mat, vec, beta=beta, alpha=alpha)
+
+
+def _addmv_inplace(self, mat, vec, *, beta=1, alpha=1):
+    """``self.addmv_``: ``self`` must already have the product's length (no broadcasting)."""
+    beta, alpha = _scalar_arg(beta, "addmv_", "beta"), _scalar_arg(alpha, "addmv_", "alpha")
+    n = _addmv_args(self, mat, vec)
+    if tuple(self.shape) != (n,):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output "
+                           f"tensor size {[n]} should match")
+    return apply_inplace(MV.Addmv, self, mat, vec, beta=beta, alpha=alpha)
+
+
+addmv.inplace = _addmv_inplace
+
+
+def _addr_args(input, vec1, vec2, beta, alpha, fname="addr"):
+    """torch's checks for ``addr``: 1-D vectors; an integral (or bool) result dtype refuses a
+    floating ``beta``/``alpha``, any other a bool one. Returns (result dtype: the three
+    tensors promoted, beta, alpha)."""
+    beta, alpha = _scalar_arg(beta, fname, "beta"), _scalar_arg(alpha, fname, "alpha")
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    dt = D.result_type(input, vec1, vec2)
+    for name, s in (("beta", beta), ("alpha", alpha)):
+        if dt is not D.bool and isinstance(s, builtins.bool):
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if not dt.is_floating_point and isinstance(s, builtins.float):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                               "floating point number.")
+    return dt, beta, alpha
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)`` in the promoted dtype of the three tensors,
+    ``input`` broadcasting to ``(len(vec1), len(vec2))``; bool tensors use and/or. ``beta=0``
+    ignores ``input`` (NaN included). Differentiable in all three tensors."""
+    dt, beta, alpha = _addr_args(input, vec1, vec2, beta, alpha)
+    c = input.expand(vec1.shape[0], vec2.shape[0])
+    return apply(MV.Addr, c.to(dt), vec1.to(dt), vec2.to(dt), beta=beta, alpha=alpha)
+
+
+def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
+    """``self.addr_``: ``self`` is the 2-D result (no broadcasting), keeping its dtype."""
+    dt, beta, alpha = _addr_args(self, vec1, vec2, beta, alpha, "addr_")
+    if self.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
+    self.expand(vec1.shape[0], vec2.shape[0])  # (torch's size error first)
+    if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"The size of tensor a ({self.shape[1]}) must match the size of "
+                           f"tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
+    return apply_inplace(MV.Addr, self, vec1.to(dt), vec2.to(dt), beta=beta, alpha=alpha)
+
+
+addr.inplace = _addr_inplace
 
 
 def _check_batches(batch1, batch2):

@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
+from .._ops import order_stats as O
 from .._ops import reduce as R
 from .._tensor import Tensor, _wrap_dim
 from ._common import _NO_DIM, _check_float, _correction, _dims, _on_0d
@@ -17,7 +18,8 @@ from .indexing import where
 __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
-           "cdist", "searchsorted", "bucketize"]
+           "cdist", "searchsorted", "bucketize", "kthvalue", "mode", "nanmedian", "cummax",
+           "cummin"]
 
 
 def _softmax_dtype(input, dtype, dim, kernel="softmax"):
@@ -335,6 +337,122 @@ def median(input, dim=_NO_DIM, keepdim=None):
     return Median(*apply(R.MedianDim, input, dim=_wrap_dim(dim, input.ndim),
                          keepdim=builtins.bool(keepdim)))
 
+
+
+# ----- order statistics ---------------------------------------------------------------------------
+def _int_arg(fname, name, pos, v):
+    """An ``int`` argument as torch's parser takes it: a bool is refused (it is an int to
+    Python)."""
+    if isinstance(v, builtins.bool) or not isinstance(v, (builtins.int, np.integer)):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(v).__name__}")
+    return builtins.int(v)
+
+
+def _reduced_dim(input, dim, fname):
+    """``dim`` wrapped; torch refuses a dim of size 0 before anything else."""
+    d = _wrap_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    return d
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """``torch.return_types.kthvalue(values, indices)``: the ``k``-th smallest element of each
+    slice along ``dim`` (``k`` counts from 1; NaN is larger than every number) and its int64
+    index. Among equal values the index is the one torch's CPU quickselect returns. The
+    gradient goes to ``indices``.
+
+    Raises:
+        IndexError: ``dim`` out of range, or the slice is empty.
+        RuntimeError: ``k`` outside ``[1, size]`` (a 0-d input has size 1).
+        NotImplementedError: a bool input.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.kthvalue(torch.tensor([3.0, 1.0, 2.0]), 2).values
+        tensor(2.)
+    """
+    from .._return_types import kthvalue as KthValue
+    k = _int_arg("kthvalue", "k", 2, k)
+    d = _reduced_dim(input, dim, "kthvalue")
+    if not 0 < k <= (input.shape[d] if input.ndim else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input._dtype is D.bool:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    return KthValue(*apply(O.KthValue, input, k=k, dim=d, keepdim=builtins.bool(keepdim)))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """``torch.return_types.mode(values, indices)``: the most frequent value of each slice along
+    ``dim`` (of equally frequent values the smallest) and an int64 index where it occurs (the
+    one torch's CPU sort leaves last among them). The gradient goes to ``indices``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.mode(torch.tensor([2.0, 1.0, 2.0])).values
+        tensor(2.)
+    """
+    from .._return_types import mode as Mode
+    d = _reduced_dim(input, dim, "mode")
+    return Mode(*apply(O.Mode, input, dim=d, keepdim=builtins.bool(keepdim)))
+
+
+def nanmedian(input, dim=_NO_DIM, keepdim=_NO_DIM):
+    """``median`` with NaNs ignored. ``nanmedian(input)``: the lower middle of the non-NaN
+    elements (NaN when there are none, or the tensor is empty); the gradient is shared evenly
+    by the elements equal to it. ``nanmedian(input, dim, keepdim=False)``:
+    ``torch.return_types.nanmedian(values, indices)`` per slice (a slice of NaNs gives NaN at
+    its first index); the gradient goes to ``indices``.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.nanmedian(torch.tensor([1.0, float("nan"), 3.0, 2.0]))
+        tensor(2.)
+    """
+    from .._return_types import nanmedian as NanMedian
+    if dim is _NO_DIM:
+        if keepdim is not _NO_DIM:
+            raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
+        return apply(O.NanMedian, input)
+    dim = _int_arg("nanmedian", "dim", 2, dim)
+    if keepdim is _NO_DIM:
+        keepdim = False
+    elif not isinstance(keepdim, (builtins.bool, np.bool_)):  # (None too: torch's schema)
+        raise TypeError(f"nanmedian(): argument 'keepdim' must be bool, not "
+                        f"{type(keepdim).__name__}")
+    return NanMedian(*apply(O.NanMedianDim, input, dim=_wrap_dim(dim, input.ndim),
+                            keepdim=builtins.bool(keepdim)))
+
+
+def _cumulative_extreme(input, dim, op, fname, result):
+    if input.numel() == 0 and not isinstance(dim, builtins.bool):  # torch returns before it
+        return result(*apply(op, input, dim=0))  # looks at dim (any int is taken)
+    if input.ndim == 0 and not isinstance(dim, builtins.bool) and dim not in (0, -1):
+        raise IndexError(f"{fname}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    return result(*apply(op, input, dim=_wrap_dim(dim, input.ndim)))
+
+
+def cummax(input, dim):
+    """``torch.return_types.cummax(values, indices)``: the running maximum along ``dim`` and
+    the index it was taken from -- the last of equal maxima; once a NaN is met the values stay
+    NaN and the index follows each later NaN. The gradient of each output position is added
+    at its index.
+
+    Example:
+        >>> import minitorch_cs.torch as torch
+        >>> torch.cummax(torch.tensor([1.0, 3.0, 2.0, 3.0]), 0).indices
+        tensor([0, 1, 1, 3])
+    """
+    from .._return_types import cummax as CumMax
+    return _cumulative_extreme(input, dim, O.CumMax, "cummax", CumMax)
+
+
+def cummin(input, dim):
+    """``torch.return_types.cummin(values, indices)``: :func:`cummax` with the running minimum
+    (the last of equal minima; NaN takes over as in ``cummax``)."""
+    from .._return_types import cummin as CumMin
+    return _cumulative_extreme(input, dim, O.CumMin, "cummin", CumMin)
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2``; torch's checks:

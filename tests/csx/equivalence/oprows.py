@@ -242,6 +242,8 @@ INPLACE = {
     "cumsum_": lambda y, a, b: y.cumsum_(1),
     "cumprod_": lambda y, a, b: y.cumprod_(1),
     "addmm_": lambda y, a, b: y.addmm_(a[:, :3], a[:3, :], beta=0.5),
+    "addmv_": lambda y, a, b: y[:, 0].addmv_(a, a[0], beta=0.5),
+    "addr_": lambda y, a, b: y.addr_(a[:, 0], a[0], alpha=-0.5),
     "addbmm_": lambda y, a, b: y.addbmm_(a[None, :, :3], a[None, :3, :]),
     "baddbmm_": lambda y, a, b: y.unsqueeze(0).baddbmm_(a[None, :, :3], a[None, :3, :]),
     "eq_": lambda y, a, b: y.eq_(a),

@@ -1,0 +1,40 @@
+"""Docstring tables of the ops added later with their own differential sweep against torch
+(``tests/torch/test_missing_apis.py``): order statistics, matrix-vector updates and index
+writes. ``FUNCTIONS`` joins ``TORCH_FUNCTIONS`` and ``METHODS`` joins ``TENSOR``, in the format
+:mod:`minitorch_cs.torch._docs` describes."""
+
+_NO_OUT = "Differs from torch: torch's ``out`` is not accepted here."
+
+FUNCTIONS = {  # torch.<name>
+    'kthvalue': (
+        'kthvalue(input, k, dim=None, keepdim=False, *, out=None) -> (Tensor, LongTensor)',
+        "", _NO_OUT),
+    'mode': ('mode(input, dim=-1, keepdim=False, *, out=None) -> (Tensor, LongTensor)',
+        "", _NO_OUT),
+    'nanmedian': (
+        ('nanmedian(input) -> Tensor\n'
+         'nanmedian(input, dim=-1, keepdim=False, *, out=None) -> (Tensor, LongTensor)'),
+        "", _NO_OUT),
+    'cummax': ('cummax(input, dim, *, out=None) -> (Tensor, LongTensor)', "", _NO_OUT),
+    'cummin': ('cummin(input, dim, *, out=None) -> (Tensor, LongTensor)', "", _NO_OUT),
+    'addmv': ('addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor', "", _NO_OUT),
+    'addr': ('addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor', "", _NO_OUT),
+}
+
+METHODS = {  # Tensor.<name>
+    'kthvalue': ('Tensor.kthvalue(k, dim=None, keepdim=False) -> (Tensor, LongTensor)', "", ""),
+    'mode': ('Tensor.mode(dim=None, keepdim=False) -> (Tensor, LongTensor)', "", ""),
+    'nanmedian': (
+        ('Tensor.nanmedian() -> Tensor\n'
+         'Tensor.nanmedian(dim=-1, keepdim=False) -> (Tensor, LongTensor)'), "", ""),
+    'cummax': ('Tensor.cummax(dim) -> (Tensor, LongTensor)', "", ""),
+    'cummin': ('Tensor.cummin(dim) -> (Tensor, LongTensor)', "", ""),
+    'addmv': ('Tensor.addmv(mat, vec, *, beta=1, alpha=1) -> Tensor', "", ""),
+    'addmv_': ('Tensor.addmv_(mat, vec, *, beta=1, alpha=1) -> Tensor',
+        ('In-place Tensor.addmv: ``self`` must have the product\'s length (no broadcasting); '
+         'writes the result into ``self`` and returns it.'), ""),
+    'addr': ('Tensor.addr(vec1, vec2, *, beta=1, alpha=1) -> Tensor', "", ""),
+    'addr_': ('Tensor.addr_(vec1, vec2, *, beta=1, alpha=1) -> Tensor',
+        ('In-place Tensor.addr: ``self`` must be the 2-D result (no broadcasting) and keeps its '
+         'dtype (a promoted result that cannot be cast to it raises RuntimeError).'), ""),
+}
