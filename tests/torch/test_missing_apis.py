@@ -397,6 +397,155 @@ def test_addmv_addr_errors_match_torch(torch, bad):
                         "float32"), "addmv/addr error")
 
 
+# ----- take / put / masked_scatter / index_put ----------------------------------------------------
+def _index_values(rng, n, shape, dtype="int64"):
+    """Flat positions into ``n`` elements (negative ones too, a few out of range)."""
+    lo, hi = (-n - 1, n + 1) if rng.random() < 0.08 else (-n, n)
+    a = rng.integers(lo, max(hi, lo + 1), shape) if n or rng.random() < 0.5 else \
+        np.zeros(shape, np.int64)
+    return np.asarray(a).astype(dtype)
+
+
+def _index_dtype(rng):
+    return str(rng.choice(["int64", "int32", "float32", "bool"], p=[.88, .04, .04, .04]))
+
+
+def _take_case(rng):
+    dtype = str(rng.choice(_DTYPES, p=[.3, .3, .15, .05, .05, .05, .05, .05]))
+    shape = _shape(rng, empty=0.1)
+    n = int(np.prod(shape))
+    ishape = _shape(rng, max_dims=2)
+    idt = _index_dtype(rng)
+    arrays = [_values(rng, shape, dtype), _index_values(rng, n, ishape)]
+    method, view = bool(rng.integers(2)), len(shape) > 1 and rng.random() < 0.3
+    grad = dtype == "float64"
+
+    def fn(T, x, i):
+        x = x.transpose(0, 1) if view else x
+        i = i.to(getattr(T, idt))
+        return x.take(i) if method else T.take(x, i)
+    return Call(fn, arrays, [dtype, "int64"], grad), \
+        f"take {dtype}{shape} view={view} index {idt}{ishape} method={method}", 0 if grad else None
+
+
+def test_take_matches_torch(torch):
+    _sweep(torch, _take_case)
+
+
+def _put_case(rng):
+    dtype = str(rng.choice(_DTYPES, p=[.3, .3, .15, .05, .05, .05, .05, .05]))
+    shape = _shape(rng, empty=0.1)
+    n = int(np.prod(shape))
+    ishape = _shape(rng, max_dims=2)
+    k = int(np.prod(ishape))
+    sshape = [(k,), ishape, (k + 1,), (max(k - 1, 0),)][int(rng.choice(4, p=[.45, .45, .05, .05]))]
+    sdt = dtype if rng.random() < 0.95 else str(rng.choice(["float64", "float32", "int64"]))
+    idt = _index_dtype(rng)
+    acc = bool(rng.integers(2))
+    arrays = [_values(rng, shape, dtype), _values(rng, sshape, sdt),
+              _index_values(rng, n, ishape)]
+    form = int(rng.integers(3))
+    view = len(shape) > 1 and rng.random() < 0.3
+    grad = dtype == sdt == "float64" and form != 2
+
+    def fn(T, x, src, i):
+        i = i.to(getattr(T, idt))
+        if form == 0:
+            return T.put(x, i, src, acc)
+        if form == 1:
+            return x.put(i, src, accumulate=acc)
+        y = x.clone().transpose(0, 1) if view else x.clone()
+        return y.put_(i, src, accumulate=acc)
+    return Call(fn, arrays, [dtype, sdt, "int64"], grad), \
+        f"put {dtype}{shape} source {sdt}{sshape} index {idt}{ishape} acc={acc} form={form} " \
+        f"view={view}", 0 if grad else None
+
+
+def test_put_matches_torch(torch):
+    _sweep(torch, _put_case, rtol=1e-6)  # (accumulated repeats: an order of additions)
+
+
+def _masked_scatter_case(rng):
+    dtype = str(rng.choice(_DTYPES, p=[.3, .3, .15, .05, .05, .05, .05, .05]))
+    shape = _shape(rng, empty=0.05)
+    mshape = tuple(1 if rng.random() < 0.3 else d for d in shape[int(rng.integers(0, len(shape) + 1)):])
+    if rng.random() < 0.1:
+        shape, mshape = mshape, shape  # (the mask broadcasts the input)
+    full = np.broadcast_shapes(shape, mshape)
+    size = int(np.prod(full))
+    sshape = [(size,), full, (size + 2,), (max(size - 2, 0),), (2, size)][
+        int(rng.choice(5, p=[.35, .35, .1, .1, .1]))]
+    sdt = dtype if rng.random() < 0.95 else str(rng.choice(["float64", "float32", "int64"]))
+    mdt = "bool" if rng.random() < 0.95 else "uint8"
+    mask = rng.random(mshape) < rng.random()
+    arrays = [_values(rng, shape, dtype), mask, _values(rng, sshape, sdt)]
+    form = int(rng.integers(3))
+    grad = dtype == sdt == "float64" and form != 2
+
+    def fn(T, x, m, src):
+        m = m.to(getattr(T, mdt))
+        if form == 0:
+            return T.masked_scatter(x, m, src)
+        if form == 1:
+            return x.masked_scatter(m, src)
+        return x.clone().masked_scatter_(m, src)
+    return Call(fn, arrays, [dtype, "bool", sdt], grad), \
+        f"masked_scatter {dtype}{shape} mask {mdt}{mshape} source {sdt}{sshape} form={form}", \
+        0 if grad else None
+
+
+def test_masked_scatter_matches_torch(torch):
+    _sweep(torch, _masked_scatter_case, rtol=1e-12)  # (a broadcast input's gradient: a sum)
+
+
+def _index_put_case(rng):
+    dtype = str(rng.choice(_DTYPES, p=[.3, .3, .15, .05, .05, .05, .05, .05]))
+    shape = _shape(rng, min_dims=1)
+    nidx = int(rng.integers(1, len(shape) + 1))
+    kind = str(rng.choice(["long", "bool"], p=[.8, .2]))
+    ishape = _shape(rng, max_dims=2)
+    if kind == "bool":
+        idx = [rng.random(shape[:nidx]) < 0.5]
+        nsel = int(idx[0].sum())
+        sel = (nsel,) + shape[nidx:]
+    else:
+        idx = [_index_values(rng, d, ishape) for d in shape[:nidx]]
+        sel = ishape + shape[nidx:]
+    vshape = [sel, sel[1:], (), (1,) + sel, (3,)][int(rng.choice(5, p=[.5, .2, .15, .1, .05]))]
+    vdt = dtype if rng.random() < 0.95 else str(rng.choice(["float64", "float32", "int64"]))
+    acc = bool(rng.integers(2))
+    arrays = [_values(rng, shape, dtype), _values(rng, vshape, vdt)] + idx
+    method = bool(rng.integers(2))
+    # (gradients: torch's index_put backward with a repeated position and no accumulate is
+    # not a derivative; the values' gradient is compared where positions are distinct)
+    grad = dtype == vdt == "float64" and (acc or kind == "bool")
+
+    def fn(T, x, v, *ix):
+        if method:
+            return x.index_put(tuple(ix), v, accumulate=acc)
+        return T.index_put(x, tuple(ix), v, acc)
+    return Call(fn, arrays, [dtype, vdt] + ["bool" if kind == "bool" else "int64"] * len(idx),
+                grad), f"index_put {dtype}{shape} {kind} indices {ishape} values {vdt}{vshape} " \
+        f"acc={acc} method={method}", 0 if grad else None
+
+
+def test_index_put_matches_torch(torch):
+    _sweep(torch, _index_put_case, rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda T, x, i: T.take(x, [0]), lambda T, x, i: x.put_(i, 1.0),
+    lambda T, x, i: x.put_(i, x[:1], 1), lambda T, x, i: T.put(x, i.float(), x[:1]),
+    lambda T, x, i: x.masked_scatter(x > 0, 1.0), lambda T, x, i: x.masked_scatter(x, x),
+    lambda T, x, i: x[:1].masked_scatter_(x > 0, x), lambda T, x, i: T.index_put(x, i, x[0]),
+    lambda T, x, i: T.index_put(x, (i.float(),), x[0]),
+    lambda T, x, i: T.index_put(x, (i, i, i), x[0, 0]),
+])
+def test_index_writes_errors_match_torch(torch, bad):
+    compare(torch, Call(bad, [np.arange(6.0).reshape(3, 2), np.array([1])],
+                        ["float32", "int64"]), "index write error")
+
+
 # ----- numpy references (no torch needed) ---------------------------------------------------------
 def test_selection_against_numpy():
     """Values against numpy's sort; every index points at its value."""

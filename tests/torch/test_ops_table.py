@@ -1608,6 +1608,77 @@ row("Tensor.addr_", lambda c, a, b: c - 2 * np.outer(a, b),
     n_arrays(3, shapes=st.tuples(st.integers(1, 4), st.integers(1, 4)).map(
         lambda s: (s, (s[0],), (s[1],)))))
 
+# ----- flat and masked writes, index_put, scatter_reduce (swept against torch in
+# tests/torch/test_missing_apis.py) -------------------------------------------------------------
+@st.composite
+def _take_inputs(draw):
+    (x,), _ = draw(one())
+    n = x.size
+    ishape = draw(S.shapes(max_dims=2))
+    idx = draw(st.lists(st.integers(-n, n - 1), min_size=int(np.prod(ishape)),
+                        max_size=int(np.prod(ishape))))
+    return (x,), dict(index=np.array(idx, dtype=np.int64).reshape(ishape))
+
+
+@st.composite
+def _put_inputs(draw, unique=True):
+    """``(x, source)`` and a 1-d int64 ``index`` of flat positions (distinct unless not
+    ``unique``, some counted from the end); ``source`` holds one element per index."""
+    (x,), _ = draw(one())
+    n = x.size
+    if unique:
+        pos = draw(st.permutations(range(n)))[:draw(st.integers(0, n))]
+    else:
+        pos = draw(st.lists(st.integers(0, n - 1), max_size=6))
+    idx = [p - n if draw(st.booleans()) else p for p in pos]
+    return (x, draw(S.arrays((len(idx),)))), dict(index=np.array(idx, dtype=np.int64))
+
+
+def _put_ref(x, s, index, accumulate=False):
+    r = np.array(x, copy=True).reshape(-1)
+    if accumulate:
+        np.add.at(r, index, s)
+    else:
+        r[index] = s
+    return r.reshape(x.shape)
+
+
+def _masked_scatter_ref(x, s, mask):
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    r = np.array(np.broadcast_to(x, shape), copy=True)
+    m = np.broadcast_to(mask, shape)
+    r[m] = s.reshape(-1)[:int(m.sum())]
+    return r
+
+
+@st.composite
+def _masked_scatter_inputs(draw):
+    (x,), kw = draw(_mask_inputs())
+    size = int(np.prod(np.broadcast_shapes(x.shape, kw["mask"].shape)))
+    return (x, draw(S.arrays((size + draw(st.integers(0, 2)),)))), kw
+
+
+row("take", lambda x, index: x.reshape(-1)[index], lambda T, x, index: T.take(x, T.tensor(index)),
+    _take_inputs())
+row("Tensor.take", lambda x, index: x.reshape(-1)[index],
+    lambda T, x, index: x.take(T.tensor(index)), _take_inputs())
+row("put", _put_ref, lambda T, x, s, index: T.put(x, T.tensor(index), s), _put_inputs())
+row("Tensor.put_accumulate", lambda x, s, index: _put_ref(x, s, index, True),
+    lambda T, x, s, index: x.put(T.tensor(index), s, accumulate=True), _put_inputs(False))
+row("Tensor.put_", _put_ref, lambda T, x, s, index: (x + 0).put_(T.tensor(index), s),
+    _put_inputs())
+row("masked_scatter", _masked_scatter_ref,
+    lambda T, x, s, mask: T.masked_scatter(x, T.tensor(mask), s), _masked_scatter_inputs())
+row("Tensor.masked_scatter_", lambda x, s, mask: _masked_scatter_ref(x, s, mask),
+    lambda T, x, s, mask: (x + 0).masked_scatter_(T.tensor(mask), s),
+    _masked_scatter_inputs().filter(
+        lambda t: np.broadcast_shapes(t[0][0].shape, t[1]["mask"].shape) == t[0][0].shape))
+row("index_put", lambda x, v: _acc(x, v),
+    lambda T, x, v: T.index_put(x, (T.tensor([0, 0, 1]),), v, accumulate=True),
+    fixed((3, 2), (3, 2)))
+row("Tensor.index_put", lambda x, v: np.concatenate([v[1:2], x[1:2], v[2:3]]),
+    lambda T, x, v: x.index_put((T.tensor([0, 2]),), v[1:]), fixed((3, 2), (3, 2)))
+
 # ----- the tests --------------------------------------------------------------------------------
 IDS = [r.name for r in ROWS]
 assert len(set(IDS)) == len(IDS), "duplicate row names"

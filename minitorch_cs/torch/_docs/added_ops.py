@@ -19,6 +19,10 @@ FUNCTIONS = {  # torch.<name>
     'cummin': ('cummin(input, dim, *, out=None) -> (Tensor, LongTensor)', "", _NO_OUT),
     'addmv': ('addmv(input, mat, vec, *, beta=1, alpha=1, out=None) -> Tensor', "", _NO_OUT),
     'addr': ('addr(input, vec1, vec2, *, beta=1, alpha=1, out=None) -> Tensor', "", _NO_OUT),
+    'take': ('take(input, index) -> Tensor', "", ""),
+    'put': ('put(input, index, source, accumulate=False) -> Tensor', "", ""),
+    'masked_scatter': ('masked_scatter(input, mask, source) -> Tensor', "", ""),
+    'index_put': ('index_put(input, indices, values, accumulate=False) -> Tensor', "", ""),
 }
 
 METHODS = {  # Tensor.<name>
@@ -37,4 +41,15 @@ METHODS = {  # Tensor.<name>
     'addr_': ('Tensor.addr_(vec1, vec2, *, beta=1, alpha=1) -> Tensor',
         ('In-place Tensor.addr: ``self`` must be the 2-D result (no broadcasting) and keeps its '
          'dtype (a promoted result that cannot be cast to it raises RuntimeError).'), ""),
+    'take': ('Tensor.take(index) -> Tensor', "", ""),
+    'put': ('Tensor.put(index, source, accumulate=False) -> Tensor', "", ""),
+    'put_': ('Tensor.put_(index, source, accumulate=False) -> Tensor',
+        ('In-place Tensor.put: writes (or with ``accumulate`` adds) ``source`` at the flat '
+         'positions ``index`` of ``self`` (row-major, whatever its strides) and returns it.'),
+        ""),
+    'masked_scatter': ('Tensor.masked_scatter(mask, source) -> Tensor', "", ""),
+    'masked_scatter_': ('Tensor.masked_scatter_(mask, source) -> Tensor',
+        ('In-place Tensor.masked_scatter: ``mask`` must broadcast to ``self``\'s shape; fills '
+         'the True positions of ``self`` from ``source`` and returns it.'), ""),
+    'index_put': ('Tensor.index_put(indices, values, accumulate=False) -> Tensor', "", ""),
 }

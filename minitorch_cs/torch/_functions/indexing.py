@@ -1,20 +1,22 @@
-"""Indexing functions: where, nonzero, unique, bincount, gather/scatter, index_select/add/copy/fill, masked_fill/select."""
+"""Indexing functions: where, nonzero, unique, bincount, gather/scatter, index_select/add/copy/fill, masked_fill/select/scatter, take/put, index_put."""
 from __future__ import annotations
 
 import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import elementwise as E
+from .._ops import index_write as W
 from .._ops import movement as M
 from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
 from ._common import _index_arr, _need_tensor, _parser_error, _sizes_str, _t
 
 __all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatter_add",
-           "index_select", "index_add", "index_copy", "index_fill", "masked_fill", "masked_select"]
+           "index_select", "index_add", "index_copy", "index_fill", "masked_fill", "masked_select",
+           "take", "put", "masked_scatter", "index_put"]
 
 
 def where(condition, input=None, other=None):
@@ -255,3 +257,140 @@ def masked_select(input, mask):
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask")
     return apply(S.MaskedSelect, input, mask)
+
+
+# ----- flat and masked writes ---------------------------------------------------------------------
+def _long_index(index, fname):
+    _need_tensor(index, fname, "index", 2)
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"{fname}(): Expected a long tensor for index, but got "
+                           f"{D.scalar_name(index._dtype)}")
+
+
+def take(input, index):
+    """``input.flatten()[index]``, shaped like ``index`` (int64; negative entries count from the
+    end, outside ``[-numel, numel)`` is torch's IndexError). The gradient adds back at the
+    positions (repeats accumulate)."""
+    _long_index(index, "take")
+    return apply(W.Take, input, index=index)
+
+
+def _put_args(input, index, source, accumulate, fname):
+    """torch's checks for ``put_``, in its order: the argument types, the index dtype, the
+    source dtype, then one source element per index."""
+    _need_tensor(index, fname, "index", 1)  # (the argument types first, as torch's parser)
+    _need_tensor(source, fname, "source", 2)
+    if not isinstance(accumulate, (builtins.bool, np.bool_)):
+        raise TypeError(f"{fname}(): argument 'accumulate' (position 3) must be bool, not "
+                        f"{type(accumulate).__name__}")
+    _long_index(index, fname)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"{fname}(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {D.scalar_name(input._dtype)} and source.dtype = "
+                           f"{D.scalar_name(source._dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"{fname}(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{index.numel()}")
+
+
+def put(input, index, source, accumulate=False):
+    """A copy of ``input`` with ``source``'s elements (row-major) written at the flat positions
+    ``index`` of ``input`` seen as flattened (negative entries count from the end; the last of
+    repeated positions wins), or added there with ``accumulate=True``. ``source`` has
+    ``input``'s dtype and one element per index. Differentiable in ``input`` and ``source``."""
+    _put_args(input, index, source, accumulate, "put")
+    return apply(W.Put, input, source, index=index, accumulate=builtins.bool(accumulate))
+
+
+def _put_inplace(self, index, source, accumulate=False):
+    _put_args(self, index, source, accumulate, "put_")
+    return apply_inplace(W.Put, self, source, index=index, accumulate=builtins.bool(accumulate))
+
+
+put.inplace = _put_inplace
+
+
+def _masked_scatter_args(input, mask, source):
+    _need_tensor(source, "masked_scatter", "source", 2)
+    if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{D.scalar_name(mask._dtype) if isinstance(mask, Tensor) else mask}")
+    if source._dtype is not input._dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{D.scalar_name(input._dtype)} and {D.scalar_name(source._dtype)}")
+
+
+def masked_scatter(input, mask, source):
+    """``input`` (broadcast with the bool ``mask``) with its True positions, in row-major order,
+    filled from ``source``'s leading elements (fewer elements than True positions is torch's
+    RuntimeError). Differentiable in ``input`` (zero where filled) and ``source``."""
+    _masked_scatter_args(input, mask, source)
+    return apply(W.MaskedScatter, input, mask, source)
+
+
+def _masked_scatter_inplace(self, mask, source):
+    _masked_scatter_args(self, mask, source)
+    return apply_inplace(W.MaskedScatter, self, mask.expand(tuple(self.shape)), source)
+
+
+masked_scatter.inplace = _masked_scatter_inplace
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input.clone().index_put_(indices, values, accumulate)``: a copy with ``values`` written
+    (or with ``accumulate`` added) at the positions the tuple of index tensors selects.
+    Differentiable in ``input`` (zero where written, without ``accumulate``) and ``values``."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    mask = indices[0] if len(indices) == 1 and isinstance(indices[0], Tensor) and \
+        indices[0]._dtype is D.bool else None
+    if mask is not None and isinstance(values, Tensor) and values.numel() == 1 and \
+            not accumulate and mask.ndim <= input.ndim:
+        # torch fills through the mask (masked_fill): the one value converted to input's dtype,
+        # the mask extended by trailing dims and expanded to input's shape
+        try:
+            mask = mask.reshape(tuple(mask.shape) + (1,) * (input.ndim - mask.ndim)).expand(
+                tuple(input.shape))
+        except RuntimeError:
+            pass  # (not expandable: the kernel refuses it)
+        return apply(M.IndexPut, input, values.reshape(()), key=(mask,), accumulate=False)
+    for d, i in enumerate(indices[:input.ndim]):  # (from shapes: torch checks this first)
+        if isinstance(i, Tensor) and i._dtype is not D.bool and i.numel() and \
+                input.shape[d] == 0:
+            raise IndexError("index is out of bounds for dimension with size 0")
+    if isinstance(values, Tensor) and values._dtype is not input._dtype and indices:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{D.scalar_name(input._dtype)} for the destination and "
+                           f"{D.scalar_name(values._dtype)} for the source.")
+    if isinstance(values, Tensor) and builtins.all(
+            isinstance(i, Tensor) and i._dtype is not D.bool for i in indices) and \
+            len(indices) <= input.ndim:
+        try:  # the shape integer indices select (from shapes only; torch checks it first)
+            sel = np.broadcast_shapes(*(tuple(i.shape) for i in indices)) + \
+                tuple(input.shape)[len(indices):]
+        except ValueError:
+            sel = None  # (the kernel reports indices that do not broadcast)
+        if sel is not None and (values.ndim > len(sel) or any(
+                v not in (1, s) for v, s in zip(tuple(values.shape)[::-1], sel[::-1]))):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} "
+                               f"cannot be broadcast to indexing result of shape {list(sel)}")
+    masks = [i for i in indices if isinstance(i, Tensor) and i._dtype is D.bool]
+    if isinstance(values, Tensor) and len(masks) == 1 == len(indices) and \
+            values.ndim > 1 + input.ndim - masks[0].ndim:  # (one bool mask selects one dim)
+        _index_put_mismatch(input, indices, values)
+    try:
+        return apply(M.IndexPut, input, values, key=tuple(indices), accumulate=accumulate)
+    except ValueError:  # (numpy's refusal of values that do not fit a mask's selection)
+        _index_put_mismatch(input, indices, values)
+
+
+def _index_put_mismatch(input, indices, values):
+    """torch's error for values that do not broadcast to what ``indices`` select (raised once
+    the call is refused, so reading the mask's values to name the shape changes nothing)."""
+    sel = np.broadcast_to(np.zeros((), np.int8), tuple(input.shape))[
+        tuple(i._data if isinstance(i, Tensor) else i for i in indices)].shape
+    raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
+                       f"broadcast to indexing result of shape {list(sel)}") from None
+

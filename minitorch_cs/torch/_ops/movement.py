@@ -328,6 +328,8 @@ class IndexPut(Kernel):
             # half dtype, which torch fills from a double unchecked (70000 is inf in float16)
             v = D.np_cast(v, r.dtype) if r.dtype in HALF else _to_dtype_checked(v, r.dtype)
         if accumulate:
+            if isinstance(v, np.ndarray) and v.ndim:  # numpy 2.4's ufunc.at applies a value
+                v = np.broadcast_to(v, r[key].shape)  # broadcast along the index only once
             np.add.at(r, key, v)
         else:
             r[key] = v

@@ -178,6 +178,8 @@ INPLACE = {
     "index_copy_": lambda y, a, b: y.index_copy_(0, _idx(b), a[:2]),
     "index_fill_": lambda y, a, b: y.index_fill_(1, _idx(b), -1.0),
     "index_put_": lambda y, a, b: y.index_put_((_idx(b),), a[:2], accumulate=True),
+    "put_": lambda y, a, b: y.put_(_idx(b), a[0, :2], accumulate=True),
+    "masked_scatter_": lambda y, a, b: y.masked_scatter_(a > 0.5, a * 2),
     "lerp_": lambda y, a, b: y.lerp_(a, 0.3),
     "log1p_": lambda y, a, b: y.log1p_(),
     "log_": lambda y, a, b: y.log_(),
