@@ -39,7 +39,7 @@ import numpy as np
 from ..torch import _dtype as D
 from ..torch._device import device as _Device
 from ..torch._tensor import Tensor
-from . import _lz4, _tree
+from . import _heap, _lz4, _tree
 from . import serializers as S
 
 __all__ = ["load"]
@@ -80,6 +80,11 @@ def load(ckpt_path, map_location=None, **kwargs):
         f = h5py.File(path, "r")
     except OSError as e:
         raise RuntimeError(f"Failed to load checkpoint file `{ckpt_path}`.") from e
+    bad = _heap.malformed_heap(path, f.id.get_create_plist().get_sizes()[1])
+    if bad is not None:  # (libhdf5 would loop forever reading its strings)
+        f.close()
+        raise _malformed(ckpt_path, f"{bad}: the file is damaged (or crafted); nothing in it "
+                                    "was read")
 
     source = _H5Source(path, f)
     try:

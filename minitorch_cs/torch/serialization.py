@@ -301,11 +301,21 @@ def _check_allocation(nbytes: int, what: str) -> None:
 
 
 # -- the archive -----------------------------------------------------------------------------------
+# what Python's zipfile raises on a damaged archive (a bad signature or CRC, a truncated record, a
+# version or encryption flag it does not implement, a name that is not UTF-8)
+_DIRECTORY_ERRORS = (zipfile.BadZipFile, EOFError, NotImplementedError, UnicodeDecodeError,
+                     ValueError)
+_ZIP_ERRORS = _DIRECTORY_ERRORS + (zlib.error, OSError)
+
 class _Archive:
     """A torch zip archive whose directory has been checked before any record is read."""
 
     def __init__(self, f):
-        self.zf = zipfile.ZipFile(f)
+        try:
+            self.zf = zipfile.ZipFile(f)
+        except _DIRECTORY_ERRORS as e:  # a damaged directory: torch's reader fails in miniz
+            raise RuntimeError(f"PytorchStreamReader failed reading zip archive: failed finding "
+                               f"central directory ({e}).") from None
         try:
             fp = self.zf.fp
             pos = fp.tell()
@@ -366,7 +376,7 @@ class _Archive:
                 "(a zip bomb or a corrupted file)." + _MINIZ_SUFFIX)
         try:
             data = self.zf.read(info)  # stops at file_size and checks the CRC
-        except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as e:
+        except _ZIP_ERRORS as e:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {e}."
                                + _MINIZ_SUFFIX) from None
         if len(data) != info.file_size:
