@@ -220,8 +220,9 @@ def apply_inplace(op, target, *args, **attrs):
 
 
 # exception classes numpy raises from kernels (its AxisError, UFuncTypeError and
-# DTypePromotionError derive from these); ``_errors.translate`` maps them to torch's
-_NUMPY_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError)
+# DTypePromotionError derive from these; an allocation it cannot make is a MemoryError);
+# ``_errors.translate`` maps them to torch's
+_NUMPY_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, MemoryError)
 
 
 def redispatch(mode, op, args, attrs, target):

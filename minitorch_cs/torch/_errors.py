@@ -49,6 +49,12 @@ def translate(exc: BaseException, op, args, attrs) -> BaseException:
     name = getattr(op, "name", "op")
     arrays = [_array(a) for a in args]
     arrays = [a for a in arrays if a is not None]
+    if isinstance(exc, MemoryError):  # torch's CPU allocator: the bytes asked for
+        size = getattr(exc, "_total_size", None)  # (numpy's allocation error knows them)
+        asked = f"{size} bytes" if isinstance(size, int) else "more memory than is available"
+        return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+                            f"can't allocate memory: you tried to allocate {asked}. Error code "
+                            "12 (Cannot allocate memory)")
     if isinstance(exc, np.exceptions.AxisError):
         n = exc.ndim if exc.ndim is not None else 0
         lo, hi = -max(n, 1), max(n, 1) - 1

@@ -246,3 +246,61 @@ def test_shipped_yaml_files_validate(path):
         (config,) = validate_trainer_params(params)
     assert config.init.model.name == "fc_mnist"
     assert config.fit is not None and config.validate_all is not None
+
+
+_STRANGE = [None, 0, -1, 1.5, -2.5, 1e30, float("nan"), float("inf"), "x", "", "CPU", [], {},
+            [1, 2], {"a": 1}, True, False, 2**70, [{"SGD": {"lr": 0.1}}], {"SGD": None}, [[1]],
+            "relu", 10**6]
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, prefix + (i,))
+
+
+@pytest.mark.parametrize("example", ["fc_mnist.yaml", "gpt2_tiny.yaml"])
+def test_damaged_yaml_is_a_config_error_or_valid(example):
+    """Generated damage to the shipped YAML files (one to three values replaced by a value of
+    another kind, keys deleted or added at random places): validation accepts the result or
+    raises ConfigError -- never another exception (found this way: a list as data_processor
+    raised TypeError, a depth of 2**70 OverflowError)."""
+    import copy
+    import random
+    from pathlib import Path
+
+    import yaml
+    root = Path(__file__).resolve().parents[2]
+    base = yaml.safe_load((root / "examples" / example).read_text())
+    outcomes = {"ok": 0, "ConfigError": 0}
+    for k in range(400):
+        r = random.Random(f"{example}:{k}")
+        params = copy.deepcopy(base)
+        for _ in range(r.randint(1, 3)):
+            paths = [p for p in _paths(params) if p]
+            if not paths:
+                break
+            path = r.choice(paths)
+            parent = params
+            for p in path[:-1]:
+                parent = parent[p]
+            how = r.random()
+            if how < 0.7:
+                parent[path[-1]] = copy.deepcopy(r.choice(_STRANGE))
+            elif isinstance(parent, dict) and how < 0.85:
+                del parent[path[-1]]
+            elif isinstance(parent, dict):
+                parent[r.choice(["extra", "lr", "name", "max_steps"])] = r.choice(_STRANGE)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                validate_trainer_params(params)
+                outcomes["ok"] += 1
+            except ConfigError as e:
+                assert str(e).strip() and "\n" not in str(e).strip(), str(e)
+                outcomes["ConfigError"] += 1
+    assert outcomes["ok"] and outcomes["ConfigError"]

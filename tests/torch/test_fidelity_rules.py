@@ -1217,3 +1217,21 @@ def test_empty_tensors_have_torchs_strides():
         (0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0), (0, 0), (0, 0), (1, 1), (1, 1)]
     real = pytest.importorskip("torch")
     assert _empty_strides(T) == _empty_strides(real)
+
+
+# ----- allocations that cannot be made -----------------------------------------------------------
+@pytest.mark.parametrize("make, nbytes", [
+    (lambda: torch.zeros(10**6, 10**6), 4 * 10**12),
+    (lambda: torch.empty(10**6, 10**6), 4 * 10**12),
+    (lambda: torch.arange(10**13), 8 * 10**13),
+    (lambda: torch.ones(1).expand(10**12).contiguous(), 4 * 10**12),
+    (lambda: torch.ones(10**6, 1) * torch.ones(1, 10**6), 4 * 10**12),
+])
+def test_an_impossible_allocation_is_torchs_allocator_error(make, nbytes):
+    """numpy's MemoryError from any op (creation or kernel) becomes torch's CPU allocator error,
+    with the bytes asked for (the dispatch point's error mapping)."""
+    with pytest.raises(RuntimeError) as e:
+        make()
+    assert str(e.value) == (
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")

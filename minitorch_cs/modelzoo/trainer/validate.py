@@ -327,6 +327,9 @@ def _validate_config(config_cls, data, path):
             return config_cls.model_validate(data)
         except pydantic.ValidationError as e:
             raise pydantic_error(e, path, config_cls) from None
+        except (OverflowError, MemoryError) as e:  # (a size the config's own code multiplies)
+            raise ConfigError(path, f"a value is too large to build this configuration "
+                                    f"({e or type(e).__name__}); use smaller sizes") from None
     return config_cls(**validate_kwargs(config_cls, data, path))
 
 
@@ -342,7 +345,7 @@ def _data(entry, path, model_name):
         if len(processors) != 1:
             raise ConfigError(f"{path}.data_processor", f"missing. Allowed values: {names}")
         name = next(iter(processors))
-    if name not in processors:
+    if not isinstance(name, str) or name not in processors:
         raise ConfigError(f"{path}.data_processor", f"unknown data processor {short_repr(name)} "
                                                     f"for model {short_repr(model_name)}. "
                                                     f"Allowed values: "
