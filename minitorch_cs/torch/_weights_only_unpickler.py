@@ -23,7 +23,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Unpickler", "UnpicklingError", "BLOCKLISTED_MODULES"]
+__all__ = ["Unpickler", "TorchUnpickler", "UnpicklingError", "BLOCKLISTED_MODULES"]
 
 UnpicklingError = pickle.UnpicklingError
 
@@ -280,8 +280,11 @@ class Unpickler(_P):
     def load_setitems(self):
         items = self.pop_mark()
         self._check_dict_target("SETITEMS")
+        if len(items) % 2:  # (torch's loop fails on the last key, after setting the others)
+            raise UnpicklingError(f"SETITEMS with an odd number of items ({len(items)}): a key "
+                                  "without its value")
         d = self.stack[-1]
-        for i in range(0, len(items) - 1, 2):
+        for i in range(0, len(items), 2):
             d[items[i]] = items[i + 1]
     dispatch[pickle.SETITEMS[0]] = load_setitems
 
@@ -336,3 +339,34 @@ class Unpickler(_P):
 for _op in _SAFE_OPCODES:
     Unpickler.dispatch[_op[0]] = _P.dispatch[_op[0]]
 del _op
+
+# the opcodes torch 2.13's weights-only unpickler implements (``torch.load``): protocol 2's,
+# without FRAME, MEMOIZE, the BINBYTES family or SHORT_BINUNICODE, so a pickle of protocol 3 or
+# more is refused there ("Unsupported operand 67") as in torch
+_TORCH_OPCODES = [
+    pickle.GLOBAL, pickle.NEWOBJ, pickle.REDUCE, pickle.BUILD, pickle.APPEND, pickle.APPENDS,
+    pickle.SETITEM, pickle.SETITEMS, pickle.MARK, pickle.TUPLE, pickle.TUPLE1, pickle.TUPLE2,
+    pickle.TUPLE3, pickle.NONE, pickle.NEWFALSE, pickle.NEWTRUE, pickle.EMPTY_TUPLE,
+    pickle.EMPTY_LIST, pickle.EMPTY_DICT, pickle.EMPTY_SET, pickle.BININT, pickle.BININT1,
+    pickle.BININT2, pickle.BINFLOAT, pickle.BINUNICODE, pickle.SHORT_BINSTRING, pickle.BINPERSID,
+    pickle.BINGET, pickle.LONG_BINGET, pickle.BINPUT, pickle.LONG_BINPUT, pickle.LONG1,
+    pickle.PROTO, pickle.STOP]
+
+
+class TorchUnpickler(Unpickler):
+    """:class:`Unpickler` with exactly the opcodes of torch 2.13's weights-only unpickler, and its
+    PROTO: any protocol number is read (another than 2 with torch's warning); an opcode it does
+    not implement is ``Unsupported operand N``."""
+
+    dispatch = _Dispatch({op[0]: Unpickler.dispatch[op[0]] for op in _TORCH_OPCODES})
+
+    def load_proto(self):
+        self.proto = self.read(1)[0]
+        if self.proto != 2:
+            import warnings
+            warnings.warn(f"Detected pickle protocol {self.proto} in the checkpoint, which was not "
+                          "the default pickle protocol used by `torch.load` (2). The weights_only "
+                          "Unpickler might not support all instructions implemented by this "
+                          "protocol, please file an issue for adding support if you encounter "
+                          "this.", stacklevel=2)
+    dispatch[pickle.PROTO[0]] = load_proto

@@ -89,8 +89,8 @@ def _view_in(arr, root):
 
 
 class _Pickler(pickle._Pickler):  # the pure-Python pickler: save_global can be overridden
-    def __init__(self, file, storages):
-        super().__init__(file, protocol=2)
+    def __init__(self, file, storages, protocol=2):
+        super().__init__(file, protocol=protocol)
         self.storages = storages
         self._globals = {}
         self._roots = {}  # id(root array) -> (its storage, the root, kept alive while saving)
@@ -176,7 +176,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
                                   "leave _use_new_zipfile_serialization=True")
     storages = []
     buf = io.BytesIO()
-    _Pickler(buf, storages).dump(obj)
+    _Pickler(buf, storages, pickle_protocol).dump(obj)
     prefix = _archive_name(f)
 
     def write(target):
@@ -599,10 +599,11 @@ def _new_parameter(data=None, requires_grad=True):
 class _Loader:
     """The persistent-id side of one ``load``: storages read from the archive, checked."""
 
-    def __init__(self, archive):
+    def __init__(self, archive, map_location=None):
         self.archive = archive
         self.loaded = {}
         self.budget = _Budget()
+        self.map_location = map_location
 
     def persistent_load(self, pid):
         if type(pid) is not tuple or len(pid) < 5 or pid[0] not in ("storage", b"storage"):
@@ -617,6 +618,7 @@ class _Loader:
                                          f"{numel!r})")
         if key in self.loaded:
             return self.loaded[key]
+        _restore_location(location, self.map_location)
         dt = storage_type.dtype
         itemsize = np.dtype(dt.np).itemsize
         raw = self.archive.record(f"data/{key}", expected=numel * itemsize)
@@ -627,6 +629,38 @@ class _Loader:
         storage = _LoadedStorage(arr.view(dt.np), dt, self.budget)
         self.loaded[key] = storage
         return storage
+
+
+_CPU_ONLY = ("If you are running on a CPU-only machine, please use torch.load with "
+             "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+def _restore_location(location, map_location) -> None:
+    """torch's ``default_restore_location`` on a machine with only the CPU: a storage tagged
+    ``cpu`` loads; another tag raises torch's error for it (an accelerator this machine lacks, a
+    tag no deserializer knows) unless ``map_location`` (a device, or a dict that maps the tag to
+    ``cpu``) says where the storage goes. ``meta`` storages load as CPU data (SPEC §3.1)."""
+    if isinstance(map_location, dict):
+        location = map_location.get(location, location)
+    elif map_location is not None:
+        return  # a CPU device (checked by load) or a callable: the caller decides
+    if location in ("cpu", "meta"):
+        return
+    loc = str(location)
+    for backend in ("cuda", "xpu"):
+        if loc == backend or re.match(f"{backend}(:|[0-9]+)", loc):
+            if not re.fullmatch(f"{backend}(:[0-9]+)?", loc):
+                raise RuntimeError(f"Invalid device string: '{loc}'")
+            raise RuntimeError(f"Attempting to deserialize object on a {backend.upper()} device "
+                               f"but torch.{backend}.is_available() is False. {_CPU_ONLY}")
+    for backend in ("hpu", "privateuseone"):
+        if loc == backend or re.match(f"{backend}(:|[0-9]+)", loc):
+            raise RuntimeError(f"The {backend.upper()} device module is not registered. "
+                               f"{_CPU_ONLY}")
+    if loc.startswith("mps"):
+        raise RuntimeError("torch.UntypedStorage(): Storage device not recognized: mps")
+    raise RuntimeError("don't know how to restore data location of "
+                       f"torch.storage.UntypedStorage (tagged with {loc})")
 
 
 class _FullUnpickler(pickle.Unpickler):
@@ -694,11 +728,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                            "file at all).")
     archive = _Archive(f)
     try:
-        loader = _Loader(archive)
+        loader = _Loader(archive, map_location)
         data = io.BytesIO(archive.record("data.pkl"))
         if weights_only:
             try:
-                return _wou.Unpickler(
+                return _wou.TorchUnpickler(
                     data, allowed=_weights_only_globals(), persistent_load=loader.persistent_load,
                     new_object=_parameter_factory(), check_build=_check_build,
                     check_call=_check_call, encoding="utf-8").load()
