@@ -179,13 +179,28 @@ def names(module: str) -> frozenset:
 
 
 def _star_names(module: str) -> set:
+    """What ``from module import *`` binds: its ``__all__`` (the top-level assignment, plus any
+    ``__all__ += [...]``, ``.append`` and ``.extend`` after it), or its public names."""
     tree = _tree(module)
     if tree is None:
         return set()
+    listed = None
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-            return set(_literal_strings(node.value))
+            listed = set(_literal_strings(node.value))
+        elif listed is not None and isinstance(node, ast.AugAssign) and \
+                isinstance(node.target, ast.Name) and node.target.id == "__all__":
+            listed.update(_literal_strings(node.value))
+        elif listed is not None and isinstance(node, ast.Expr) and \
+                isinstance(node.value, ast.Call):
+            f = node.value.func
+            if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                    and f.value.id == "__all__" and node.value.args):
+                a = node.value.args[0]
+                listed.update([a.value] if isinstance(a, ast.Constant) else _literal_strings(a))
+    if listed is not None:
+        return listed
     return {n for n in names(module) if not n.startswith("_")}
 
 
