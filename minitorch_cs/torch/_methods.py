@@ -33,7 +33,8 @@ broadcast_to narrow select unbind split chunk tensor_split flip roll tile repeat
 diag trace tril triu gather scatter scatter_add index_select masked_fill masked_select clone
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
-kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put""".split()
+kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
+scatter_reduce""".split()
 
 
 def _unfold(self, dimension, size, step):

@@ -1,5 +1,7 @@
-"""Differential sweeps of the APIs added after the op table's first pass: ``kthvalue``,
-``cummax``/``cummin``, ``nanmedian``, ``mode`` (and the others listed in SPEC's "Added APIs").
+"""Differential sweeps of the APIs added after the op table's first pass (SPEC 3.3):
+``kthvalue``, ``cummax``/``cummin``, ``nanmedian``, ``mode``, ``addmv``/``addr``, ``take``,
+``put``, ``masked_scatter``, ``index_put`` and ``scatter_reduce``, functions, methods and
+in-place forms.
 
 Each API gets a seeded generator of calls -- random shapes (0-d, empty and size-1 dims
 included), dims (negative too), ``keepdim``, dtypes, values drawn from a few integers so ties
@@ -546,6 +548,73 @@ def test_index_writes_errors_match_torch(torch, bad):
                         ["float32", "int64"]), "index write error")
 
 
+# ----- scatter_reduce ----------------------------------------------------------------------------
+def _scatter_reduce_case(rng):
+    dtype = str(rng.choice(_DTYPES, p=[.3, .3, .15, .05, .05, .05, .05, .05]))
+    shape = _shape(rng, min_dims=1)
+    nd = len(shape)
+    d = _dim(rng, nd, bad=0.03)
+    dd = d % nd if -nd <= d < nd else 0
+    ishape = tuple(int(rng.integers(0, 7)) if k == dd else int(rng.integers(0, s + 1))
+                   for k, s in enumerate(shape))
+    if rng.random() < 0.04:
+        ishape = ishape + (1,)
+    sshape = tuple(k + int(rng.integers(0, 2)) for k in ishape)
+    if rng.random() < 0.04:
+        sshape = tuple(max(k - 1, 0) for k in ishape)
+    sdt = dtype if rng.random() < 0.95 else str(rng.choice(["float64", "float32", "int64"]))
+    size = shape[dd] if shape else 1
+    idx = rng.integers(0, max(size, 1), ishape) if rng.random() < 0.95 else \
+        rng.integers(-1, size + 1, ishape)
+    reduce = str(rng.choice(["sum", "prod", "mean", "amax", "amin", "max", "add"],
+                            p=[.2, .2, .2, .17, .17, .03, .03]))
+    inc = bool(rng.integers(2))
+    arrays = [_values(rng, shape, dtype), _values(rng, sshape, sdt), np.asarray(idx)]
+    form = int(rng.integers(3))
+    # (gradients of float64 calls; prod's formula divides: compared with a tolerance)
+    grad = dtype == sdt == "float64" and form != 2 and sshape == ishape
+
+    def fn(T, x, src, i):
+        if form == 0:
+            return T.scatter_reduce(x, d, i, src, reduce, include_self=inc)
+        if form == 1:
+            return x.scatter_reduce(d, i, src, reduce, include_self=inc)
+        return x.clone().scatter_reduce_(d, i, src, reduce, include_self=inc)
+    return Call(fn, arrays, [dtype, sdt, "int64"], grad), \
+        f"scatter_reduce {dtype}{shape} dim={d} index {ishape} src {sdt}{sshape} {reduce} " \
+        f"include_self={inc} form={form}", 0 if grad else None
+
+
+def test_scatter_reduce_matches_torch(torch):
+    _sweep(torch, _scatter_reduce_case, rtol=1e-6)  # (sums and means: an order of additions)
+
+
+# ----- out= ------------------------------------------------------------------------------------
+def _outs(T, dt, n=1):
+    o = tuple(T.empty(0, dtype=getattr(T, d)) for d in ([dt, "int64"] if n == 2 else [dt]))
+    return o if n == 2 else o[0]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("call", [
+    lambda T, x, dt: T.kthvalue(x, 2, 1, out=_outs(T, dt, 2)),
+    lambda T, x, dt: T.mode(x, 0, out=_outs(T, dt, 2)),
+    lambda T, x, dt: T.nanmedian(x, 1, out=_outs(T, dt, 2)),
+    lambda T, x, dt: T.nanmedian(x, out=_outs(T, dt)),
+    lambda T, x, dt: T.cummax(x, 1, out=_outs(T, dt, 2)),
+    lambda T, x, dt: T.cummin(x, 0, out=_outs(T, dt)),
+    lambda T, x, dt: T.addmv(x[:, 0], x, x[0], out=_outs(T, dt)),
+    lambda T, x, dt: T.addr(x, x[:, 0], x[0], beta=0.5, out=_outs(T, dt)),
+    lambda T, x, dt: T.take(x, T.tensor([0, 5]), out=_outs(T, dt)),
+    lambda T, x, dt: T.scatter_reduce(x, 0, T.tensor([[1, 0, 1]]), x, "amax", out=_outs(T, dt)),
+    lambda T, x, dt: T.put(x, T.tensor([0]), x[0, :1], out=_outs(T, dt)),
+    lambda T, x, dt: T.kthvalue(x.requires_grad_(), 1, out=_outs(T, dt, 2)),
+])
+def test_out_matches_torch(torch, call, dt):
+    compare(torch, Call(lambda T, x: call(T, x, dt), [np.arange(9.0).reshape(3, 3) % 4],
+                        "float32"), "out=")
+
+
 # ----- numpy references (no torch needed) ---------------------------------------------------------
 def test_selection_against_numpy():
     """Values against numpy's sort; every index points at its value."""
@@ -609,6 +678,37 @@ def test_addmv_addr_against_numpy():
                       mt.from_numpy(c), mt.from_numpy(v), beta=beta, alpha=alpha)
         np.testing.assert_allclose(got.numpy(), (0 if beta == 0 else beta * m)
                                    + alpha * np.outer(c, v), rtol=1e-12)
+
+
+def test_index_writes_against_numpy():
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        shape = _shape(rng, min_dims=1, empty=0)
+        a = rng.standard_normal(shape)
+        n = a.size
+        idx = rng.integers(-n, n, int(rng.integers(0, 6)))
+        x = mt.from_numpy(a)
+        np.testing.assert_array_equal(mt.take(x, mt.from_numpy(idx)).numpy(), a.reshape(-1)[idx])
+        src = rng.standard_normal(idx.size)
+        want = a.copy().reshape(-1)
+        np.add.at(want, idx, src)
+        got = x.put(mt.from_numpy(idx), mt.from_numpy(src), accumulate=True).numpy()
+        np.testing.assert_allclose(got, want.reshape(shape), rtol=1e-12)
+        mask = rng.random(shape) < 0.5
+        src = rng.standard_normal(n)
+        want = a.copy()
+        want[mask] = src[:mask.sum()]
+        np.testing.assert_array_equal(
+            x.masked_scatter(mt.from_numpy(mask), mt.from_numpy(src)).numpy(), want)
+        d = int(rng.integers(len(shape)))
+        index = rng.integers(0, shape[d], shape)
+        for reduce, uf in (("sum", np.add), ("amax", np.maximum), ("prod", np.multiply)):
+            want = a.copy()
+            key = tuple(index if k == d else np.indices(shape, sparse=True)[k]
+                        for k in range(len(shape)))
+            uf.at(want, key, a)
+            got = mt.scatter_reduce(x, d, mt.from_numpy(index), x, reduce).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_gradients_go_to_the_indices():

@@ -1679,6 +1679,43 @@ row("index_put", lambda x, v: _acc(x, v),
 row("Tensor.index_put", lambda x, v: np.concatenate([v[1:2], x[1:2], v[2:3]]),
     lambda T, x, v: x.index_put((T.tensor([0, 2]),), v[1:]), fixed((3, 2), (3, 2)))
 
+
+def _scatter_reduce_ref(x, s, dim, index, reduce, include_self=True):
+    r = np.array(x, copy=True)
+    hits = np.zeros(x.shape, int)
+    key = tuple(index if k == dim else np.indices(index.shape, sparse=True)[k]
+                for k in range(x.ndim))
+    np.add.at(hits, key, 1)
+    if not include_self:
+        r[hits > 0] = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+    {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+     "amin": np.minimum}[reduce].at(r, key, s[tuple(slice(0, n) for n in index.shape)])
+    if reduce == "mean":
+        r = np.where(hits > 0, r / np.maximum(hits + include_self, 1), r)
+    return r
+
+
+@st.composite
+def _scatter_reduce_inputs(draw, reduce):
+    """Unique indices along ``dim`` for amax/amin (no ties: a kink), repeats for the others."""
+    xs, kw = draw(_gather_inputs(unique=reduce in ("amax", "amin")))
+    if reduce in ("amax", "amin"):  # values apart from each other and from input's
+        x, s = xs
+        xs = (x, np.asarray(s + 0.013 * np.sign(s - 0.5) + 0.001))
+    if reduce == "prod":  # away from 0 (the gradient divides by the factors)
+        xs = tuple(np.asarray(np.where(a < 0, a - 0.3, a + 0.3)) for a in xs)
+    kw.update(reduce=reduce, **draw(S.kwargs(include_self=st.booleans())))
+    return xs, kw
+
+
+for _red in ("sum", "prod", "mean", "amax", "amin"):
+    row(f"scatter_reduce_{_red}", _scatter_reduce_ref,
+        lambda T, x, s, dim, index, **kw: T.scatter_reduce(x, dim, T.tensor(index), s, **kw),
+        _scatter_reduce_inputs(_red), **(dict(rtol=1e-6) if _red == "prod" else {}))
+row("Tensor.scatter_reduce_", lambda x, s, dim, index: _scatter_reduce_ref(x, s, dim, index, "sum"),
+    lambda T, x, s, dim, index: (x + 0).scatter_reduce_(dim, T.tensor(index), s, "sum"),
+    _gather_inputs())
+
 # ----- the tests --------------------------------------------------------------------------------
 IDS = [r.name for r in ROWS]
 assert len(set(IDS)) == len(IDS), "duplicate row names"

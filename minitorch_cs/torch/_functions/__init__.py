@@ -32,7 +32,7 @@ from .shape import *  # noqa: F401,F403
 
 __all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize", "xlogy", "hypot", "logit"]
 __all__ += ["kthvalue", "mode", "nanmedian", "cummax", "cummin", "addmv", "addr",
-            "take", "put", "masked_scatter", "index_put"]  # (added with their own tests)
+            "take", "put", "masked_scatter", "index_put", "scatter_reduce"]  # (added with their own tests)
 
 
 
@@ -87,7 +87,8 @@ median min minimum mm mul multiply mv nan_to_num nansum ne neg negative norm not
 pow prod reciprocal remainder round rsqrt sgn sigmoid sign sin sinh softmax sort sqrt square
 stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc var vstack
 where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
-searchsorted bucketize xlogy hypot logit""".split()
+searchsorted bucketize xlogy hypot logit kthvalue mode nanmedian cummax cummin addmv addr take
+scatter_reduce""".split()
 _OUT_POLICY = dict.fromkeys(
     "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
     "clamp_max clip".split(), "same")
@@ -95,7 +96,8 @@ _OUT_POLICY.update(dict.fromkeys(
     "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
     "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
     "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
-    "bucketize vector_norm matrix_norm svdvals".split(), "exact"))
+    "bucketize vector_norm matrix_norm svdvals kthvalue mode nanmedian cummax cummin addmv take "
+    "scatter_reduce".split(), "exact"))
 _OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
                                  "compute"))
 # torch's memory-overlap check between ``out`` and the inputs: "partial" for TensorIterator ops
@@ -106,7 +108,8 @@ _OUT_OVERLAP = dict.fromkeys(
     "topk lerp".split(), "partial")
 _OUT_OVERLAP.update(dict.fromkeys("index_select masked_select take_along_dim gather cat concat "
                                   "concatenate stack hstack vstack".split(), "any"))
-_OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1}  # torch has no out= overload without dim
+# torch has no out= overload without dim
+_OUT_NEEDS_DIM = {"sum": 1, "prod": 1, "median": 1, "nanmedian": 1}
 
 # Autograd and ``out=`` (torch 2.13, measured with an input or ``out`` that requires grad): a
 # differentiable op refuses ("functions with out=... arguments don't support automatic
@@ -167,6 +170,21 @@ def _exact_message(fname, got, want):
         return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
                 "Long(int64) depending on whether out_int32 flag is True, but we got output "
                 f"tensor's dtype {G} and out_int32 flag is {want is _D.int32}")
+    if fname == "take":
+        return (f"take(): self and out expected to have the same dtype, but got self.dtype = {W} "
+                f"and out.dtype = {G}")
+    if fname == "kthvalue":
+        return "output indices must be of scalar type Long" if want is _D.int64 else \
+            "output values must be of same type as input"
+    if fname == "mode":
+        return f"expected scalar type '{W}' but got '{G}' for values output"
+    if fname in ("cummax", "cummin"):
+        return f"expected scalar_type {W} but found {G}"
+    if fname == "nanmedian":
+        from .._tensor import _TYPE_NAMES
+        return (f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
+                f"'self'; but type torch.{_TYPE_NAMES[got.name]} does not equal "
+                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for nanmedian)")
     if fname == "matrix_norm":
         return f"linalg.matrix_norm expected out tensor dtype {W} but got: {G}"
     return f"Expected out tensor to have dtype {w}, but got {g} instead"
@@ -195,8 +213,8 @@ def _with_out(fname, f):
                 raise TypeError(f"{fname}(): {e}") from None
         if fname in _OUT_NEEDS_DIM and len(args) <= _OUT_NEEDS_DIM[fname] and \
                 "dim" not in kwargs:
-            if fname == "median":
-                raise TypeError('median() missing 1 required positional arguments: "dim"')
+            if fname in ("median", "nanmedian"):
+                raise TypeError(f'{fname}() missing 1 required positional arguments: "dim"')
             raise _combination(fname, args, {**kwargs, "out": out})
         if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and args and \
                 isinstance(args[0], Tensor):
@@ -205,11 +223,12 @@ def _with_out(fname, f):
         if fname == "where" and len(args) + len(kwargs) < 3:  # where(condition): no out=
             raise _combination(fname, args, {**kwargs, "out": out})
         tupled = isinstance(out, (tuple, list))
-        wants_tuple = fname in ("sort", "topk") or (
-            fname in ("max", "min", "median") and (len(args) > 1 or "dim" in kwargs))
+        wants_tuple = fname in ("sort", "topk", "kthvalue", "mode", "cummax", "cummin") or (
+            fname in ("max", "min", "median", "nanmedian") and (len(args) > 1 or "dim" in kwargs))
         if tupled != wants_tuple:  # torch's parser: one overload names the argument, several
             # list the call's types (the first line of its message)
-            if fname == "topk" or (not wants_tuple and fname not in ("max", "min")):
+            if fname in ("topk", "kthvalue", "mode", "cummax", "cummin") or (
+                    not wants_tuple and fname not in ("max", "min")):
                 raise TypeError(f"{fname}(): argument 'out' must be "
                                 f"{'tuple of Tensors' if wants_tuple else 'Tensor'}, not "
                                 f"{type(out).__name__}")

@@ -122,7 +122,7 @@ DISPLAY = {"split": "split_with_sizes"}
 
 # ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
 DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
-scatter_add index_select index_add index_copy index_fill median prod max min sort argsort
+scatter_add scatter_reduce index_select index_add index_copy index_fill median prod max min sort argsort
 unsqueeze chunk narrow flatten unflatten kthvalue mode nanmedian cummax cummin""".split())
 
 # parameters our functions name differently from torch's schema (their names in its messages)

@@ -16,7 +16,7 @@ from ._common import _index_arr, _need_tensor, _parser_error, _sizes_str, _t
 
 __all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatter_add",
            "index_select", "index_add", "index_copy", "index_fill", "masked_fill", "masked_select",
-           "take", "put", "masked_scatter", "index_put"]
+           "take", "put", "masked_scatter", "index_put", "scatter_reduce"]
 
 
 def where(condition, input=None, other=None):
@@ -300,7 +300,9 @@ def put(input, index, source, accumulate=False):
     repeated positions wins), or added there with ``accumulate=True``. ``source`` has
     ``input``'s dtype and one element per index. Differentiable in ``input`` and ``source``."""
     _put_args(input, index, source, accumulate, "put")
-    return apply(W.Put, input, source, index=index, accumulate=builtins.bool(accumulate))
+    # (torch's put is a clone, in input's layout, then put_)
+    return apply_inplace(W.Put, input.clone(), source, index=index,
+                         accumulate=builtins.bool(accumulate))
 
 
 def _put_inplace(self, index, source, accumulate=False):
@@ -355,7 +357,8 @@ def index_put(input, indices, values, accumulate=False):
                 tuple(input.shape))
         except RuntimeError:
             pass  # (not expandable: the kernel refuses it)
-        return apply(M.IndexPut, input, values.reshape(()), key=(mask,), accumulate=False)
+        return apply_inplace(M.IndexPut, input.clone(), values.reshape(()), key=(mask,),
+                             accumulate=False)
     for d, i in enumerate(indices[:input.ndim]):  # (from shapes: torch checks this first)
         if isinstance(i, Tensor) and i._dtype is not D.bool and i.numel() and \
                 input.shape[d] == 0:
@@ -381,7 +384,9 @@ def index_put(input, indices, values, accumulate=False):
             values.ndim > 1 + input.ndim - masks[0].ndim:  # (one bool mask selects one dim)
         _index_put_mismatch(input, indices, values)
     try:
-        return apply(M.IndexPut, input, values, key=tuple(indices), accumulate=accumulate)
+        # (torch's index_put is a clone, in input's layout, then index_put_)
+        return apply_inplace(M.IndexPut, input.clone(), values, key=tuple(indices),
+                             accumulate=accumulate)
     except ValueError:  # (numpy's refusal of values that do not fit a mask's selection)
         _index_put_mismatch(input, indices, values)
 
@@ -394,3 +399,66 @@ def _index_put_mismatch(input, indices, values):
     raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
                        f"broadcast to indexing result of shape {list(sel)}") from None
 
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_args(input, dim, index, src, reduce, fname, include_self=True):
+    """torch's checks for ``scatter_reduce``; returns the wrapped dim."""
+    _need_tensor(src, fname, "src", 4)
+    if not isinstance(reduce, str):
+        raise TypeError(f"{fname}(): argument 'reduce' (position 5) must be str, not "
+                        f"{type(reduce).__name__}")
+    d = _wrap_dim(dim, input.ndim)
+    _index_arr(index, fname)
+    if reduce not in _REDUCTIONS and reduce not in ("max", "min"):  # (torch takes these two
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")  # as amax/amin)
+    if index.numel():
+        if index.ndim != input.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as self "
+                               "tensor")
+        if index.ndim != src.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+        if builtins.any(index.shape[k] > src.shape[k] or (k != d and index.shape[k] >
+                                                           input.shape[k])
+                        for k in range(index.ndim)):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {d} and to be no "
+                               f"larger size than src {list(src.shape)}")
+    if src._dtype is not input._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce == "mean" and input._dtype is D.bool and (include_self or not index.numel()):
+        # (torch's order: without include_self the kernel checks the index range first)
+        kernel = "scatter_gather_tensor_cpu_reduce_mean" if index.numel() else "div_floor_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return d
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """A copy of ``input`` with each element of ``src`` (the block ``index`` covers) reduced
+    into the position its ``index`` entry names along ``dim``: ``reduce`` is "sum", "prod",
+    "mean" (integers round down), "amax" or "amin" (NaN propagates). ``include_self=False``
+    leaves ``input``'s value out of every position something is scattered to. Differentiable
+    in ``input`` and ``src`` with torch's formulas (ties of amax/amin share the gradient)."""
+    d = _scatter_reduce_args(input, dim, index, src, reduce, "scatter_reduce", include_self)
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if input.ndim == 0:  # one element: as a 1-d tensor, reshaped back
+        return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                              include_self=include_self).reshape(())
+    return apply(W.ScatterReduce, input, index, src, dim=d, reduce=reduce,
+                 include_self=builtins.bool(include_self))
+
+
+def _scatter_reduce_inplace(self, dim, index, src, reduce, *, include_self=True):
+    d = _scatter_reduce_args(self, dim, index, src, reduce, "scatter_reduce_", include_self)
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if self.ndim == 0:
+        self.copy_(scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+        return self
+    return apply_inplace(W.ScatterReduce, self, index, src, dim=d, reduce=reduce,
+                         include_self=builtins.bool(include_self))
+
+
+scatter_reduce.inplace = _scatter_reduce_inplace

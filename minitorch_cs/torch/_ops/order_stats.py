@@ -196,7 +196,7 @@ def _signed_zero_median(x):
     def lt(a, b):
         return v[a] < v[b] or (v[b] != v[b] and v[a] == v[a])
     nth = max(len(v) - n_nan - 1, 0) // 2
-    return np.asarray(x.reshape(-1)[:0].dtype.type(v[nth_element_order(len(v), nth, lt)[nth]]))
+    return np.asarray(v[nth_element_order(len(v), nth, lt)[nth]], dtype=x.dtype)
 
 
 class NanMedianDim(Kernel):

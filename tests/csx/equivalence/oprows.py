@@ -197,6 +197,8 @@ INPLACE = {
     "rsqrt_": lambda y, a, b: y.rsqrt_(),
     "scatter_": lambda y, a, b: y.scatter_(1, b["idx2"][0], a),
     "scatter_add_": lambda y, a, b: y.scatter_add_(1, b["idx2"][0], a),
+    "scatter_reduce_": lambda y, a, b: y.scatter_reduce_(1, b["idx2"][0], a, "amax",
+                                                         include_self=False),
     "sigmoid_": lambda y, a, b: y.sigmoid_(),
     "sign_": lambda y, a, b: y.sub_(0.5).sign_(),
     "sin_": lambda y, a, b: y.sin_(),
