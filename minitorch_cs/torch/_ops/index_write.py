@@ -14,6 +14,7 @@ import numpy as np
 from ._kernel import Kernel
 from ._opmath import HALF as _HALF
 from ._xp import ns
+from .movement import _check_bounds, _scatter_index
 
 
 def _flat_index(index, size, fname):
@@ -167,7 +168,6 @@ class ScatterReduce(Kernel):
 
     @staticmethod
     def forward(ctx, x, index, src, dim, reduce, include_self=True):
-        from .movement import _check_bounds, _scatter_index
         _check_bounds(index, x.shape[dim], dim)
         src = src[tuple(slice(0, s) for s in index.shape)]
         ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
@@ -198,7 +198,6 @@ class ScatterReduce(Kernel):
 
     @staticmethod
     def backward(ctx, g):
-        from .movement import _scatter_index
         xp = ns(g)
         n = ctx.needs_input_grad
         x, src, y, index, d = ctx.x, ctx.src, ctx.y, ctx.index, ctx.dim
