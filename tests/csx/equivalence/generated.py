@@ -380,20 +380,32 @@ def _resume(s, model, compiled, opts, scheds):
     def loop(env, setup):
         env.run(setup.step, setup.batches, 3)
         path = Path(env.artifact_dir) / "resume.mdl"
-        path.unlink(missing_ok=True)  # (a previous case's)
-        cstorch.save({"model": model.state_dict(), "opts": [o.state_dict() for o in opts],
-                      "scheds": [sc.state_dict() for sc in scheds]}, str(path))
+        _save(path, model, opts, scheds)
         with torch.no_grad():
             for p in model.parameters():
                 p.zero_()
-        state = cstorch.load(str(path))
-        model.load_state_dict(state["model"])
-        for o, sd in zip(opts, state["opts"]):
-            o.load_state_dict(sd)
-        for sc, sd in zip(scheds, state["scheds"]):
-            sc.load_state_dict(sd)
+        _restore(path, model, opts, scheds)
         env.run(setup.step, setup.batches[2:], 2)
     return loop
+
+
+def _save(path, model, opts, scheds, **extra) -> None:
+    """A cstorch checkpoint of the model, optimizers and schedulers (and ``extra``) at ``path``
+    (a previous case's file replaced)."""
+    Path(path).unlink(missing_ok=True)
+    cstorch.save({"model": model.state_dict(), "opts": [o.state_dict() for o in opts],
+                  "scheds": [sc.state_dict() for sc in scheds], **extra}, str(path))
+
+
+def _restore(path, model, opts, scheds) -> dict:
+    """Every state of :func:`_save`'s checkpoint loaded back; returns the checkpoint."""
+    state = cstorch.load(str(path))
+    model.load_state_dict(state["model"])
+    for o, sd in zip(opts, state["opts"]):
+        o.load_state_dict(sd)
+    for sc, sd in zip(scheds, state["scheds"]):
+        sc.load_state_dict(sd)
+    return state
 
 
 _LOOPS = {"sched_outside": _sched_outside, "eval_after": _eval_after, "two_runs": _two_runs,
@@ -435,19 +447,10 @@ def _run_steps(s, kind, workdir, batches, save=None, load=None) -> dict:
     setup = build(s, env)
     model, opts, scheds = setup.modules["m"], setup.optimizers, setup.schedulers
     if load is not None:
-        state = cstorch.load(str(load))
-        model.load_state_dict(state["model"])
-        for o, sd in zip(opts, state["opts"]):
-            o.load_state_dict(sd)
-        for sc, sd in zip(scheds, state["scheds"]):
-            sc.load_state_dict(sd)
-        torch.set_rng_state(state["rng"])
+        torch.set_rng_state(_restore(load, model, opts, scheds)["rng"])
     env.run(setup.step, [setup.batches[i] for i in batches], len(batches))
     if save is not None:
-        Path(save).unlink(missing_ok=True)
-        cstorch.save({"model": model.state_dict(), "opts": [o.state_dict() for o in opts],
-                      "scheds": [sc.state_dict() for sc in scheds],
-                      "rng": torch.get_rng_state()}, str(save))
+        _save(save, model, opts, scheds, rng=torch.get_rng_state())
     out: dict = {}
     _final_state(setup, out)
     reset_runtime()
