@@ -589,6 +589,34 @@ def test_scatter_reduce_matches_torch(torch):
     _sweep(torch, _scatter_reduce_case, rtol=1e-6)  # (sums and means: an order of additions)
 
 
+def test_signed_zeros_of_scatter_amax_amin_match_torch(torch):
+    """Ties between -0.0 and 0.0, scattered and not scattered positions, every reduction
+    order (the first zero met keeps its sign; untouched positions keep input's)."""
+    rng = np.random.default_rng(5)
+    for i in range(300):
+        n, k = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+        arrays = [rng.choice([0.0, -0.0, 1.0, -1.0, 0.5], (2, n)),
+                  rng.choice([0.0, -0.0, 1.0, -1.0, 0.25], (2, k)), rng.integers(0, n, (2, k))]
+        red, inc = str(rng.choice(["amax", "amin"])), bool(rng.integers(2))
+        dt = str(rng.choice(["float32", "float64", "float16"]))
+        compare(torch, Call(lambda T, x, s, j: T.scatter_reduce(x, 1, j, s, red, include_self=inc),
+                            arrays, [dt, dt, "int64"]), f"case {i}: {red} {inc} {dt}")
+
+
+@pytest.mark.parametrize("dts", [("float32", "float16", "int32"), ("int64", "int8", "int16"),
+                                 ("uint8", "int8", "bool"), ("float64", "float32", "float32"),
+                                 ("float16", "bfloat16", "int8")])
+@pytest.mark.parametrize("cshape", [(), (1,), (2, 3)])
+def test_addr_promotes_every_operand_as_torch(torch, dts, cshape):
+    """``input`` takes part in addr's promotion with its full weight, 0-d or not."""
+    compare(torch, Call(lambda T, c, a, b: T.addr(c, a, b),
+                        [np.ones(cshape), np.arange(2.0), np.arange(3.0)], list(dts)), "addr")
+
+
+def test_kthvalue_of_a_0d_bool_is_its_value(torch):
+    compare(torch, Call(lambda T, x: T.kthvalue(x, 1), [np.array(True)], "bool"), "kthvalue")
+
+
 # ----- out= ------------------------------------------------------------------------------------
 def _outs(T, dt, n=1):
     o = tuple(T.empty(0, dtype=getattr(T, d)) for d in ([dt, "int64"] if n == 2 else [dt]))

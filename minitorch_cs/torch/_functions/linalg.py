@@ -253,7 +253,8 @@ def _addr_args(input, vec1, vec2, beta, alpha, fname="addr"):
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
-    dt = D.result_type(input, vec1, vec2)
+    # (every operand a full participant: torch's iterator sees input expanded to the result)
+    dt = D.promote_types(D.promote_types(input._dtype, vec1._dtype), vec2._dtype)
     for name, s in (("beta", beta), ("alpha", alpha)):
         if dt is not D.bool and isinstance(s, builtins.bool):
             raise RuntimeError(f"Boolean {name} only supported for Boolean results.")

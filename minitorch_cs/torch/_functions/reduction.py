@@ -378,7 +378,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     d = _reduced_dim(input, dim, "kthvalue")
     if not 0 < k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if input._dtype is D.bool:
+    if input._dtype is D.bool and input.ndim:  # (a 0-d input is copied: no kernel runs)
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     return KthValue(*apply(O.KthValue, input, k=k, dim=d, keepdim=builtins.bool(keepdim)))
 

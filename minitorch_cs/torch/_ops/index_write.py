@@ -192,7 +192,7 @@ class ScatterReduce(Kernel):
                 with np.errstate(invalid="ignore", divide="ignore"):
                     r = np.where(hit, r / np.maximum(n, 1).astype(r.dtype), r).astype(x.dtype)
         elif reduce in ("amax", "amin") and (r.dtype.kind == "f" or r.dtype in _HALF):
-            r = _first_zero_sign(r, x, src, key, index, dim, include_self)
+            r = _first_zero_sign(r, x, src, key, index, dim, include_self, hit)
         ctx.x, ctx.src, ctx.y, ctx.index = x, src, r, index
         return r
 
@@ -253,10 +253,11 @@ class ScatterReduce(Kernel):
         return (gx if n[0] else None, None, gs if n[2] else None)
 
 
-def _first_zero_sign(r, x, src, key, index, dim, include_self):
-    """``r`` with each zero result signed as the first zero the reduction met (torch keeps
-    the running value on a tie; numpy's maximum/minimum may return either zero)."""
-    zero = r == 0
+def _first_zero_sign(r, x, src, key, index, dim, include_self, hit):
+    """``r`` with each zero result at a ``hit`` position signed as the first zero the
+    reduction met (torch keeps the running value on a tie; numpy's maximum/minimum may return
+    either zero). Positions nothing was scattered to keep ``input``'s value as it is."""
+    zero = (r == 0) & hit
     if not zero.any():
         return r
     big = np.iinfo(np.int64).max
