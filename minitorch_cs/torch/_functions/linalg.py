@@ -270,7 +270,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     ignores ``input`` (NaN included). Differentiable in all three tensors."""
     dt, beta, alpha = _addr_args(input, vec1, vec2, beta, alpha)
     c = input.expand(vec1.shape[0], vec2.shape[0])
-    return apply(MV.Addr, c.to(dt), vec1.to(dt), vec2.to(dt), beta=beta, alpha=alpha)
+    return apply(MV.Addr, c.to(dt), vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
+                 beta=beta, alpha=alpha)
 
 
 def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
@@ -282,7 +283,8 @@ def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
     if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
         raise RuntimeError(f"The size of tensor a ({self.shape[1]}) must match the size of "
                            f"tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
-    return apply_inplace(MV.Addr, self, vec1.to(dt), vec2.to(dt), beta=beta, alpha=alpha)
+    return apply_inplace(MV.Addr, self, vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
+                         beta=beta, alpha=alpha)
 
 
 addr.inplace = _addr_inplace

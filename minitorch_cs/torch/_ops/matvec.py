@@ -72,12 +72,14 @@ class Addmv(Kernel):
 
 
 class Addr(Kernel):
-    """``beta * c + alpha * a[:, None] * b[None, :]``, elementwise in torch's order (``alpha *
-    a`` first); bool tensors combine with and/or; half precision computes in float32 and rounds
-    once. The vectors arrive in the result dtype; ``c`` (an in-place target of another dtype)
-    is converted."""
+    """``beta * c + alpha * a * b`` over the grid of the column ``a`` (n, 1) and the row ``b``
+    (1, m), elementwise in torch's order (``alpha * a`` first); bool tensors combine with
+    and/or; half precision computes in float32 and rounds once. The vectors arrive in the
+    result dtype; ``c`` (an in-place target of another dtype) is converted. The result is laid
+    out as torch's iterator lays it out (``elementwise``: after ``c``'s strides)."""
 
     name = "addr"
+    elementwise = True
     saved = (1, 2)
     reads = {1: (2,), 2: (1,)}
     graph_inputs = {"a": 1, "b": 2}
@@ -86,7 +88,7 @@ class Addr(Kernel):
     def forward(ctx, c, a, b, beta=1, alpha=1):
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
         dt = a.dtype
-        col, row = a[:, None], b[None, :]
+        col, row = a, b
         if dt == np.bool_:
             prod = col & row if alpha else np.zeros((a.size, b.size), bool)
             return prod | (c.astype(bool) if beta else False)
@@ -105,8 +107,10 @@ class Addr(Kernel):
         n = ctx.needs_input_grad
         a, b = ctx.a, ctx.b
         return (_scaled(g, ctx.beta) if n[0] else None,
-                _scaled(_mm(xp, g, b), ctx.alpha) if n[1] else None,
-                _scaled(_mm(xp, xp.swapaxes(g, 0, 1), a), ctx.alpha) if n[2] else None)
+                _scaled(xp.reshape(_mm(xp, g, xp.reshape(b, (-1,))), (-1, 1)), ctx.alpha)
+                if n[1] else None,
+                _scaled(xp.reshape(_mm(xp, xp.swapaxes(g, 0, 1), xp.reshape(a, (-1,))),
+                                   (1, -1)), ctx.alpha) if n[2] else None)
 
 
 def _name(x):
