@@ -307,6 +307,18 @@ def _mixed_dtypes(rng, n):
     return dts
 
 
+def _scaled_form(rng, dts):
+    """addmv/addr's drawn ``beta``/``alpha`` keywords, the form (0 function, 1 method, 2
+    in-place) and whether float64 gradients are checked."""
+    kw = {}
+    if rng.random() < 0.7:
+        kw["beta"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
+    if rng.random() < 0.5:
+        kw["alpha"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
+    form = int(rng.integers(3))
+    return kw, form, all(d == "float64" for d in dts) and form != 2
+
+
 def _addmv_case(rng):
     n, k = int(rng.integers(0, 5)), int(rng.integers(0, 5))
     cshape = [(n,), (1,), (), (n + 1,), (n, 1)][int(rng.choice(5, p=[.5, .2, .2, .05, .05]))]
@@ -317,13 +329,7 @@ def _addmv_case(rng):
         mshape = (n,)
     dts = _mixed_dtypes(rng, 3)
     arrays = [_values(rng, s, d, nan=0.05) for s, d in zip((cshape, mshape, vshape), dts)]
-    kw = {}
-    if rng.random() < 0.7:
-        kw["beta"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
-    if rng.random() < 0.5:
-        kw["alpha"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
-    form = int(rng.integers(3))
-    grad = all(d == "float64" for d in dts) and form != 2
+    kw, form, grad = _scaled_form(rng, dts)
 
     def fn(T, c, m, v):
         if form == 0:
@@ -362,13 +368,7 @@ def _addr_case(rng):
         ashape = (n, 1)
     dts = _mixed_dtypes(rng, 3)
     arrays = [_values(rng, s, d, nan=0.05) for s, d in zip((cshape, ashape, bshape), dts)]
-    kw = {}
-    if rng.random() < 0.7:
-        kw["beta"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
-    if rng.random() < 0.5:
-        kw["alpha"] = _SCALARS[int(rng.integers(len(_SCALARS)))]
-    form = int(rng.integers(3))
-    grad = all(d == "float64" for d in dts) and form != 2
+    kw, form, grad = _scaled_form(rng, dts)
 
     def fn(T, c, a, b):
         if form == 0:

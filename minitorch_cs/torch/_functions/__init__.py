@@ -159,11 +159,11 @@ def _exact_message(fname, got, want):
                 "requires dtype Double")
     if fname in ("all", "any"):
         return f"{fname} only supports bool tensor for result, got: {G}"
-    if fname == "median":
+    if fname in ("median", "nanmedian"):
         from .._tensor import _TYPE_NAMES
         return (f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
                 f"'self'; but type torch.{_TYPE_NAMES[got.name]} does not equal "
-                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for median)")
+                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for {fname})")
     if fname == "addbmm":  # out takes self's place in the addmm it runs
         return f"self and mat2 must have the same dtype, but got {G} and {W}"
     if fname in ("searchsorted", "bucketize"):
@@ -180,11 +180,6 @@ def _exact_message(fname, got, want):
         return f"expected scalar type '{W}' but got '{G}' for values output"
     if fname in ("cummax", "cummin"):
         return f"expected scalar_type {W} but found {G}"
-    if fname == "nanmedian":
-        from .._tensor import _TYPE_NAMES
-        return (f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
-                f"'self'; but type torch.{_TYPE_NAMES[got.name]} does not equal "
-                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for nanmedian)")
     if fname == "matrix_norm":
         return f"linalg.matrix_norm expected out tensor dtype {W} but got: {G}"
     return f"Expected out tensor to have dtype {w}, but got {g} instead"

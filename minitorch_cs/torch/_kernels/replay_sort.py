@@ -112,8 +112,8 @@ def nth_element_order(n, nth, lt):
     return a
 
 
-def _heap_select(a, first, middle, last, lt):
-    n = middle - first
+def _make_heap(a, first, n, lt):
+    """libstdc++'s ``__make_heap`` over the ``n`` elements from ``first``."""
     if n >= 2:
         parent = (n - 2) // 2
         while True:
@@ -121,6 +121,11 @@ def _heap_select(a, first, middle, last, lt):
             if parent == 0:
                 break
             parent -= 1
+
+
+def _heap_select(a, first, middle, last, lt):
+    n = middle - first
+    _make_heap(a, first, n, lt)
     for i in range(middle, last):
         if lt(a[i], a[first]):
             v = a[i]
@@ -190,14 +195,7 @@ def _linear_insert(a, last, lt):
 
 def _heap_sort(a, first, last, lt):
     """libstdc++'s ``__partial_sort(first, last, last)``: make_heap, then sort_heap."""
-    n = last - first
-    if n >= 2:
-        parent = (n - 2) // 2
-        while True:
-            _adjust_heap(a, first, parent, n, a[first + parent], lt)
-            if parent == 0:
-                break
-            parent -= 1
+    _make_heap(a, first, last - first, lt)
     while last - first > 1:
         last -= 1
         v = a[last]

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._kernels.replay_sort import introsort_order, nth_element_order, quickselect_index
 from ._kernel import Kernel
 from ._xp import ns
-from .reduce import _argsort, _select_along, _select_along_backward, _sort_key
+from .reduce import SelectAlong, _argsort, _evenly_backward, _select_along, _sort_key
 
 
 def _rows(x, dim):
@@ -51,14 +51,11 @@ def _equal_to(key, val, floating):
     return eq
 
 
-class KthValue(Kernel):
+class KthValue(SelectAlong):
     """``kthvalue(input, k, dim, keepdim)``: the ``k``-th smallest element of each slice (NaN
     counts as the largest); the gradient goes to the returned index."""
 
     name = "kthvalue"
-    n_outputs = 2
-    saved_outputs = (1,)  # torch's backward reads the indices
-    nondiff_outputs = (1,)
 
     @staticmethod
     def forward(ctx, x, k, dim, keepdim=False):
@@ -79,22 +76,13 @@ class KthValue(Kernel):
                 idx[r, 0] = quickselect_index(_pylist(key[r], floating), k - 1)
         return _select_along(ctx, x, _back(idx, moved, dim), dim, keepdim)
 
-    @staticmethod
-    def backward(ctx, grads):
-        if not ctx.shape:
-            return (grads[0],)
-        return (_select_along_backward(ctx, grads[0]),)
 
-
-class Mode(Kernel):
+class Mode(SelectAlong):
     """``mode(input, dim, keepdim)``: the most frequent value of each slice (the smallest of
     equally frequent ones, in torch's sorted order) and an index where it occurs; the gradient
     goes to that index."""
 
     name = "mode"
-    n_outputs = 2
-    saved_outputs = (1,)
-    nondiff_outputs = (1,)
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -127,12 +115,6 @@ class Mode(Kernel):
         for r in np.nonzero(replay)[0]:
             idx[r, 0] = _mode_index(_pylist(key[r], floating))
         return _select_along(ctx, x, _back(idx, moved, dim), dim, keepdim)
-
-    @staticmethod
-    def backward(ctx, grads):
-        if not ctx.shape:
-            return (grads[0],)
-        return (_select_along_backward(ctx, grads[0]),)
 
 
 def _mode_index(values):
@@ -177,13 +159,7 @@ class NanMedian(Kernel):
         ctx.x, ctx.y = x, r
         return np.array(r)
 
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x, y = ctx.x, ctx.y
-        mask = xp.where(xp.isnan(y), xp.isnan(x), x == y)
-        return (xp.astype(xp.where(mask, g / xp.sum(mask), xp.zeros((), g.dtype)),
-                          xp.npdtype(g)),)
+    backward = staticmethod(_evenly_backward)
 
 
 def _signed_zero_median(x):
@@ -199,7 +175,7 @@ def _signed_zero_median(x):
     return np.asarray(v[nth_element_order(len(v), nth, lt)[nth]], dtype=x.dtype)
 
 
-class NanMedianDim(Kernel):
+class NanMedianDim(SelectAlong):
     """``nanmedian(input, dim, keepdim)``: per slice the lower middle of its non-NaN elements
     (torch partitions on (value, index): among equal values the one a stable sort puts there;
     a slice of NaNs gives the NaN :func:`_all_nan_index` names); the gradient goes to the
@@ -207,9 +183,6 @@ class NanMedianDim(Kernel):
 
     name = "nanmedian_dim"
     node_name = "NanmedianBackward1"
-    n_outputs = 2
-    saved_outputs = (1,)
-    nondiff_outputs = (1,)
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -229,12 +202,6 @@ class NanMedianDim(Kernel):
         if (valid == 0).any():  # a slice of NaNs: the one torch's nth_element leaves first
             idx = np.where(valid == 0, _all_nan_index(x.shape[dim]), idx)
         return _select_along(ctx, x, idx, dim, keepdim)
-
-    @staticmethod
-    def backward(ctx, grads):
-        if not ctx.shape:
-            return (grads[0],)
-        return (_select_along_backward(ctx, grads[0]),)
 
 
 _ALL_NAN: dict = {}

@@ -227,6 +227,23 @@ class MaxDim(Kernel):
         return (_select_along_backward(ctx, grads[0]),)
 
 
+class SelectAlong(Kernel):
+    """A kernel returning (values, int64 indices) of one entry per slice along ``dim``
+    (:func:`_select_along`); its forward sets ``ctx.shape`` first, and a 0-d input is its own
+    value. The gradient goes to the returned index (the indices are saved, as torch's backward
+    reads them)."""
+
+    n_outputs = 2
+    saved_outputs = (1,)
+    nondiff_outputs = (1,)
+
+    @staticmethod
+    def backward(ctx, grads):
+        if not ctx.shape:
+            return (grads[0],)
+        return (_select_along_backward(ctx, grads[0]),)
+
+
 def _median_index(x, axis):
     """Index of torch's median along ``axis`` (kept as a size-1 dim): the lower middle element of
     a stable sort, so ties resolve as torch's CPU kernel (which partitions on (value, index)); a
@@ -244,6 +261,15 @@ def _median_index(x, axis):
 def _check_median_dtype(x, kernel):
     if x.dtype == np.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _evenly_backward(ctx, g):
+    """torch's ``evenly_distribute_backward`` of an all-reduce selecting the value ``ctx.y`` of
+    ``ctx.x``: ``g`` shared evenly by the elements equal to it (the NaNs when it is NaN)."""
+    xp = ns(g)
+    x, y = ctx.x, ctx.y
+    mask = xp.where(xp.isnan(y), xp.isnan(x), x == y)
+    return (xp.astype(xp.where(mask, g / xp.sum(mask), xp.zeros((), g.dtype)), xp.npdtype(g)),)
 
 
 class Median(Kernel):
@@ -267,23 +293,14 @@ class Median(Kernel):
         ctx.x, ctx.y = x, r
         return np.array(r)
 
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x, y = ctx.x, ctx.y
-        mask = xp.where(xp.isnan(y), xp.isnan(x), x == y)  # the NaNs when the median is NaN
-        return (xp.astype(xp.where(mask, g / xp.sum(mask), xp.zeros((), g.dtype)),
-                          xp.npdtype(g)),)
+    backward = staticmethod(_evenly_backward)
 
 
-class MedianDim(Kernel):
+class MedianDim(SelectAlong):
     """``median(input, dim, keepdim)``: (values, indices); the gradient goes to the index."""
 
     name = "median_dim"
     node_name = "MedianBackward1"
-    n_outputs = 2
-    saved_outputs = (1,)  # torch's backward reads the indices
-    nondiff_outputs = (1,)
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False):
@@ -294,12 +311,6 @@ class MedianDim(Kernel):
         if x.shape[dim] == 0:
             raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
         return _select_along(ctx, x, _median_index(x, dim), dim, keepdim)
-
-    @staticmethod
-    def backward(ctx, grads):
-        if not ctx.shape:
-            return (grads[0],)
-        return (_select_along_backward(ctx, grads[0]),)
 
 
 class Argmax(Kernel):

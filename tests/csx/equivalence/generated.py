@@ -499,21 +499,14 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for i in range(args.start, args.start + args.count):
-            if args.resume:
-                d = resume_differences(args.seed, i, args.resume, work)
-                if d:
-                    bad += 1
-                    print(f"gen:{args.seed}:{i} {describe(spec(args.seed, i))}")
-                    for line in d:
-                        print(f"    {line}")
-                continue
-            d = differences(case_for(args.seed, i), work)
+            d = resume_differences(args.seed, i, args.resume, work) if args.resume else \
+                differences(case_for(args.seed, i), work)
             if d:
                 bad += 1
                 print(f"gen:{args.seed}:{i} {describe(spec(args.seed, i))}")
                 for line in d:
                     print(f"    {line}")
-                if args.minimize:
+                if args.minimize and not args.resume:
                     print(f"    minimized: {describe(minimize(args.seed, i, work))}")
                 sys.stdout.flush()
     what = f"resume differently on {args.resume}" if args.resume else \
