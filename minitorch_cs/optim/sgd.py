@@ -36,32 +36,44 @@ def sgd_update(param, grad, momentum_buffer, *, lr, momentum=0.0, dampening=0.0,
     scale_sub_(param, grad, lr)
 
 
-def _direct_update(param, grad, momentum_buffer, *, lr, momentum, dampening, weight_decay,
-                   nesterov, maximize) -> bool:
-    """:func:`sgd_update` on the arrays by numpy's ufuncs when that is exactly what the tensor
-    ops compute (``direct_arrays``: the same float operations in the same order, bit for bit);
-    False (nothing done) to take the tensor ops. The caller checked ``direct_ok``."""
+def _direct_group(params, state, *, lr, momentum, dampening, weight_decay, nesterov,
+                  maximize) -> None:
+    """:func:`sgd_update` of a parameter group on the arrays by numpy's ufuncs, for each parameter
+    where that is exactly what the tensor ops compute (``direct_arrays``: the same float
+    operations in the same order, bit for bit). The caller checked ``direct_ok``. The
+    hyper-parameters become numpy scalars of the arrays'
+    dtype once per group (the values numpy's weak-scalar rule would convert them to per ufunc);
+    a parameter they cannot take is updated by the tensor ops in its turn (the group's order)."""
     with_buf = momentum != 0
-    arrays = direct_arrays(param, grad, momentum_buffer) if with_buf else \
-        direct_arrays(param, grad)
-    if arrays is None:
-        return False
-    p, g = arrays[0], arrays[1]
-    num = p.dtype.type  # Python numbers as numpy scalars of the arrays' dtype: the values its
-    if maximize:        # weak-scalar rule would convert them to, without that step per ufunc
-        g = np.negative(g)
-    if weight_decay != 0:
-        g = g + p * num(weight_decay)
-    if with_buf:
-        v = arrays[2]
-        np.multiply(v, num(momentum), v)
-        alpha = 1.0 - dampening
-        np.add(v, g if alpha == 1 else g * num(alpha), v)
-        momentum_buffer._vc[0] += 2
-        g = g + v * num(momentum) if nesterov else v
-    np.add(p, g * num(-lr), p)
-    param._vc[0] += 1
-    return True
+    alpha = 1.0 - dampening
+    scalars = {}  # dtype -> (momentum, alpha, -lr, weight_decay) as that dtype's scalars
+    for p in params:
+        grad = p._grad  # (direct: no mode observes the read)
+        if grad is None:
+            continue
+        buf = state[p]["momentum_buffer"] if with_buf else None
+        arrays = direct_arrays(p, grad, buf) if with_buf else direct_arrays(p, grad)
+        if arrays is None:
+            sgd_update(p, grad, buf, lr=lr, momentum=momentum, dampening=dampening,
+                       weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+            continue
+        a, g = arrays[0], arrays[1]
+        num = scalars.get(a.dtype)
+        if num is None:
+            t = a.dtype.type
+            num = scalars[a.dtype] = (t(momentum), t(alpha), t(-lr), t(weight_decay))
+        if maximize:
+            g = np.negative(g)
+        if weight_decay != 0:
+            g = g + a * num[3]
+        if with_buf:
+            v = arrays[2]
+            np.multiply(v, num[0], v)
+            np.add(v, g if alpha == 1 else g * num[1], v)
+            buf._vc[0] += 2
+            g = g + v * num[0] if nesterov else v
+        np.add(a, g * num[2], a)
+        p._vc[0] += 1
 
 
 class SGD(Optimizer):
@@ -119,16 +131,16 @@ class SGD(Optimizer):
                 kw = dict(lr=group["lr"], momentum=group["momentum"],
                           dampening=group["dampening"], weight_decay=group["weight_decay"],
                           nesterov=group["nesterov"], maximize=group["maximize"])
-                direct = direct_ok(kw["lr"], kw["momentum"], kw["dampening"],
-                                   kw["weight_decay"])
+                if direct_ok(kw["lr"], kw["momentum"], kw["dampening"], kw["weight_decay"]):
+                    _direct_group(group["params"], self.state, **kw)
+                    continue
                 for p in group["params"]:
-                    grad = p._grad if direct else p.grad  # (direct: no mode observes the read)
+                    grad = p.grad
                     if grad is None:
                         continue
                     # read the buffer without touching ``self.state[p]``: the state is a
                     # defaultdict, and without momentum the real SGD keeps no entry per parameter
                     # (``state_dict()["state"] == {}``)
                     buf = self.state[p]["momentum_buffer"] if group["momentum"] != 0 else None
-                    if not (direct and _direct_update(p, grad, buf, **kw)):
-                        sgd_update(p, grad, buf, **kw)
+                    sgd_update(p, grad, buf, **kw)
         return loss

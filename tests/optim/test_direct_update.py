@@ -50,15 +50,17 @@ def _assert_both_paths_equal(make_opt, dtype, scales):
     assert v_direct == v_ops
 
 
-def _spy(monkeypatch, module):
-    """Record what ``module._direct_update`` returns at each call."""
+def _spy(monkeypatch, module, name="_direct_update"):
+    """Record, at each call of ``module.<name>``, whether the direct path was taken: what
+    ``_direct_update`` returns, or whether ``direct_arrays`` gave arrays (SGD's group path)."""
     taken = []
-    real = module._direct_update
+    real = getattr(module, name)
 
     def spy(*a, **k):
-        taken.append(real(*a, **k))
-        return taken[-1]
-    monkeypatch.setattr(module, "_direct_update", spy)
+        r = real(*a, **k)
+        taken.append(r if isinstance(r, bool) else r is not None)
+        return r
+    monkeypatch.setattr(module, name, spy)
     return taken
 
 
@@ -76,7 +78,7 @@ def test_direct_update_equals_tensor_ops(backend, config, dtype):
 
 
 def test_direct_update_is_taken_and_declined(backend, monkeypatch):
-    taken = _spy(monkeypatch, sgd_module)
+    taken = _spy(monkeypatch, sgd_module, "direct_arrays")
     p = torch.ones(3, requires_grad=True)
     opt = SGD([p], lr=0.1, momentum=0.9)
     p.grad = torch.ones(3)
