@@ -310,10 +310,6 @@ def masked_fill_(self, mask, value):
     return apply_inplace(M.MaskedFill, self, mask, value)
 
 
-def index_put_(self, indices, values, accumulate=False):
-    return apply_inplace(M.IndexPut, self, values, key=tuple(indices), accumulate=accumulate)
-
-
 def index_add_(self, dim, index, source, *, alpha=1):
     d, idx = FI._index_add_args(self, dim, index, source, "index_add_")
     return apply_inplace(M.IndexAdd, self, source, index=idx, dim=d, alpha=alpha)
@@ -709,7 +705,7 @@ METHODS.update({
     if decimals else apply_inplace(E.Round, self),
     'random_': _random_fill("integers"),
     'masked_fill_': masked_fill_,
-    'index_put_': index_put_,
+    'index_put_': FI.index_put_,
     'scatter_': scatter_,
     'index_add_': index_add_,
     'index_copy_': index_copy_,

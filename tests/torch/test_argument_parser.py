@@ -165,12 +165,12 @@ def test_inplace_method_argument_errors_have_torchs_type():
     """Every in-place method torch has: a string, a float, a list where another kind is wanted
     -- no call runs that torch refuses (``x.tril_(1.5)``, ``x.requires_grad_("s")``,
     ``x.add_([1, 2, 3])``), none is refused that torch runs (``x.copy_(1.5)``), and the error
-    types agree (except ``index_put_``'s, SPEC)."""
+    types agree."""
     real = pytest.importorskip("torch")
     want, got = _inplace_calls(real), _inplace_calls(torch)
     diffs = {n: [(w, g) for w, g in zip(want[n], got[n])
                  if w.split(":")[0] != g.split(":")[0] or (w == "ok") != (g == "ok")]
-             for n in got if n in want and "missing" not in got[n] and n != "index_put_"}
+             for n in got if n in want and "missing" not in got[n]}
     assert not {n: v for n, v in diffs.items() if v}, diffs
 
 

@@ -517,18 +517,20 @@ def _index_put_case(rng):
     vdt = dtype if rng.random() < 0.95 else str(rng.choice(["float64", "float32", "int64"]))
     acc = bool(rng.integers(2))
     arrays = [_values(rng, shape, dtype), _values(rng, vshape, vdt)] + idx
-    method = bool(rng.integers(2))
+    form = str(rng.choice(["function", "method", "in-place"]))
     # (gradients: torch's index_put backward with a repeated position and no accumulate is
     # not a derivative; the values' gradient is compared where positions are distinct)
     grad = dtype == vdt == "float64" and (acc or kind == "bool")
 
     def fn(T, x, v, *ix):
-        if method:
+        if form == "method":
             return x.index_put(tuple(ix), v, accumulate=acc)
+        if form == "in-place":  # (the same checks before the kernel as the function's)
+            return x.clone().index_put_(tuple(ix), v, accumulate=acc)
         return T.index_put(x, tuple(ix), v, acc)
     return Call(fn, arrays, [dtype, vdt] + ["bool" if kind == "bool" else "int64"] * len(idx),
                 grad), f"index_put {dtype}{shape} {kind} indices {ishape} values {vdt}{vshape} " \
-        f"acc={acc} method={method}", 0 if grad else None
+        f"acc={acc} form={form}", 0 if grad else None
 
 
 def test_index_put_matches_torch(torch):
@@ -541,7 +543,11 @@ def test_index_put_matches_torch(torch):
     lambda T, x, i: x.masked_scatter(x > 0, 1.0), lambda T, x, i: x.masked_scatter(x, x),
     lambda T, x, i: x[:1].masked_scatter_(x > 0, x), lambda T, x, i: T.index_put(x, i, x[0]),
     lambda T, x, i: T.index_put(x, (i.float(),), x[0]),
-    lambda T, x, i: T.index_put(x, (i, i, i), x[0, 0]),
+    lambda T, x, i: T.index_put(x, (i, i, i), x[0, 0]), lambda T, x, i: x.index_put_(i, x[0]),
+    lambda T, x, i: x.index_put_((i,), x[:, :1].T),
+    lambda T, x, i: x.index_put_((i,), x[0, :1].expand(3)),
+    lambda T, x, i: x.index_put_((1,), x[0]), lambda T, x, i: T.index_put(x, (None, i), x[:, 0]),
+    lambda T, x, i: x.index_put_((i, 0), x[0, :1]),
 ])
 def test_index_writes_errors_match_torch(torch, bad):
     compare(torch, Call(bad, [np.arange(6.0).reshape(3, 2), np.array([1])],

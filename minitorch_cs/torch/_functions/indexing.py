@@ -343,9 +343,27 @@ def index_put(input, indices, values, accumulate=False):
     """``input.clone().index_put_(indices, values, accumulate)``: a copy with ``values`` written
     (or with ``accumulate`` added) at the positions the tuple of index tensors selects.
     Differentiable in ``input`` (zero where written, without ``accumulate``) and ``values``."""
+    return _index_put(input, indices, values, accumulate, inplace=False)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``Tensor.index_put_``: :func:`index_put` written into ``self``, with the same checks."""
+    return _index_put(self, indices, values, accumulate, inplace=True)
+
+
+def _index_put(input, indices, values, accumulate, inplace):
+    """torch's ``index_put_`` on ``input`` itself (``inplace``) or on its clone (``index_put``):
+    its argument and shape checks before the kernel, in its order."""
     if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, "
-                        f"not {type(indices).__name__}")
+        name, pos = ("index_put_", 1) if inplace else ("index_put", 2)
+        raise TypeError(f"{name}(): argument 'indices' (position {pos}) must be tuple of "
+                        f"Tensors, not {type(indices).__name__}")
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):  # (None too: torch's binding takes tensors only)
+            raise TypeError(f"expected Tensor as element {k} in argument {0 if inplace else 1}, "
+                            f"but got {type(i).__name__}")
+    dest = (lambda: input) if inplace else input.clone  # (index_put: a clone in input's
+    # layout, then index_put_)
     mask = indices[0] if len(indices) == 1 and isinstance(indices[0], Tensor) and \
         indices[0]._dtype is D.bool else None
     if mask is not None and isinstance(values, Tensor) and values.numel() == 1 and \
@@ -357,7 +375,7 @@ def index_put(input, indices, values, accumulate=False):
                 tuple(input.shape))
         except RuntimeError:
             pass  # (not expandable: the kernel refuses it)
-        return apply_inplace(M.IndexPut, input.clone(), values.reshape(()), key=(mask,),
+        return apply_inplace(M.IndexPut, dest(), values.reshape(()), key=(mask,),
                              accumulate=False)
     for d, i in enumerate(indices[:input.ndim]):  # (from shapes: torch checks this first)
         if isinstance(i, Tensor) and i._dtype is not D.bool and i.numel() and \
@@ -384,8 +402,7 @@ def index_put(input, indices, values, accumulate=False):
             values.ndim > 1 + input.ndim - masks[0].ndim:  # (one bool mask selects one dim)
         _index_put_mismatch(input, indices, values)
     try:
-        # (torch's index_put is a clone, in input's layout, then index_put_)
-        return apply_inplace(M.IndexPut, input.clone(), values, key=tuple(indices),
+        return apply_inplace(M.IndexPut, dest(), values, key=tuple(indices),
                              accumulate=accumulate)
     except ValueError:  # (numpy's refusal of values that do not fit a mask's selection)
         _index_put_mismatch(input, indices, values)
