@@ -28,12 +28,13 @@ Exceptions our own code raises on purpose (a ``raise`` statement in this package
 from __future__ import annotations
 
 import linecache
+import math
 import os
 import re
 
 import numpy as np
 
-__all__ = ["translate"]
+__all__ = ["translate", "index_error", "in_range"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # ops whose caller turns numpy's ValueError into torch's own, more specific message
@@ -43,7 +44,8 @@ _CALLER_TRANSLATES = {"index_put"}
 
 def translate(exc: BaseException, op, args, attrs) -> BaseException:
     """The torch exception for ``exc``, raised by ``op``'s forward on ``args``/``attrs``."""
-    if _deliberate(exc) or getattr(op, "name", None) in _CALLER_TRANSLATES:
+    if _deliberate(exc) or (isinstance(exc, ValueError) and
+                            getattr(op, "name", None) in _CALLER_TRANSLATES):
         return exc
     msg = str(exc)
     name = getattr(op, "name", "op")
@@ -86,12 +88,122 @@ def translate(exc: BaseException, op, args, attrs) -> BaseException:
             sb = "x".join(map(str, b.shape if b.ndim > 1 else b.shape + (1,)))
             return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
         return RuntimeError(msg)
-    if isinstance(exc, IndexError):
+    if isinstance(exc, IndexError) and (msg.startswith("boolean index did not match") or
+                                        msg.startswith("shape mismatch: indexing arrays") or
+                                        " is out of bounds for axis " in msg):
+        key = (attrs or {}).get("key")
+        if isinstance(key, tuple) and arrays:
+            err = index_error(key, arrays[0].shape)
+            if err is not None:
+                return err
         m = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
         if m:
             return IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} "
                               f"with size {m.group(3)}")
     return exc
+
+
+def index_error(key, shape, bounds=True):
+    """torch's IndexError for an indexing ``key`` (entries: None, Ellipsis, slices, ints, index
+    arrays or tensors) over a tensor of ``shape``, or None if torch's checks pass. Its order:
+    each bool mask against the dims it covers ("The shape of the mask [2] at index 0 does not
+    match ..."; a None entry adds a size-1 dim to the tensor named), the index tensors
+    broadcasting together (a mask counts as its nonzero count), a non-empty (broadcast) index
+    into a dim of size 0, then (``bounds``) the values, read only when the result has elements:
+    the first position of the broadcast index, in row-major order, where an index is out of
+    range, and there the first such index; the dimension named is that index's position among
+    the key's index tensors (a mask counts one per dim it covers), as torch's kernel moves them
+    to the front."""
+    key = _index_key(key)
+
+    def is_mask(k):
+        return isinstance(k, np.ndarray) and k.dtype == np.bool_
+
+    consumed = sum(k.ndim if is_mask(k) else 1 for k in key
+                   if k is not None and k is not Ellipsis)
+    view, sizes, src = [], [], 0  # torch's view of the tensor; the sizes each entry indexes
+    for k in key:
+        if k is None:
+            view.append(1)
+            sizes.append(None)
+            continue
+        n = (len(shape) - consumed) if k is Ellipsis else k.ndim if is_mask(k) else 1
+        sizes.append((len(view), tuple(shape[src:src + n])))
+        view.extend(shape[src:src + n])
+        src += n
+    view.extend(shape[src:])
+    entries = []  # (index array or bool mask, sizes of the dims it indexes)
+    kept = 1  # the elements of the dims no index tensor takes
+    for k, at in zip(key, sizes):
+        if is_mask(k):
+            start, dims = at
+            for j in range(k.ndim):
+                if j >= len(dims) or k.shape[j] != dims[j]:
+                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does "
+                                      f"not match the shape of the indexed tensor {list(view)} at "
+                                      f"index {start + j}")
+            entries.append((k, dims))
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu" and at[1]:
+            entries.append((k, at[1][:1]))
+        elif at is not None:
+            kept *= math.prod(at[1])
+    if not entries or (not bounds and len(entries) == 1 and is_mask(entries[0][0])):
+        return None  # (one mask of the right shape: nothing more to check from shapes)
+    if len(entries) == 1 and not is_mask(entries[0][0]):
+        full = entries[0][0].shape
+    else:  # a mask stands for its nonzero count, once per dim it covers
+        shapes = [s for k, dims in entries
+                  for s in ([(int(np.count_nonzero(k)),)] * k.ndim if is_mask(k) else [k.shape])]
+        try:
+            full = np.broadcast_shapes(*shapes)
+        except ValueError:
+            return IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                              f"with shapes {', '.join(str(list(s)) for s in shapes)}")
+    if math.prod(full) and any(0 in dims for _, dims in entries):  # (after broadcasting)
+        return IndexError("index is out of bounds for dimension with size 0")
+    if not bounds or not kept * math.prod(shape[src:]) * math.prod(full):
+        return None  # (an empty result: torch's kernel reads no index)
+    indices = [(a, d) for k, dims in entries
+               for a, d in (zip(np.nonzero(k), dims) if is_mask(k) else [(k, dims[0])])]
+    bad = np.stack([np.broadcast_to((a < -d) | (a >= d), full) for a, d in indices], axis=-1)
+    hit = np.flatnonzero(bad)
+    if not hit.size:
+        return None
+    pos, which = divmod(int(hit[0]), len(indices))
+    a, d = indices[which]
+    value = np.broadcast_to(a, full).reshape(-1)[pos]
+    return IndexError(f"index {value} is out of bounds for dimension {which} with size {d}")
+
+
+def _index_key(key) -> tuple:
+    """An indexing key as numpy reads it: a tuple (one entry otherwise), tensors and lists as
+    their arrays."""
+    key = key if isinstance(key, tuple) else (key,)
+    return tuple(np.asarray(k) if isinstance(k, list) else
+                 k if k is None or k is Ellipsis or _array(k) is None else _array(k) for k in key)
+
+
+def in_range(key, shape):
+    """``key`` with every index array's values taken into range (for a result that has no
+    elements, where torch reads no index: numpy checks them all)."""
+    key = _index_key(key)
+    out, src = [], 0
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                   for k in key if k is not None and k is not Ellipsis)
+    for k in key:
+        if k is None:
+            out.append(k)
+            continue
+        if k is Ellipsis:
+            src += len(shape) - consumed
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
+            out.append(np.clip(k, -shape[src], shape[src] - 1) if shape[src] else k)
+            src += 1
+            continue
+        else:
+            src += k.ndim if isinstance(k, np.ndarray) else 1
+        out.append(k)
+    return tuple(out)
 
 
 def _deliberate(exc) -> bool:

@@ -9,7 +9,7 @@ from ._functions import indexing as FI
 from ._functions._parser import parsed
 from ._functions import sampling as FS
 from ._functions._common import _number_arg, _t, _with_numpy_names
-from ._dispatch import _unwrap, apply, apply_inplace, become
+from ._dispatch import apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
 from ._random import RandomFill
@@ -474,24 +474,10 @@ def __setitem__(self, key, value):
     if isinstance(value, (list, tuple)):
         from ._creation import tensor
         value = tensor(value, dtype=self._dtype)
-    try:  # (sliced: the value's leading size-1 dims are dropped first, as torch's setitem)
-        apply_inplace(M.IndexPut, self, value, key=k, sliced=True)
-    except (ValueError, TypeError) as e:
-        if isinstance(e, TypeError) and not isinstance(value, Tensor):
-            raise  # (bfloat16 arrays refuse a shape mismatch with a TypeError)
-        vshape = tuple(getattr(value, "shape", ()))
-        tshape = np.empty(self.shape, dtype=bool)[_unwrap(k)].shape
-        if adv:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
-                               f"broadcast to indexing result of shape {list(tshape)}") from None
-        pad = (1,) * (len(tshape) - len(vshape)) + vshape
-        d = next((i for i, (a, b) in enumerate(zip(tshape, pad)) if b not in (1, a)), 0)
-        raise RuntimeError(f"The expanded size of the tensor ({tshape[d] if tshape else 1}) must "
-                           f"match the existing size ({pad[d] if pad else 1}) at non-singleton "
-                           f"dimension {d}.  Target sizes: {list(tshape)}.  Tensor sizes: "
-                           f"{list(vshape)}") from None
-
-
+    if isinstance(value, Tensor) and value.ndim:
+        FI.check_value_shape(self, k, value, advanced=adv, strip=True)
+    # (sliced: the value's leading size-1 dims are dropped first, as torch's setitem)
+    apply_inplace(M.IndexPut, self, value, key=k, sliced=True)
 
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import apply, apply_inplace
+from .._errors import in_range, index_error
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import index_write as W
@@ -369,52 +370,61 @@ def _index_put(input, indices, values, accumulate, inplace):
     if mask is not None and isinstance(values, Tensor) and values.numel() == 1 and \
             not accumulate and mask.ndim <= input.ndim:
         # torch fills through the mask (masked_fill): the one value converted to input's dtype,
-        # the mask extended by trailing dims and expanded to input's shape
-        try:
-            mask = mask.reshape(tuple(mask.shape) + (1,) * (input.ndim - mask.ndim)).expand(
-                tuple(input.shape))
-        except RuntimeError:
-            pass  # (not expandable: the kernel refuses it)
+        # the mask extended by trailing dims and expanded to input's shape (its own dims must
+        # be input's leading ones exactly)
+        err = index_error((mask,), tuple(input.shape))
+        if err is not None:
+            raise err
+        mask = mask.reshape(tuple(mask.shape) + (1,) * (input.ndim - mask.ndim)).expand(
+            tuple(input.shape))
         return apply_inplace(M.IndexPut, dest(), values.reshape(()), key=(mask,),
                              accumulate=False)
-    for d, i in enumerate(indices[:input.ndim]):  # (from shapes: torch checks this first)
-        if isinstance(i, Tensor) and i._dtype is not D.bool and i.numel() and \
-                input.shape[d] == 0:
-            raise IndexError("index is out of bounds for dimension with size 0")
+    if len(indices) <= input.ndim:  # (torch's index checks come first; see index_error)
+        err = index_error(tuple(indices), tuple(input.shape), bounds=False)
+        if err is not None:
+            raise err
     if isinstance(values, Tensor) and values._dtype is not input._dtype and indices:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{D.scalar_name(input._dtype)} for the destination and "
                            f"{D.scalar_name(values._dtype)} for the source.")
-    if isinstance(values, Tensor) and builtins.all(
-            isinstance(i, Tensor) and i._dtype is not D.bool for i in indices) and \
-            len(indices) <= input.ndim:
-        try:  # the shape integer indices select (from shapes only; torch checks it first)
-            sel = np.broadcast_shapes(*(tuple(i.shape) for i in indices)) + \
-                tuple(input.shape)[len(indices):]
-        except ValueError:
-            sel = None  # (the kernel reports indices that do not broadcast)
-        if sel is not None and (values.ndim > len(sel) or any(
-                v not in (1, s) for v, s in zip(tuple(values.shape)[::-1], sel[::-1]))):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} "
-                               f"cannot be broadcast to indexing result of shape {list(sel)}")
-    masks = [i for i in indices if isinstance(i, Tensor) and i._dtype is D.bool]
-    if isinstance(values, Tensor) and len(masks) == 1 == len(indices) and \
-            values.ndim > 1 + input.ndim - masks[0].ndim:  # (one bool mask selects one dim)
-        _index_put_mismatch(input, indices, values)
-    try:
-        return apply_inplace(M.IndexPut, dest(), values, key=tuple(indices),
-                             accumulate=accumulate)
-    except ValueError:  # (numpy's refusal of values that do not fit a mask's selection)
-        _index_put_mismatch(input, indices, values)
+    if isinstance(values, Tensor) and len(indices) <= input.ndim:
+        check_value_shape(input, tuple(indices), values, advanced=True, strip=False)
+    return apply_inplace(M.IndexPut, dest(), values, key=tuple(indices), accumulate=accumulate)
 
 
-def _index_put_mismatch(input, indices, values):
-    """torch's error for values that do not broadcast to what ``indices`` select (raised once
-    the call is refused, so reading the mask's values to name the shape changes nothing)."""
-    sel = np.broadcast_to(np.zeros((), np.int8), tuple(input.shape))[
-        tuple(i._data if isinstance(i, Tensor) else i for i in indices)].shape
-    raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be "
-                       f"broadcast to indexing result of shape {list(sel)}") from None
+def check_value_shape(input, key, value, *, advanced, strip):
+    """torch's check that ``value`` fits what ``key`` selects of ``input``, from shapes alone
+    (before any index value is read; an advanced key after the index tensors' own checks,
+    ``index_error``). ``strip``: setitem drops the value's leading size-1 dims first
+    (``index_put_`` does not). An advanced key gets ``index_put_``'s message; a basic one
+    ``expand``'s, naming the first dim from the right that differs."""
+    shape = tuple(input.shape)
+    arrays = tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    if advanced:
+        err = index_error(arrays, shape, bounds=False)
+        if err is not None:
+            raise err
+        arrays = in_range(arrays, shape)  # (the selection's shape; no index value matters)
+    target = np.broadcast_to(np.empty((), np.bool_), shape)[arrays].shape
+    vshape = tuple(value.shape)
+    if strip:
+        vshape = vshape[next((i for i, n in enumerate(vshape) if n != 1), len(vshape)):]
+    n = len(target)
+    bad = len(vshape) > n or any(v not in (1, target[d]) for d, v in
+                                 zip(range(n - 1, -1, -1), vshape[::-1]))
+    if not bad:
+        return
+    if advanced:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target)}")
+    if len(vshape) > n:
+        raise RuntimeError(f"expand({value.type()}{{{list(vshape)}}}, size={list(target)}): the "
+                           f"number of sizes provided ({n}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(vshape)})")
+    d = next(d for d, v in zip(range(n - 1, -1, -1), vshape[::-1]) if v not in (1, target[d]))
+    raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the existing "
+                       f"size ({vshape[d - n + len(vshape)]}) at non-singleton dimension {d}.  "
+                       f"Target sizes: {list(target)}.  Tensor sizes: {list(vshape)}")
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dispatch import Op, view_target
+from .._errors import in_range, index_error
 from ._kernel import (Kernel, _strided_like, index_layout, is_channels_last, preserve_format,
                       write_out)
 from ._opmath import HALF
@@ -287,7 +288,8 @@ class AdvIndex(Kernel):
     @staticmethod
     def forward(ctx, x, key):
         ctx.shape, ctx.key = x.shape, key
-        return index_layout(x, key, x[key])  # a view (0-d index array) is copied by Kernel
+        return index_layout(x, key, _indexed(x, key, lambda k: x[k]))  # (a view -- a 0-d
+        # index array -- is copied by Kernel)
 
     @staticmethod
     def backward(ctx, g):
@@ -327,12 +329,7 @@ class IndexPut(Kernel):
             # conversion is checked (256 into uint8, 1e40 into float32 refused), except into a
             # half dtype, which torch fills from a double unchecked (70000 is inf in float16)
             v = D.np_cast(v, r.dtype) if r.dtype in HALF else _to_dtype_checked(v, r.dtype)
-        if accumulate:
-            if isinstance(v, np.ndarray) and v.ndim:  # numpy 2.4's ufunc.at applies a value
-                v = np.broadcast_to(v, r[key].shape)  # broadcast along the index only once
-            np.add.at(r, key, v)
-        else:
-            r[key] = v
+        _indexed(r, key, lambda k: _write(r, k, v, accumulate))
         return r
 
     @staticmethod
@@ -347,6 +344,32 @@ class IndexPut(Kernel):
         if gv is not None and gv.ndim < len(ctx.vshape):  # the value's dropped size-1 dims
             gv = xp.reshape(gv, (1,) * (len(ctx.vshape) - gv.ndim) + tuple(gv.shape))
         return (gx, gv)
+
+
+def _write(r, key, v, accumulate):
+    if accumulate:
+        if isinstance(v, np.ndarray) and v.ndim:  # numpy 2.4's ufunc.at applies a value
+            v = np.broadcast_to(v, r[key].shape)  # broadcast along the index only once
+        np.add.at(r, key, v)
+    else:
+        r[key] = v
+
+
+def _indexed(x, key, run):
+    """``run(key)`` (numpy's read or write at ``key`` of ``x``) after torch's index checks,
+    which numpy does not all make (an empty mask over a dim of size 1, an index tensor into a
+    dim of size 0): its IndexErrors, in its order; an out-of-range index is torch's error only
+    where the result has elements (torch's kernel reads none otherwise)."""
+    err = index_error(key, x.shape, bounds=False)
+    if err is not None:
+        raise err
+    try:
+        return run(key)
+    except IndexError:
+        err = index_error(key, x.shape)
+        if err is not None:
+            raise err from None
+        return run(in_range(key, x.shape))
 
 
 def _concatenate(pieces, axis):
