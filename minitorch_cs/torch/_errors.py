@@ -34,7 +34,7 @@ import re
 
 import numpy as np
 
-__all__ = ["translate", "index_error", "in_range"]
+__all__ = ["translate", "index_error", "in_range", "expand_error"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # ops whose caller turns numpy's ValueError into torch's own, more specific message
@@ -173,6 +173,25 @@ def index_error(key, shape, bounds=True):
     a, d = indices[which]
     value = np.broadcast_to(a, full).reshape(-1)[pos]
     return IndexError(f"index {value} is out of bounds for dimension {which} with size {d}")
+
+
+def expand_error(shape, target, type_name):
+    """torch's error for expanding a tensor of ``shape`` (of type ``type_name``, e.g.
+    ``torch.FloatTensor``) to ``target``, or None when it expands: more dims than the target
+    ask for, or the first dim from the right whose size is neither 1 nor the target's."""
+    shape, target = tuple(shape), tuple(target)
+    n = len(target)
+    if len(shape) > n:
+        return RuntimeError(f"expand({type_name}{{{list(shape)}}}, size={list(target)}): the "
+                            f"number of sizes provided ({n}) must be greater or equal to the "
+                            f"number of dimensions in the tensor ({len(shape)})")
+    for d in range(n - 1, n - 1 - len(shape), -1):
+        v = shape[d - n + len(shape)]
+        if v != 1 and v != target[d]:
+            return RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the "
+                                f"existing size ({v}) at non-singleton dimension {d}.  Target "
+                                f"sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+    return None
 
 
 def _index_key(key) -> tuple:

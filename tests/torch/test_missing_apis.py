@@ -756,3 +756,35 @@ def test_gradients_go_to_the_indices():
     y = mt.tensor([1.0, float("nan"), 1.0, 3.0], requires_grad=True)
     y.nanmedian().backward()
     assert y.grad.tolist() == [0.5, 0.0, 0.5, 0.0]
+
+
+# ----- addmm / addmv with out=: torch's order of checks ----------------------------------------
+def _product_out_calls():
+    """Every combination of operand and ``out`` dtypes (bool has no kernel), with good and bad
+    shapes: the meta function's checks come before ``out``'s dtype, the kernel's after."""
+    dts = ("bool", "float32", "int64")
+    shapes = {"addmm": [((2, 2), (2, 3), (3, 2)), ((5, 5), (2, 3), (3, 2)),
+                        ((2, 2), (2, 3), (4, 2))],
+              "addmv": [((2,), (2, 3), (3,)), ((2,), (2, 3), (4,))]}
+    for fname, cases in shapes.items():
+        for sa, sb, sc in cases:
+            for da in dts:
+                for db in dts:
+                    for dc in dts:
+                        for do in dts:
+                            yield fname, (sa, sb, sc), (da, db, dc), do
+
+
+def _message(T, fname, shapes, dts, dout):
+    args = [T.zeros(s, dtype=getattr(T, d)) for s, d in zip(shapes, dts)]
+    try:
+        getattr(T, fname)(*args, out=T.zeros(shapes[0], dtype=getattr(T, dout)))
+    except Exception as e:  # noqa: BLE001  (the error is what is compared)
+        return type(e).__name__, str(e).split("\n")[0]
+    return "ok", None
+
+
+def test_product_out_errors_match_torch(torch):
+    diffs = [(c, w, g) for c in _product_out_calls()
+             for w, g in [(_message(torch, *c), _message(mt, *c))] if w != g]
+    assert not diffs, diffs[:5]

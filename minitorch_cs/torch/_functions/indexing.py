@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import apply, apply_inplace
-from .._errors import in_range, index_error
+from .._errors import expand_error, in_range, index_error
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import index_write as W
@@ -409,22 +409,12 @@ def check_value_shape(input, key, value, *, advanced, strip):
     vshape = tuple(value.shape)
     if strip:
         vshape = vshape[next((i for i, n in enumerate(vshape) if n != 1), len(vshape)):]
-    n = len(target)
-    bad = len(vshape) > n or any(v not in (1, target[d]) for d, v in
-                                 zip(range(n - 1, -1, -1), vshape[::-1]))
-    if not bad:
-        return
-    if advanced:
+    err = expand_error(vshape, target, value.type())
+    if err is not None and advanced:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(vshape)} cannot be "
                            f"broadcast to indexing result of shape {list(target)}")
-    if len(vshape) > n:
-        raise RuntimeError(f"expand({value.type()}{{{list(vshape)}}}, size={list(target)}): the "
-                           f"number of sizes provided ({n}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({len(vshape)})")
-    d = next(d for d, v in zip(range(n - 1, -1, -1), vshape[::-1]) if v not in (1, target[d]))
-    raise RuntimeError(f"The expanded size of the tensor ({target[d]}) must match the existing "
-                       f"size ({vshape[d - n + len(vshape)]}) at non-singleton dimension {d}.  "
-                       f"Target sizes: {list(target)}.  Tensor sizes: {list(vshape)}")
+    if err is not None:
+        raise err
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")

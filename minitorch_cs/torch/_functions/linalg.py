@@ -184,6 +184,19 @@ def _addmm_inplace(self, mat1, mat2, *, beta=1, alpha=1):
 addmm.inplace = _addmm_inplace
 
 
+def _addmm_out_check(out, input, mat1, mat2, **_):
+    """``addmm(..., out=)``: torch's meta function checks the operands' dtypes (self with mat2,
+    then mat1 with mat2), the ranks and the inner sizes, then ``out`` against mat1's dtype --
+    before the kernel's checks (self's shape, a dtype without a kernel). Where an earlier check
+    fails the kernel reports it."""
+    if input.dtype is mat1.dtype is mat2.dtype and mat1.ndim == 2 and mat2.ndim == 2 and \
+            mat1.shape[1] == mat2.shape[0]:
+        _product_out_dtype(out, mat1)
+
+
+addmm.out_check = _addmm_out_check
+
+
 def _scalar_arg(v, fname, name):
     """A ``Scalar`` argument: a Python number, or a one-element tensor counted as its value
     (anything else is torch's TypeError)."""
@@ -243,6 +256,17 @@ def _addmv_inplace(self, mat, vec, *, beta=1, alpha=1):
 
 
 addmv.inplace = _addmv_inplace
+
+
+def _addmv_out_check(out, input, mat, vec, **_):
+    """``addmv(..., out=)``: after the ranks and sizes and the three tensors' common dtype,
+    ``out`` must have that dtype, before the kernel's dtype support (bool has none)."""
+    _addmv_args(input, mat, vec)
+    if input.dtype is mat.dtype is vec.dtype:
+        _product_out_dtype(out, vec)
+
+
+addmv.out_check = _addmv_out_check
 
 
 def _addr_args(input, vec1, vec2, beta, alpha, fname="addr"):

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._errors import expand_error
 from ._kernel import Kernel
 from ._xp import NP, _silent, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
@@ -251,15 +252,23 @@ def _folds(ctx, x):
     return all(x.strides[i] == x.strides[i + 1] * x.shape[i + 1] for i in range(x.ndim - 2))
 
 
-def _check_addmm_dtypes(c, a, b):
-    """torch's addmm order: self against mat2, then mat1 against mat2, then bool."""
+def _type_name(dt) -> str:
+    """torch's legacy type name of a tensor of numpy dtype ``dt`` (``torch.FloatTensor``)."""
+    from .._tensor import _TYPE_NAMES
+    name = D._BY_NP[np.dtype(dt)].name
+    return f"torch.{_TYPE_NAMES.get(name, name)}"
+
+
+def _check_addmm_dtypes(c, a, b, kernel=True):
+    """torch's addmm order: self against mat2, then mat1 against mat2, then (``kernel``) bool."""
     if c.dtype != b.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{_scalar(c.dtype)} and {_scalar(b.dtype)}")
     if a.dtype != b.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
-    _no_bool("addmm_impl_cpu_", a)
+    if kernel:
+        _no_bool("addmm_impl_cpu_", a)
 
 
 def _gemm(a, b, c, beta, alpha):
@@ -368,11 +377,17 @@ class Addmm(Kernel):
 
     @staticmethod
     def forward(ctx, c, a, b, beta=1, alpha=1, out=None):
+        # torch's order: the meta function's dtypes, ranks and sizes (then, with out=, out's
+        # dtype: addmm's out_check), then the kernel's expand of self and its dtype support
+        _check_addmm_dtypes(c, a, b, kernel=False)
         for name, m in (("mat1", a), ("mat2", b)):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
         _check_mm(a, b)
-        _check_addmm_dtypes(c, a, b)
+        err = expand_error(c.shape, (a.shape[0], b.shape[1]), _type_name(c.dtype))
+        if err is not None:
+            raise err
+        _no_bool("addmm_impl_cpu_", a)
         if a.dtype.kind in "iu":  # the scalars take the tensors' type (truncated), as in torch
             beta, alpha = int(beta), int(alpha)
         ctx.a, ctx.b, ctx.alpha, ctx.beta = a, b, alpha, beta
