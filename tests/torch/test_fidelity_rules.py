@@ -634,6 +634,20 @@ def test_std_mean_saves_its_input_for_the_mean_too():
         out.sum().backward()
 
 
+def test_std_mean_saves_its_standard_deviation_for_the_mean_too():
+    """torch's StdMean node saves result 0 (its backward reads the standard deviation): changed
+    in place, a backward through the mean alone is refused; var_mean's node saves no result."""
+    x = torch.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    s, m = torch.std_mean(x)
+    s.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        (m + 0).backward()
+    v, m = torch.var_mean(x)
+    v.mul_(2)
+    (m + 0).backward()
+    assert x.grad.tolist() == pytest.approx([1 / 3] * 3)
+
+
 def test_sdpa_rows_of_minus_inf_scores_give_zeros_without_a_mask():
     q = torch.tensor([[[0.5]], [[1.0]]])
     k = torch.full((2, 1, 1), -math.inf)

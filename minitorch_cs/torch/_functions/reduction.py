@@ -173,8 +173,10 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            _joint_mean(input, dim, keepdim))
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    # (torch's one node saves the standard deviation too: its backward reads it, so changing
+    # it in place before a backward through the mean alone is refused as well)
+    return s, also_saved(_joint_mean(input, dim, keepdim), s)
 
 
 def _joint_mean(input, dim, keepdim):
