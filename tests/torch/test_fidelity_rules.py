@@ -1249,3 +1249,31 @@ def test_an_impossible_allocation_is_torchs_allocator_error(make, nbytes):
     assert str(e.value) == (
         "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
         f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+
+# ----- expand's strides ----------------------------------------------------------------------------
+def _expand_strides(T, seed=0):
+    """Strides of ``expand``/``expand_as`` over generated shapes: new leading dims (of size 1 or
+    more), grown size-1 dims, contiguous and transposed sources, 0-d tensors."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(300):
+        nd = int(rng.integers(0, 4))
+        shape = tuple(int(v) for v in rng.choice([1, 2, 3], nd))
+        lead = tuple(int(v) for v in rng.choice([1, 2, 3], int(rng.integers(0, 3))))
+        target = lead + tuple(s if s != 1 else int(rng.choice([1, 3])) for s in shape)
+        x = T.arange(float(max(1, math.prod(shape)))).reshape(shape)
+        if nd >= 2 and rng.random() < 0.5:
+            x = x.transpose(0, 1).contiguous().transpose(0, 1)
+        r = x.expand(target) if rng.random() < 0.5 else x.expand_as(T.zeros(target))
+        out.append((shape, target, tuple(r.stride()), r.is_contiguous()))
+    return out
+
+
+def test_expand_strides_match_torch():
+    """torch's ``inferExpandGeometry``: a new leading dim of size 1 takes the next dim's size
+    times its stride (so ``zeros(2, 3).expand(1, 2, 3)`` is contiguous), a grown dim 0."""
+    assert torch.zeros(2, 3).expand(1, 1, 2, 3).stride() == (6, 6, 3, 1)
+    assert torch.zeros(2, 3).expand(4, 1, 2, 3).stride() == (0, 6, 3, 1)
+    real = pytest.importorskip("torch")
+    assert _expand_strides(torch) == _expand_strides(real)

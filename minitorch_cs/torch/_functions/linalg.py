@@ -294,8 +294,18 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     ignores ``input`` (NaN included). Differentiable in all three tensors."""
     dt, beta, alpha = _addr_args(input, vec1, vec2, beta, alpha)
     c = input.expand(vec1.shape[0], vec2.shape[0])
-    return apply(MV.Addr, c.to(dt), vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
-                 beta=beta, alpha=alpha)
+    return _saves_vectors(apply(MV.Addr, c.to(dt), vec1.to(dt).unsqueeze(1),
+                                vec2.to(dt).unsqueeze(0), beta=beta, alpha=alpha), vec1, vec2, dt)
+
+
+def _saves_vectors(out, vec1, vec2, dt):
+    """torch's addr node saves the vectors themselves (each for the other's gradient); where
+    ours multiplies converted copies, the originals are recorded as saved too, so an in-place
+    change of one before backward is refused as in torch."""
+    if vec1.dtype is not dt or vec2.dtype is not dt:
+        also_checked(out, vec1 if vec2.requires_grad else None,
+                     vec2 if vec1.requires_grad else None)
+    return out
 
 
 def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
@@ -307,8 +317,9 @@ def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
     if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
         raise RuntimeError(f"The size of tensor a ({self.shape[1]}) must match the size of "
                            f"tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
-    return apply_inplace(MV.Addr, self, vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
-                         beta=beta, alpha=alpha)
+    return _saves_vectors(apply_inplace(MV.Addr, self, vec1.to(dt).unsqueeze(1),
+                                        vec2.to(dt).unsqueeze(0), beta=beta, alpha=alpha),
+                          vec1, vec2, dt)
 
 
 addr.inplace = _addr_inplace

@@ -144,6 +144,21 @@ class Permute(Op):
         return (ns(g).transpose(g, tuple(int(d) for d in np.argsort(ctx.dims))),)
 
 
+def expand_strides(x, shape) -> tuple:
+    """torch's strides of ``x`` expanded to ``shape`` (``inferExpandGeometry``), from the last
+    dim: a dim ``x`` has keeps its stride unless it grows from 1 (then 0); a new leading dim of
+    size 1 gets the next dim's size times its stride (a contiguous tensor stays contiguous-
+    looking: (2, 3) to (1, 2, 3) has strides (6, 3, 1)), a larger one 0."""
+    lead = len(shape) - x.ndim
+    out = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            out[i] = x.strides[i - lead] if x.shape[i - lead] == shape[i] else 0
+        elif shape[i] == 1 and i + 1 < len(shape):
+            out[i] = shape[i + 1] * out[i + 1]
+    return tuple(out)
+
+
 class Expand(Op):
     name = "expand"
     is_view = True
@@ -151,10 +166,8 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         r = np.broadcast_to(x, shape)
-        lead = len(shape) - x.ndim  # torch keeps the stride of every dim it does not expand
-        strides = tuple(0 if i < lead or x.shape[i - lead] != n else x.strides[i - lead]
-                        for i, n in enumerate(r.shape))
-        return np.lib.stride_tricks.as_strided(x, r.shape, strides, writeable=False)
+        return np.lib.stride_tricks.as_strided(x, r.shape, expand_strides(x, r.shape),
+                                               writeable=False)
 
     @staticmethod
     def backward(ctx, g):
