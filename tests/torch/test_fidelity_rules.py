@@ -648,6 +648,17 @@ def test_std_mean_saves_its_standard_deviation_for_the_mean_too():
     assert x.grad.tolist() == pytest.approx([1 / 3] * 3)
 
 
+def test_addr_checks_the_vectors_it_converted():
+    """torch's addr node saves vec1 and vec2 themselves (each for the other's gradient): where
+    ours multiplies float64 copies, changing an original in place is still refused."""
+    a = torch.ones(3, requires_grad=True) * 1
+    b = torch.ones(2, dtype=torch.float64, requires_grad=True) * 1
+    r = torch.addr(torch.zeros(3, 2, dtype=torch.float64), a, b)
+    a.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        r.sum().backward()
+
+
 def test_sdpa_rows_of_minus_inf_scores_give_zeros_without_a_mask():
     q = torch.tensor([[[0.5]], [[1.0]]])
     k = torch.full((2, 1, 1), -math.inf)
