@@ -659,6 +659,17 @@ def test_addr_checks_the_vectors_it_converted():
         r.sum().backward()
 
 
+def test_binary_gradients_promote_their_operands_as_torchs_formula():
+    """fmod's divisor gradient, -grad * trunc(self / other), runs in the result dtype: a float16
+    tensor over a bfloat16 0-d divisor gives a float16 quotient, inf here (0.5 / 1e-6), so a
+    zero gradient gives NaN, as in torch 2.13 (ours computed the quotient in float32)."""
+    b = torch.tensor(9.98378e-07, dtype=torch.bfloat16, requires_grad=True)
+    r = torch.fmod(torch.tensor([0.5], dtype=torch.float16), b)
+    assert r.dtype is torch.float16
+    r.backward(torch.zeros(1, dtype=torch.float16))
+    assert math.isnan(b.grad.item())
+
+
 def test_sdpa_rows_of_minus_inf_scores_give_zeros_without_a_mask():
     q = torch.tensor([[[0.5]], [[1.0]]])
     k = torch.full((2, 1, 1), -math.inf)

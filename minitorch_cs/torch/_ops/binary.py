@@ -160,16 +160,20 @@ class Mul(Pointwise):
 
 
 def _grad_operands(a, b):
-    """Operands as a backward formula reads them: an integer or bool array operand of a floating
-    result in the result's dtype (torch's formula promotes it against the gradient: in float16
-    a large int32 is inf there, so a zero gradient times it is NaN, as in torch)."""
-    if (not isinstance(a, np.ndarray) or a.dtype.kind not in "biu") and \
+    """Operands as a backward formula reads them: array operands of a floating result in the
+    result's dtype, as torch's formula of tensor ops promotes them (a 0-d tensor of another
+    floating dtype counts for less than a dimensioned one): an integer or bool operand -- in
+    float16 a large int32 is inf there, so a zero gradient times it is NaN -- and a floating one
+    of another dtype (``fmod(half, bfloat16 0-d)``: the quotient its gradient truncates is
+    computed in float16, where it may be inf), as in torch."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != b.dtype) and \
+            (not isinstance(a, np.ndarray) or a.dtype.kind not in "biu") and \
             (not isinstance(b, np.ndarray) or b.dtype.kind not in "biu"):
-        return a, b  # no integer or bool array to convert
+        return a, b  # nothing to convert
     rt = np.dtype(_rtype(a, b))
     if rt.kind not in "fV" and rt not in HALF:
         return a, b
-    return tuple(x.astype(rt) if isinstance(x, np.ndarray) and x.dtype.kind in "biu" else x
+    return tuple(x.astype(rt) if isinstance(x, np.ndarray) and x.dtype != rt else x
                  for x in (a, b))
 
 
