@@ -1299,3 +1299,33 @@ def test_expand_strides_match_torch():
     assert torch.zeros(2, 3).expand(4, 1, 2, 3).stride() == (0, 6, 3, 1)
     real = pytest.importorskip("torch")
     assert _expand_strides(torch) == _expand_strides(real)
+
+
+# ----- linear's path: fused addmm or matmul then the bias --------------------------------------------
+def _linear_outcomes(T):
+    """F.linear over dtypes of input, weight and bias and input layouts (2-D, contiguous 3-D
+    and 4-D, permuted 3-D and 4-D, 1-D): the result's dtype and shape, or the error."""
+    F_ = T.nn.functional
+    dts = [T.bool, T.int64, T.float32, T.float16, T.float64]
+    out = []
+    for xd, wd, bd in itertools.product(dts, dts, dts + [None]):
+        for shape, perm in [((2, 3), None), ((2, 4, 3), None), ((3, 4, 2), (2, 1, 0)), ((3,), None),
+                            ((2, 2, 4, 3), None), ((3, 2, 4, 2), (3, 2, 1, 0))]:
+            x = T.ones(shape, dtype=xd)
+            x = x.permute(perm) if perm else x
+            b = None if bd is None else T.ones(5, dtype=bd)
+            try:
+                r = F_.linear(x, T.ones(5, 3, dtype=wd), b)
+                res = ("ok", str(r.dtype), tuple(r.shape))
+            except Exception as e:  # noqa: BLE001  (the error is what is compared)
+                res = (type(e).__name__, str(e).split("\n")[0])
+            out.append((str(xd), str(wd), str(bd), shape, perm, res))
+    return out
+
+
+def test_linear_checks_follow_torchs_path():
+    """torch runs addmm (its dtype checks: bias with weight, then input with weight) for a 2-D
+    input, or a contiguous one that is 3-D or has a 1-D bias; any other input takes matmul's
+    path (bmm's errors for a permuted bool input), then adds the bias."""
+    real = pytest.importorskip("torch")
+    assert _linear_outcomes(torch) == _linear_outcomes(real)

@@ -228,7 +228,9 @@ def _check_linear(ctx, x, w, b):
         sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                            f"{w.shape[1]}x{w.shape[0]})")
-    if b is not None:  # torch: addmm(bias, x, w.t()) checks self/mat2, then mat1/mat2
+    if b is not None and (x.ndim == 2 or x.flags.c_contiguous and (x.ndim == 3 or b.ndim == 1)):
+        # torch's fused path: addmm(bias, x (flattened to rows), w.t()) checks self/mat2, then
+        # mat1/mat2; any other input runs matmul, then adds the bias
         _check_addmm_dtypes(b, x, w)
     elif (x.dtype != w.dtype or x.dtype == np.bool_) and not _folds(ctx, x):
         check_matmul_dtypes(x, w.T, bmm=True)  # torch's matmul takes its bmm path
