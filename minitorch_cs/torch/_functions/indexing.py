@@ -256,7 +256,7 @@ def masked_select(input, mask):
     """The elements of ``input`` where the boolean ``mask`` (broadcast with it) is True, as a
     1-d tensor. Data-dependent output shape (see :func:`nonzero`)."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     return apply(S.MaskedSelect, input, mask)
 
 

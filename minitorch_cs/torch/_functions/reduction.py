@@ -475,7 +475,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError(f"expected scalar type {D.scalar_name(x1._dtype)} but found "
                            f"{D.scalar_name(x2._dtype)}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values")
+        raise RuntimeError("cdist only supports non-negative p values")
     return apply(R.Cdist, x1, x2, p=float(p))
 
 
