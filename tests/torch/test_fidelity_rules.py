@@ -670,6 +670,21 @@ def test_binary_gradients_promote_their_operands_as_torchs_formula():
     assert math.isnan(b.grad.item())
 
 
+@pytest.mark.parametrize("make", [
+    lambda x, s: torch.nansum(x),  # torch's NansumBackward0 saves the input
+    lambda x, s: torch.zeros(5).put(torch.tensor([0, 2]), s),  # put saves a source that
+    lambda x, s: (torch.zeros(5) * 1).put_(torch.tensor([0, 2]), s),  # requires grad
+])
+def test_composites_check_what_torchs_node_saves(make):
+    x = torch.tensor([1.0, float("nan")], requires_grad=True) * 1
+    s = torch.ones(2, requires_grad=True) * 1
+    r = make(x, s)
+    x.mul_(2)
+    s.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        r.sum().backward()
+
+
 def test_sdpa_rows_of_minus_inf_scores_give_zeros_without_a_mask():
     q = torch.tensor([[[0.5]], [[1.0]]])
     k = torch.full((2, 1, 1), -math.inf)

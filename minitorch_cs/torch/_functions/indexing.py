@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
+from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
 from .._errors import expand_error, in_range, index_error
 from .._fpe import warn_user
@@ -302,13 +303,21 @@ def put(input, index, source, accumulate=False):
     ``input``'s dtype and one element per index. Differentiable in ``input`` and ``source``."""
     _put_args(input, index, source, accumulate, "put")
     # (torch's put is a clone, in input's layout, then put_)
-    return apply_inplace(W.Put, input.clone(), source, index=index,
-                         accumulate=builtins.bool(accumulate))
+    return also_checked(apply_inplace(W.Put, input.clone(), source, index=index,
+                                      accumulate=builtins.bool(accumulate)), _if_rg(source))
 
 
 def _put_inplace(self, index, source, accumulate=False):
     _put_args(self, index, source, accumulate, "put_")
-    return apply_inplace(W.Put, self, source, index=index, accumulate=builtins.bool(accumulate))
+    return also_checked(apply_inplace(W.Put, self, source, index=index,
+                                      accumulate=builtins.bool(accumulate)), _if_rg(source))
+
+
+def _if_rg(source):
+    """``source`` when it requires grad: torch's put node then saves it (source's gradient is
+    ``grad.take(index).reshape_as(source)``), so changing it in place before backward is
+    refused as in torch."""
+    return source if source.requires_grad else None
 
 
 put.inplace = _put_inplace

@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
+from .._autograd import also_checked
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
@@ -70,7 +71,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if not input._dtype.is_floating_point:  # nothing to skip: the sum (int64 for integers)
         return sum(input, dim, keepdim, dtype=dtype)
-    return sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype)
+    # (torch's one node saves the input, its backward masks the gradient with it: changing
+    # the input in place before backward is refused as in torch)
+    return also_checked(sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype), input)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
