@@ -88,14 +88,7 @@ def translate(exc: BaseException, op, args, attrs) -> BaseException:
             sb = "x".join(map(str, b.shape if b.ndim > 1 else b.shape + (1,)))
             return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
         return RuntimeError(msg)
-    if isinstance(exc, IndexError) and (msg.startswith("boolean index did not match") or
-                                        msg.startswith("shape mismatch: indexing arrays") or
-                                        " is out of bounds for axis " in msg):
-        key = (attrs or {}).get("key")
-        if isinstance(key, tuple) and arrays:
-            err = index_error(key, arrays[0].shape)
-            if err is not None:
-                return err
+    if isinstance(exc, IndexError):  # (the index kernels raise torch's own: index_error)
         m = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
         if m:
             return IndexError(f"index {m.group(1)} is out of bounds for dimension {m.group(2)} "
@@ -115,27 +108,20 @@ def index_error(key, shape, bounds=True):
     the key's index tensors (a mask counts one per dim it covers), as torch's kernel moves them
     to the front."""
     key = _index_key(key)
-
-    def is_mask(k):
-        return isinstance(k, np.ndarray) and k.dtype == np.bool_
-
-    consumed = sum(k.ndim if is_mask(k) else 1 for k in key
-                   if k is not None and k is not Ellipsis)
-    view, sizes, src = [], [], 0  # torch's view of the tensor; the sizes each entry indexes
-    for k in key:
+    spans, src = _spans(key, len(shape))
+    view, sizes = [], []  # torch's view of the tensor; the sizes each entry indexes
+    for k, (s, n) in zip(key, spans):
         if k is None:
             view.append(1)
             sizes.append(None)
             continue
-        n = (len(shape) - consumed) if k is Ellipsis else k.ndim if is_mask(k) else 1
-        sizes.append((len(view), tuple(shape[src:src + n])))
-        view.extend(shape[src:src + n])
-        src += n
+        sizes.append((len(view), tuple(shape[s:s + n])))
+        view.extend(shape[s:s + n])
     view.extend(shape[src:])
     entries = []  # (index array or bool mask, sizes of the dims it indexes)
     kept = 1  # the elements of the dims no index tensor takes
     for k, at in zip(key, sizes):
-        if is_mask(k):
+        if _is_mask(k):
             start, dims = at
             for j in range(k.ndim):
                 if j >= len(dims) or k.shape[j] != dims[j]:
@@ -147,13 +133,13 @@ def index_error(key, shape, bounds=True):
             entries.append((k, at[1][:1]))
         elif at is not None:
             kept *= math.prod(at[1])
-    if not entries or (not bounds and len(entries) == 1 and is_mask(entries[0][0])):
+    if not entries or (not bounds and len(entries) == 1 and _is_mask(entries[0][0])):
         return None  # (one mask of the right shape: nothing more to check from shapes)
-    if len(entries) == 1 and not is_mask(entries[0][0]):
+    if len(entries) == 1 and not _is_mask(entries[0][0]):
         full = entries[0][0].shape
     else:  # a mask stands for its nonzero count, once per dim it covers
         shapes = [s for k, dims in entries
-                  for s in ([(int(np.count_nonzero(k)),)] * k.ndim if is_mask(k) else [k.shape])]
+                  for s in ([(int(np.count_nonzero(k)),)] * k.ndim if _is_mask(k) else [k.shape])]
         try:
             full = np.broadcast_shapes(*shapes)
         except ValueError:
@@ -164,7 +150,7 @@ def index_error(key, shape, bounds=True):
     if not bounds or not kept * math.prod(shape[src:]) * math.prod(full):
         return None  # (an empty result: torch's kernel reads no index)
     indices = [(a, d) for k, dims in entries
-               for a, d in (zip(np.nonzero(k), dims) if is_mask(k) else [(k, dims[0])])]
+               for a, d in (zip(np.nonzero(k), dims) if _is_mask(k) else [(k, dims[0])])]
     bad = np.stack([np.broadcast_to((a < -d) | (a >= d), full) for a, d in indices], axis=-1)
     hit = np.flatnonzero(bad)
     if not hit.size:
@@ -202,27 +188,32 @@ def _index_key(key) -> tuple:
                  k if k is None or k is Ellipsis or _array(k) is None else _array(k) for k in key)
 
 
+def _is_mask(k) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype == np.bool_
+
+
+def _spans(key, ndim):
+    """The source dims each entry of a normalised key takes, as ``(first, count)``: None takes
+    none, an Ellipsis the dims no other entry takes, a bool mask one per its dims, any other
+    entry one; and the first dim no entry takes."""
+    widths = [0 if k is None or k is Ellipsis else k.ndim if _is_mask(k) else 1 for k in key]
+    rest = ndim - sum(widths)
+    spans, src = [], 0
+    for k, w in zip(key, widths):
+        n = rest if k is Ellipsis else w
+        spans.append((src, n))
+        src += n
+    return spans, src
+
+
 def in_range(key, shape):
     """``key`` with every index array's values taken into range (for a result that has no
     elements, where torch reads no index: numpy checks them all)."""
     key = _index_key(key)
-    out, src = [], 0
-    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                   for k in key if k is not None and k is not Ellipsis)
-    for k in key:
-        if k is None:
-            out.append(k)
-            continue
-        if k is Ellipsis:
-            src += len(shape) - consumed
-        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
-            out.append(np.clip(k, -shape[src], shape[src] - 1) if shape[src] else k)
-            src += 1
-            continue
-        else:
-            src += k.ndim if isinstance(k, np.ndarray) else 1
-        out.append(k)
-    return tuple(out)
+    spans, _ = _spans(key, len(shape))
+    return tuple(np.clip(k, -shape[s], shape[s] - 1)
+                 if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and shape[s] else k
+                 for k, (s, _) in zip(key, spans))
 
 
 def _deliberate(exc) -> bool:

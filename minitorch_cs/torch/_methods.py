@@ -17,7 +17,7 @@ from ._autograd import no_grad
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
                       suggested_format)
-from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim
+from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim, type_name
 
 # Functions whose first argument is the tensor become methods of the same name (see METHODS).
 _SAME = """add sub subtract mul multiply div divide true_divide floor_divide pow float_power remainder
@@ -475,6 +475,8 @@ def __setitem__(self, key, value):
         from ._creation import tensor
         value = tensor(value, dtype=self._dtype)
     if isinstance(value, Tensor) and value.ndim:
+        if adv:
+            FI.check_indices(self, k)
         FI.check_value_shape(self, k, value, advanced=adv, strip=True)
     # (sliced: the value's leading size-1 dims are dropped first, as torch's setitem)
     apply_inplace(M.IndexPut, self, value, key=k, sliced=True)
@@ -557,7 +559,7 @@ def _type_as(self, other):
 
 def _type(self, dtype=None, non_blocking=False):
     if dtype is None:
-        return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+        return type_name(self._dtype)
     if isinstance(dtype, str):  # torch's legacy names: "torch.DoubleTensor"
         names = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
         if dtype not in names:

@@ -393,7 +393,7 @@ class Tensor:
 
     # -- device (metadata only: every tensor lives in host memory) -----------------------------
     def _type_name(self):
-        return f"torch.{_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}"
+        return type_name(self._dtype)
 
 
     def cpu(self):
@@ -411,6 +411,11 @@ class Tensor:
 
     def share_memory_(self):
         return self
+
+
+def type_name(dt) -> str:
+    """torch's legacy type name of a tensor of dtype ``dt`` (``torch.FloatTensor``)."""
+    return f"torch.{_TYPE_NAMES.get(dt.name, dt.name)}"
 
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",

@@ -160,10 +160,10 @@ def _exact_message(fname, got, want):
     if fname in ("all", "any"):
         return f"{fname} only supports bool tensor for result, got: {G}"
     if fname in ("median", "nanmedian"):
-        from .._tensor import _TYPE_NAMES
+        from .._tensor import type_name
         return (f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
-                f"'self'; but type torch.{_TYPE_NAMES[got.name]} does not equal "
-                f"torch.{_TYPE_NAMES[want.name]} (while checking arguments for {fname})")
+                f"'self'; but type {type_name(got)} does not equal {type_name(want)} (while "
+                f"checking arguments for {fname})")
     if fname == "addbmm":  # out takes self's place in the addmm it runs
         return f"self and mat2 must have the same dtype, but got {G} and {W}"
     if fname in ("searchsorted", "bucketize"):

@@ -388,10 +388,8 @@ def _index_put(input, indices, values, accumulate, inplace):
             tuple(input.shape))
         return apply_inplace(M.IndexPut, dest(), values.reshape(()), key=(mask,),
                              accumulate=False)
-    if len(indices) <= input.ndim:  # (torch's index checks come first; see index_error)
-        err = index_error(tuple(indices), tuple(input.shape), bounds=False)
-        if err is not None:
-            raise err
+    if len(indices) <= input.ndim:  # (torch's index checks come first)
+        check_indices(input, tuple(indices))
     if isinstance(values, Tensor) and values._dtype is not input._dtype and indices:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{D.scalar_name(input._dtype)} for the destination and "
@@ -401,18 +399,23 @@ def _index_put(input, indices, values, accumulate, inplace):
     return apply_inplace(M.IndexPut, dest(), values, key=tuple(indices), accumulate=accumulate)
 
 
+def check_indices(input, key):
+    """torch's checks of an advanced key's index tensors from shapes (``index_error`` without
+    the values' bounds): they come before the value's shape and the kernel's own checks."""
+    err = index_error(key, tuple(input.shape), bounds=False)
+    if err is not None:
+        raise err
+
+
 def check_value_shape(input, key, value, *, advanced, strip):
     """torch's check that ``value`` fits what ``key`` selects of ``input``, from shapes alone
-    (before any index value is read; an advanced key after the index tensors' own checks,
-    ``index_error``). ``strip``: setitem drops the value's leading size-1 dims first
+    (before any index value is read; an advanced key once its index tensors passed
+    :func:`check_indices`). ``strip``: setitem drops the value's leading size-1 dims first
     (``index_put_`` does not). An advanced key gets ``index_put_``'s message; a basic one
     ``expand``'s, naming the first dim from the right that differs."""
     shape = tuple(input.shape)
     arrays = tuple(k._data if isinstance(k, Tensor) else k for k in key)
     if advanced:
-        err = index_error(arrays, shape, bounds=False)
-        if err is not None:
-            raise err
         arrays = in_range(arrays, shape)  # (the selection's shape; no index value matters)
     target = np.broadcast_to(np.empty((), np.bool_), shape)[arrays].shape
     vshape = tuple(value.shape)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._errors import expand_error
+from .._tensor import type_name
 from ._kernel import Kernel
 from ._xp import NP, _silent, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
@@ -254,13 +255,6 @@ def _folds(ctx, x):
     return all(x.strides[i] == x.strides[i + 1] * x.shape[i + 1] for i in range(x.ndim - 2))
 
 
-def _type_name(dt) -> str:
-    """torch's legacy type name of a tensor of numpy dtype ``dt`` (``torch.FloatTensor``)."""
-    from .._tensor import _TYPE_NAMES
-    name = D._BY_NP[np.dtype(dt)].name
-    return f"torch.{_TYPE_NAMES.get(name, name)}"
-
-
 def _check_addmm_dtypes(c, a, b, kernel=True):
     """torch's addmm order: self against mat2, then mat1 against mat2, then (``kernel``) bool."""
     if c.dtype != b.dtype:
@@ -386,7 +380,7 @@ class Addmm(Kernel):
             if m.ndim != 2:
                 raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
         _check_mm(a, b)
-        err = expand_error(c.shape, (a.shape[0], b.shape[1]), _type_name(c.dtype))
+        err = expand_error(c.shape, (a.shape[0], b.shape[1]), type_name(D._BY_NP[c.dtype]))
         if err is not None:
             raise err
         _no_bool("addmm_impl_cpu_", a)
