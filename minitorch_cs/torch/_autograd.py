@@ -7,6 +7,8 @@ summed over uses, broadcasting undone in one place, saved-tensor version checks,
 from __future__ import annotations
 
 import functools
+import heapq
+import itertools
 import os
 import re
 
@@ -172,13 +174,22 @@ _TORCH_NODE_NAMES = {"cross_entropy": "NllLoss", "max_dim": "Max", "linear": "Ad
                      "matmul": "Mm"}
 
 
+# Every node takes the next number when it is made, as torch's nodes take a sequence number;
+# the engine runs, of the nodes ready, the newest first (torch's ready queue), which decides the
+# order in which a tensor's gradient contributions are summed
+_sequence = itertools.count()
+_ACCUMULATE_FIRST = 1 << 62
+
+
 class Node:
-    """One recorded op call. ``next`` holds one edge ``(node, output_nr)`` or ``None`` per input."""
+    """One recorded op call. ``next`` holds one edge ``(node, output_nr)`` or ``None`` per input;
+    ``seq`` is its creation number."""
 
     __slots__ = ("op", "next", "in_meta", "saved_versions", "n_outputs", "pre_hooks", "freed",
-                 "needs_input_grad", "__dict__")
+                 "needs_input_grad", "seq", "__dict__")
 
     def __init__(self, op, n_outputs=1):
+        self.seq = next(_sequence)
         self.op = op
         self.n_outputs = n_outputs
         self.pre_hooks = None
@@ -294,9 +305,10 @@ def modified_error(t, v, node=None) -> RuntimeError:
 class AccumulateGrad:
     """Terminal node of a leaf tensor that requires grad: adds incoming gradients to ``.grad``."""
 
-    __slots__ = ("variable", "pre_hooks", "n_outputs", "next", "post_acc_hooks")
+    __slots__ = ("variable", "pre_hooks", "n_outputs", "next", "post_acc_hooks", "seq")
 
     def __init__(self, variable):
+        self.seq = _ACCUMULATE_FIRST + next(_sequence)  # torch: the highest number (runs first)
         self.variable = variable
         self.pre_hooks = None
         self.post_acc_hooks = None
@@ -390,7 +402,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
 
     A leaf's ``AccumulateGrad`` without hooks runs as soon as its last gradient arrives (it
     computes nothing further, so only the order of leaves' accumulations differs from queueing
-    it); every other node waits on the ready stack until all its consumers have run.
+    it); every other node waits until all its consumers have run, and of the nodes ready the
+    newest runs first, as in torch's engine.
     """
     obs = _engine_observers()
     deps = _toposort([e[0] for e in roots])
@@ -400,12 +413,15 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
         if buf is None:
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
-    ready = list(dict.fromkeys(e[0] for e in roots if deps.get(e[0], 0) == 0))
+    # the ready nodes, newest first: a heap of (-seq, node) (seq is unique, nodes never compare)
+    ready = [(-n.seq, n) for n in dict.fromkeys(e[0] for e in roots if deps.get(e[0], 0) == 0)]
+    heapq.heapify(ready)
+    push, pop = heapq.heappush, heapq.heappop
     stored = set()
     ndarray = np.ndarray
     inline = capture is None  # leaves accumulate on arrival (see above)
     while ready:
-        node = ready.pop()
+        node = pop(ready)[1]
         grads = buffers.pop(node, None)
         if grads is None:
             grads = [None] * node.n_outputs
@@ -466,7 +482,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None):
                 nr = e[1]
                 buf[nr] = g if buf[nr] is None else _add(obs, buf[nr], g)
             if left == 0:
-                ready.append(m)
+                push(ready, (-m.seq, m))
 
 
 def _run_pre_hooks(node, grads):

@@ -289,20 +289,22 @@ class Pow(Pointwise):
             elif not _is_arr(b):  # self.pow(b - 1) by the same kernel (its special cases:
                 # (-inf) ** -0.5 is rsqrt's NaN, not C pow's 0)
                 with xp.errstate(divide="ignore", invalid="ignore"):
-                    ga = g * b * xp.call(PowScalar, a, b - 1)
+                    ga = g * (b * xp.call(PowScalar, a, b - 1))
             else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
                 if raw(ctx, "b").dtype == np.bool_:  # torch's formula takes exponent - 1
                     _check_sub(raw(ctx, "b"), 1)
                 with xp.errstate(divide="ignore", invalid="ignore"):
-                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * b * xp.power(a, b - 1))
+                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * (b * xp.power(a, b - 1)))
         if len(n) > 1 and n[1]:
             y = ctx.y
             with xp.errstate(divide="ignore", invalid="ignore"):
                 la = xp.log(a)
+            # torch: grad * where(0 ** b with b >= 0, 0, result * log(base)), so an infinite
+            # grad there gives NaN, as in torch
             if not _is_arr(a):  # a number base: 0 ** b has no log
-                gb = xp.where(b >= 0, 0, g * y * la) if a == 0 else g * y * la
+                gb = g * (xp.where(b >= 0, xp.zeros((), g.dtype), y * la) if a == 0 else y * la)
             else:
-                gb = xp.where((a == 0) & (b >= 0), 0, g * y * la)
+                gb = g * xp.where((a == 0) & (b >= 0), xp.zeros((), g.dtype), y * la)
         return (ga, gb)
 
 

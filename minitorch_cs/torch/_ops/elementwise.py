@@ -381,15 +381,18 @@ def _gelu_exact_bwd(xp, x, y, g, erf=None):
 
 
 def _silu(x, out=None):
-    r = x * special.expit(x)
+    with np.errstate(over="ignore"):
+        r = x / (1 + np.exp(-x))  # torch's kernel: x / (1 + exp(-x))
     if out is not None:
         return write_out(r, out)
     return r
 
 
 def _silu_bwd(xp, x, y, g):
-    s = xp.expit(x)
-    return g * (s * (1 + x * (1 - s)))
+    # torch's silu_backward kernel: dy * sigmoid * (1 + x * (1 - sigmoid)), left to right
+    with xp.errstate(over="ignore"):
+        s = 1 / (1 + xp.exp(-x))
+    return g * s * (1 + x * (1 - s))
 
 
 def _mish(x, out=None):
@@ -836,21 +839,39 @@ class Hardswish(Pointwise):
 
 
 class Softplus(Pointwise):
+    """torch's kernel: ``x`` where ``x * beta > threshold``, else ``log1p(exp(x * beta)) / beta``;
+    the gradient ``grad * z / (z + 1)`` with ``z = exp(x * beta)``, in that order (float32 for
+    half precision, rounded once)."""
+
     name = "softplus"
     saved = (0,)
 
     @staticmethod
     def forward(ctx, x, beta=1.0, threshold=20.0):
         ctx.x, ctx.beta, ctx.threshold = x, beta, threshold
-        bx = x * beta
-        r = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
-        return r
+        wide = opmath_dtype(x.dtype)
+        xw = x.astype(wide, copy=False)
+        b = np.asarray(beta, wide)
+        bx = xw * b
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = np.where(bx > np.asarray(threshold, wide), xw, np.log1p(np.exp(bx)) / b)
+        return r.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
+        if not graph_mode(xp):
+            wide = opmath_dtype(g.dtype)
+            gw, xw = g.astype(wide, copy=False), ctx.x.astype(wide, copy=False)
+            bx = xw * np.asarray(ctx.beta, wide)
+            with np.errstate(over="ignore", invalid="ignore"):
+                z = np.exp(bx)
+                r = np.where(bx > np.asarray(ctx.threshold, wide), gw, gw * z / (z + 1))
+            return (r.astype(g.dtype, copy=False),)
         bx = ctx.x * ctx.beta
-        return (xp.where(bx > ctx.threshold, g, g * xp.expit(bx)),)
+        with xp.errstate(over="ignore", invalid="ignore"):
+            z = xp.exp(bx)
+            return (xp.where(bx > ctx.threshold, g, g * z / (z + 1)),)
 
 
 class Clamp(Pointwise):

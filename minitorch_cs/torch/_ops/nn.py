@@ -763,11 +763,11 @@ class BinaryCrossEntropy(Kernel):
         xp = ns(g)
         x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
         size = math.prod(x.shape)
-        if red == "mean":
-            g = g / max(size, 1) if size else g
+        mean = red == "mean" and size
         n = ctx.needs_input_grad
         gx = gt = None
         half = ctx.__dict__.get("half_dtype") if not graph_mode(xp) else None
+        # torch's order: the formula with the incoming grad, then * weight, then / numel (mean)
         with xp.errstate(divide="ignore", invalid="ignore"):
             if n[0] and half is not None:
                 gx = _bce_input_grad_half(np.asarray(g), x, t, w, size, red, half)
@@ -775,22 +775,23 @@ class BinaryCrossEntropy(Kernel):
                 gx = g * (x - t) / xp.maximum((1 - x) * x, xp.asarray(1e-12, x.dtype))
                 if w is not None:
                     gx = gx * w
+                if mean:
+                    gx = gx / size
             if len(n) > 1 and n[1]:
-                gt = -(xp.log(x) - xp.log1p(-x)) * g
+                gt = -xp.log(x / (1 - x)) * g  # -logit(x) * grad (logit's kernel: log(x/(1-x)))
                 if w is not None:
                     gt = gt * w
+                if mean:
+                    gt = gt / size
         return (gx, gt, None)
 
 
 def _bce_input_grad_half(g, x, t, w, size, reduction, half):
     """torch's half-precision kernel for the input's gradient: every step rounded to the half
     dtype, the 1e-12 floor included (0 in float16, so x == t == 1 gives 0/0 = NaN there), then
-    ``* weight`` and ``/ numel`` (mean) on the half result. ``g`` arrives already divided for
-    a mean; it is undone first."""
+    ``* weight`` and ``/ numel`` (mean) on the half result."""
     def r(v):
         return np.asarray(v, np.float32).astype(half).astype(np.float32)
-    if reduction == "mean" and size:
-        g = g * max(size, 1)
     den = np.maximum(r(r(1 - x) * x), r(1e-12))
     gx = r(r(r(g) * r(x - t)) / den)
     if w is not None:

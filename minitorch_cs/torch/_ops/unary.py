@@ -25,10 +25,11 @@ def _sinc(x, out=None):
 
 
 def _sinc_bwd(xp, x, y, g):
-    # torch's sinc_backward: grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is
+    # torch's sinc_backward: grad * ((pi x cos(pi x) - sin(pi x)) / (pi x^2)), 0 where pi x^2
+    # is (the quotient formed first, then the grad times it)
     px = x * math.pi
     sq = x * x * math.pi
-    r = g * (px * xp.cos(px) - xp.sin(px)) / sq
+    r = g * ((px * xp.cos(px) - xp.sin(px)) / sq)
     return xp.where(sq == 0, xp.zeros((), xp.npdtype(r)), r)
 
 

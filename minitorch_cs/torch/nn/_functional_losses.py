@@ -232,10 +232,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         else "batchmean"
     if not input._dtype.is_floating_point or not target._dtype.is_floating_point:
         raise RuntimeError("kl_div: Integral inputs not supported.")
+    # torch's composite is C++, whose compiler forms the right operand of each operator first;
+    # that order decides how a target's gradient contributions are summed, so we keep it
     if log_target:
-        loss = T.exp(target) * (target - input)
+        diff = target - input
+        loss = T.exp(target) * diff
     else:
-        loss = T.xlogy(target, target) - target * input
+        prod = target * input
+        loss = T.xlogy(target, target) - prod
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     if reduction == "mean":
