@@ -1,7 +1,9 @@
 """Gradients bit for bit against PyTorch where only the order of exact float64 operations decides
 them: the engine runs the newest ready node first (as torch's ready queue does), so a tensor used
 by several ops sums its gradient contributions in torch's order; and the backward formulas of
-pow, sinc, binary_cross_entropy, kl_div and softplus associate their products as torch's do."""
+pow, sinc, binary_cross_entropy, kl_div, softplus, addcmul, addcdiv, smooth_l1 and huber
+associate their products as torch's do; the average poolings sum each window, and scatter
+their gradients, in torch's order."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +72,8 @@ def test_shared_tensors_sum_their_gradients_in_torchs_order(seed):
 def _grads(T, fn, arrays, g):
     xs = [T.tensor(a, dtype=T.float64, requires_grad=True) for a in arrays]
     y = fn(T, *xs)
-    y.backward(T.tensor(g, dtype=T.float64) if y.ndim else None)
+    g = np.resize(g, tuple(y.shape))
+    y.backward(T.tensor(g, dtype=T.float64))
     return [np.array(y.tolist())] + [np.array(x.grad.tolist()) for x in xs]
 
 
@@ -87,11 +90,26 @@ FORMULAS = {
                           [(-3, 3), (-3, 3)]),
     "softplus": (lambda T, x: T.nn.functional.softplus(x, beta=1.5), [(-3, 3)]),
     "silu_forward": (lambda T, x: T.nn.functional.silu(x.detach()) + x, [(-3, 3)]),
+    "addcmul": (lambda T, a, b, c: T.addcmul(a, b, c, value=0.7), [(-3, 3)] * 3),
+    "addcdiv": (lambda T, a, b, c: T.addcdiv(a, b, c.abs() + 0.5, value=0.7), [(-3, 3)] * 3),
+    "smooth_l1_none": (lambda T, x, t: T.nn.functional.smooth_l1_loss(x, t, reduction="none",
+                                                                       beta=0.7),
+                       [(-3, 3), (-3, 3)]),
+    "smooth_l1_mean": (lambda T, x, t: T.nn.functional.smooth_l1_loss(x, t, beta=0.7),
+                       [(-3, 3), (-3, 3)]),
+    "huber_none": (lambda T, x, t: T.nn.functional.huber_loss(x, t, reduction="none", delta=0.7),
+                   [(-3, 3), (-3, 3)]),
+    "avg_pool2d_overlapping": (lambda T, x: T.nn.functional.avg_pool2d(
+        x.reshape(1, 1, 8, 8), 3, 2, 1, count_include_pad=False).reshape(-1), [(-3, 3)]),
+    "adaptive_avg_pool2d": (lambda T, x: T.nn.functional.adaptive_avg_pool2d(
+        x.reshape(1, 1, 8, 8), (3, 5)).reshape(-1), [(-3, 3)]),
+    "adaptive_avg_pool2d_up": (lambda T, x: T.nn.functional.adaptive_avg_pool2d(
+        x.reshape(1, 4, 4, 4), (6, 5)).reshape(-1), [(-3, 3)]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(FORMULAS))
-def test_backward_formulas_associate_as_torchs(name):
+def test_formulas_associate_as_torchs(name):
     """A formula evaluated in another association rounds differently in most elements; the
     gradients match torch exactly where the transcendental parts (float64 exp, log, sin, cos)
     agree, which holds for the seeded inputs here."""
@@ -104,3 +122,14 @@ def test_backward_formulas_associate_as_torchs(name):
     got = _grads(ours, fn, arrays, g)[1:]  # log1p and pow are not torch's vectorized ones)
     mismatched = [int(np.sum(w != o)) for w, o in zip(want, got)]
     assert mismatched == [0] * len(want), f"{name}: elements differing per gradient: {mismatched}"
+
+
+@pytest.mark.parametrize("name", ["avg_pool2d_overlapping", "adaptive_avg_pool2d",
+                                  "adaptive_avg_pool2d_up"])
+def test_average_pools_sum_windows_in_torchs_order(name):
+    torch = pytest.importorskip("torch")
+    fn, domains = FORMULAS[name]
+    x = np.random.default_rng(3).uniform(-3, 3, 64)
+    want = fn(torch, torch.tensor(x)).numpy()
+    got = np.array(fn(ours, ours.tensor(x)).tolist())
+    np.testing.assert_array_equal(got, want)

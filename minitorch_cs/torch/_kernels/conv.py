@@ -731,13 +731,13 @@ def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     xp = _pad_hw(x.reshape(xb), ((ph, pb), (pw, pr)))
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1
-    # separable window sums: rows then columns, from +0 as torch's (a window of -0.0 sums to 0.0)
-    rows = xp[:, :, 0:hspan:sh, :] + np.zeros((), x.dtype)
-    for i in range(1, kh):
-        rows += xp[:, :, i:i + hspan:sh, :]
-    y = rows[:, :, :, 0:wspan:sw].copy()
-    for j in range(1, kw):
-        y += rows[:, :, :, j:j + wspan:sw]
+    # each window summed in torch's order: from +0 (a window of -0.0 sums to 0.0), row by row,
+    # left to right within a row
+    y = xp[:, :, 0:hspan:sh, 0:wspan:sw] + np.zeros((), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                y += xp[:, :, i:i + hspan:sh, j:j + wspan:sw]
     div = _avg_div(xb, (kh, kw), (sh, sw), (ph, pw), ho, wo, count_include_pad,
                    divisor_override, x.dtype)
     if x.dtype == np.int64:
@@ -762,12 +762,12 @@ def avg_pool2d_backward(gy, x_shape, kernel_size, stride=None, padding=0, ceil_m
     hp, wp = h + ph + pb, wd + pw + pr
     hspan = (ho - 1) * sh + 1
     wspan = (wo - 1) * sw + 1
-    rows = np.zeros((n, c, ho, wp), dtype=g.dtype)
-    for j in range(kw):
-        rows[:, :, :, j:j + wspan:sw] += g
+    # torch adds each output's share into its window output by output (row-major): an input
+    # cell meets the windows covering it in that order when the offsets run backwards
     gxp = np.zeros((n, c, hp, wp), dtype=g.dtype)
-    for i in range(kh):
-        gxp[:, :, i:i + hspan:sh, :] += rows
+    for i in reversed(range(kh)):
+        for j in reversed(range(kw)):
+            gxp[:, :, i:i + hspan:sh, j:j + wspan:sw] += g
     gx = np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd])
     return gx[0] if unb else gx
 
@@ -808,18 +808,30 @@ def _adaptive_check(x_shape):
     return x_shape
 
 
-def _adaptive_matrix(size, out, dtype):
-    """(out, size) averaging matrix with torch's bins [floor(i*S/O), ceil((i+1)*S/O))."""
+def _adaptive_bins(size, out):
+    """torch's bins along one dim: starts ``floor(i*S/O)``, ends ``ceil((i+1)*S/O)``."""
     i = np.arange(out)
     start = (i * size) // out
     end = ((i + 1) * size + out - 1) // out
-    pos = np.arange(size)
-    m = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
-    return (m / (end - start)[:, None]).astype(dtype)
+    return start, end
+
+
+def _adaptive_offsets(shape, oh, ow):
+    """For each window offset (di, dj) up to the largest window: the input rows and columns it
+    reads for every output (clipped inside), and the mask of outputs whose window has it."""
+    (sh, eh), (sw, ew) = _adaptive_bins(shape[-2], oh), _adaptive_bins(shape[-1], ow)
+    kh, kw = eh - sh, ew - sw
+    for di in range(int(kh.max())):
+        for dj in range(int(kw.max())):
+            rows = np.minimum(sh + di, shape[-2] - 1)
+            cols = np.minimum(sw + dj, shape[-1] - 1)
+            yield di, dj, rows, cols, (di < kh)[:, None] & (dj < kw)[None, :]
 
 
 def adaptive_avg_pool2d_forward(x, output_size):
-    """torch.nn.functional.adaptive_avg_pool2d (y = P_h @ x @ P_w^T)."""
+    """torch.nn.functional.adaptive_avg_pool2d: each window summed from +0 row by row, then
+    divided by its height and then by its width (torch's kernel); a 1x1 output is torch's
+    mean over the two dims."""
     x = _as_float(x)
     shape = _adaptive_check(x.shape)
     oh, ow = _adaptive_out(shape, output_size)
@@ -828,46 +840,37 @@ def adaptive_avg_pool2d_forward(x, output_size):
         return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
     if oh == 1 and ow == 1:
         return np.add.reduce(x, axis=(-2, -1), keepdims=True) / (h * wd)  # (np.mean's sum)
-    if not np.isfinite(x).all():
-        # window by window as torch sums them (a product would spread inf * 0 = NaN to a row)
-        out = np.empty(shape[:-2] + (oh, ow), x.dtype)
-        for i in range(oh):
-            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
-            for j in range(ow):
-                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
-                out[..., i, j] = np.add.reduce(x[..., h0:h1, w0:w1], axis=(-2, -1)) / (
-                    (h1 - h0) * (w1 - w0))
-        return out
-    # window sums (0/1 matrices), then one division by the window sizes: torch sums and then
-    # divides (a 1/k weight per element would lose denormal inputs)
-    ph = _adaptive_matrix(h, oh, x.dtype)
-    pw = _adaptive_matrix(wd, ow, x.dtype)
-    ones_h, ones_w = (ph != 0).astype(x.dtype), (pw != 0).astype(x.dtype)
-    counts = np.outer(ones_h.sum(1), ones_w.sum(1)).astype(x.dtype)
-    return np.matmul(np.matmul(ones_h, x), ones_w.T) / counts
+    zero = np.zeros((), x.dtype)
+    out = np.zeros(shape[:-2] + (oh, ow), x.dtype)
+    for _, _, rows, cols, has in _adaptive_offsets(shape, oh, ow):
+        out += np.where(has, x[..., rows[:, None], cols[None, :]], zero)
+    (sh, eh), (sw, ew) = _adaptive_bins(h, oh), _adaptive_bins(wd, ow)
+    return out / (eh - sh).astype(x.dtype)[:, None] / (ew - sw).astype(x.dtype)[None, :]
 
 
 def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
-    """Gradient of adaptive_avg_pool2d_forward w.r.t. its input (P_h^T @ gy @ P_w)."""
+    """Gradient of adaptive_avg_pool2d_forward w.r.t. its input: torch adds each output's
+    ``grad / height / width`` into its window, output by output in row-major order."""
     gy = _as_float(gy)
     shape = _adaptive_check(x_shape)
     oh, ow = _adaptive_out(shape, output_size)
     h, wd = shape[-2], shape[-1]
+    out = np.zeros(shape, dtype=gy.dtype)
     if oh == 0 or ow == 0 or gy.size == 0:
-        return np.zeros(shape, dtype=gy.dtype)
-    if not np.isfinite(gy).all():
-        # torch adds grad / area into each window: an infinite gradient stays in its window
-        # (the matrix form would multiply it by the zeros outside)
-        out = np.zeros(shape, dtype=gy.dtype)
-        for i in range(oh):
-            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
-            for j in range(ow):
-                w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
-                out[..., h0:h1, w0:w1] += gy[..., i:i + 1, j:j + 1] / ((h1 - h0) * (w1 - w0))
         return out
-    ph = _adaptive_matrix(h, oh, gy.dtype)
-    pw = _adaptive_matrix(wd, ow, gy.dtype)
-    return np.ascontiguousarray(np.matmul(np.matmul(ph.T, gy), pw))
+    (sh, eh), (sw, ew) = _adaptive_bins(h, oh), _adaptive_bins(wd, ow)
+    delta = gy / (eh - sh).astype(gy.dtype)[:, None] / (ew - sw).astype(gy.dtype)[None, :]
+    if oh > h or ow > wd:  # windows share a start: one window at a time, in torch's order
+        for i in range(oh):
+            for j in range(ow):
+                out[..., sh[i]:eh[i], sw[j]:ew[j]] += delta[..., i:i + 1, j:j + 1]
+        return out
+    # each offset's rows (and columns) are distinct, and an input cell meets the windows that
+    # cover it in row-major order when the offsets run backwards
+    zero = np.zeros((), gy.dtype)
+    for _, _, rows, cols, has in reversed(list(_adaptive_offsets(shape, oh, ow))):
+        out[..., rows[:, None], cols[None, :]] += np.where(has, delta, zero)
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -779,8 +779,8 @@ class Addcmul(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        v = ctx.value
-        return (g, g * ctx.t2 * v, g * ctx.t1 * v)
+        v = ctx.value  # torch's formulas: grad * (tensor2 * value), grad * (tensor1 * value)
+        return (g, g * (ctx.t2 * v), g * (ctx.t1 * v))
 
 
 class Addcdiv(Pointwise):
@@ -805,4 +805,5 @@ class Addcdiv(Pointwise):
     @staticmethod
     def backward(ctx, g):
         v, t1, t2 = ctx.value, ctx.t1, ctx.t2
-        return (g, g * v / t2, -g * v * t1 / (t2 * t2))
+        # torch's formulas: grad * (value / tensor2), -grad * (value * tensor1 / tensor2^2)
+        return (g, g * (v / t2), -g * (v * t1 / (t2 * t2)))

@@ -45,7 +45,7 @@ class Softmax(Kernel):
             return ctx.y
         z = x - np.maximum.reduce(x, axis=dim, keepdims=True)  # (np.max would warn on NaN)
         e = np.exp(z)
-        e /= np.add.reduce(e, axis=dim, keepdims=True)
+        e *= 1 / np.add.reduce(e, axis=dim, keepdims=True)  # (torch: times the reciprocal)
         ctx.y, ctx.dim = _as_saved(ctx, e), dim
         return e
 
@@ -928,7 +928,7 @@ class _PointwiseLoss(Kernel):
         raise NotImplementedError
 
     @classmethod
-    def _grad(cls, xp, d, t):
+    def _grad(cls, xp, d, t, norm, g):
         raise NotImplementedError
 
     @classmethod
@@ -940,13 +940,16 @@ class _PointwiseLoss(Kernel):
 
     @classmethod
     def _bwd(cls, ctx, g):
+        # torch's backward kernel: norm (1/numel for a mean, else 1, in the dtype) times the
+        # incoming grad inside the formula, in its order; the target's gradient is the kernel
+        # with the operands swapped, which is exactly the negation
         xp = ns(g)
         d = ctx.x - ctx.y
         size = math.prod(d.shape)
-        if ctx.reduction == "mean":
-            g = g / size if size else g
+        dt = xp.npdtype(d)
+        norm = xp.asarray(1.0 / size if ctx.reduction == "mean" and size else 1.0, dt)
         with xp.errstate(invalid="ignore"):
-            gx = cls._grad(xp, d, ctx.t) * g
+            gx = xp.astype(cls._grad(xp, d, xp.asarray(ctx.t, dt), norm, g), dt)
         n = ctx.needs_input_grad
         return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
 
@@ -971,9 +974,8 @@ class SmoothL1Loss(_PointwiseLoss):
         return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
 
     @staticmethod
-    def _grad(xp, d, beta):
-        return xp.astype(xp.where(d < -beta, -1.0, xp.where(d > beta, 1.0, d / beta)),
-                         xp.npdtype(d))
+    def _grad(xp, d, beta, norm, g):
+        return xp.where(d <= -beta, -norm * g, xp.where(d >= beta, norm * g, norm * (d / beta) * g))
 
 
 class HuberLoss(_PointwiseLoss):
@@ -996,6 +998,6 @@ class HuberLoss(_PointwiseLoss):
         return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
 
     @staticmethod
-    def _grad(xp, d, delta):
-        return xp.astype(xp.where(d < -delta, -delta, xp.where(d > delta, delta, d)),
-                         xp.npdtype(d))
+    def _grad(xp, d, delta, norm, g):
+        return xp.where(d <= -delta, -norm * (g * delta),
+                        xp.where(d >= delta, norm * (g * delta), norm * d * g))
