@@ -395,6 +395,15 @@ def grad_array(g):
 
 
 def run_backward(roots, root_grads, retain_graph=False, capture=None):
+    """Propagate ``root_grads`` from ``roots``; see ``_run_backward``. The whole pass runs with
+    numpy's floating-point warnings off (torch's backward is silent): our warnings filter only
+    catches those raised from this package's frames, and a backward rule may reach numpy's own
+    Python code (``ndarray.sum``), whose frame it is."""
+    with np.errstate(all="ignore"):
+        return _run_backward(roots, root_grads, retain_graph, capture)
+
+
+def _run_backward(roots, root_grads, retain_graph=False, capture=None):
     """Propagate ``root_grads`` (ndarrays) from ``roots`` (edges) through the graph.
 
     With ``capture`` (a dict edge -> None), gradients arriving at those edges are stored there

@@ -205,3 +205,33 @@ def test_ignored_targets_have_zero_loss_even_at_infinite_inputs():
     assert torch.nn.functional.nll_loss(x, t, reduction="none").tolist() == \
         [float("inf"), 0.0, -1.0]
     assert torch.nn.functional.cross_entropy(x, t, reduction="none").tolist()[1] == 0.0
+
+
+# ----- seed 33 -----------------------------------------------------------------------------------
+def test_half_running_statistics_update_in_float32():
+    """A float16 batch whose variance is beyond float16's range: torch updates the running
+    variance in float32 and rounds once (values measured on torch 2.13)."""
+    x = torch.tensor([[6.0, 0.5], [-400.0, 2.0]], dtype=torch.float16).reshape(2, 2, 1)
+    rm = torch.zeros(2, dtype=torch.float16)
+    rv = torch.ones(2, dtype=torch.float16)
+    torch.nn.functional.batch_norm(x, rm, rv, training=True)
+    assert rv.tolist() == [8240.0, 1.0126953125]
+    assert rm.tolist() == [-19.703125, 0.125]
+
+
+def test_backward_never_passes_numpys_floating_point_warnings_on(recwarn):
+    """index_fill's gradient for its value sums through numpy's own ``ndarray.sum``; an
+    infinite gradient there is silent, as in torch."""
+    v = torch.tensor(float("inf"), requires_grad=True)
+    y = v.reshape(-1).repeat(36).reshape((3, 4, 1, 3)).index_fill(-3, torch.tensor([0, 3, 1]), v)
+    y.reshape(-1)[:4].cosh_().backward(torch.tensor([-0.1, -0.1, 1.4, 0.5]))
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_huber_loss_lays_its_result_out_like_its_input():
+    """torch writes huber_loss into ``empty_like(input)``: a broadcast (stride-0) input gives a
+    contiguous result even when the target is permuted."""
+    x = torch.tensor([-1.0]).broadcast_to((3, 1, 4))
+    t = torch.arange(12.0).reshape(4, 1, 3).permute(2, 1, 0)
+    assert torch.nn.functional.huber_loss(x, t, reduction="none").stride() == (4, 4, 1)
+    assert torch.nn.functional.smooth_l1_loss(x, t, reduction="none").stride() == (1, 3, 3)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
-from ._kernel import Kernel
+from ._kernel import Kernel, preserve_format
 from ._opmath import opmath
 from ._xp import NP, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
@@ -983,11 +983,13 @@ class HuberLoss(_PointwiseLoss):
     above; gradient ``d`` inside, ``delta * sign(d)`` outside."""
 
     name = "huber_loss"
+    own_layout = True  # torch writes into empty_like(input), whatever the target's layout
 
     @staticmethod
     @opmath
     def forward(ctx, x, y, delta=1.0, reduction="mean"):
-        return HuberLoss._fwd(ctx, x, y, delta, reduction)
+        r = HuberLoss._fwd(ctx, x, y, delta, reduction)
+        return preserve_format(x, r) if reduction == "none" else r
 
     @staticmethod
     def backward(ctx, g):
