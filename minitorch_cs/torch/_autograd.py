@@ -565,6 +565,8 @@ def anomaly_call(node, run):
 def _accumulate(acc: AccumulateGrad, g: np.ndarray, stored: set, obs=()) -> None:
     """Add ``g`` into the leaf's ``.grad`` (creating it when unset), as torch's AccumulateGrad."""
     var = acc.variable
+    if var.grad_fn is not None:  # a leaf view whose base took a gradient-carrying value in place
+        raise RuntimeError("leaf variable has been moved into the graph interior")
     _, created = accumulate_grad(var, g, stored)
     for o in obs:
         o.accumulate(var, g, created)

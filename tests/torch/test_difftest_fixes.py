@@ -235,3 +235,14 @@ def test_huber_loss_lays_its_result_out_like_its_input():
     t = torch.arange(12.0).reshape(4, 1, 3).permute(2, 1, 0)
     assert torch.nn.functional.huber_loss(x, t, reduction="none").stride() == (4, 4, 1)
     assert torch.nn.functional.smooth_l1_loss(x, t, reduction="none").stride() == (1, 3, 3)
+
+
+def test_a_leaf_view_moved_into_the_graph_refuses_its_gradient():
+    """A leaf view of a base that then takes a gradient-carrying value in place gets a grad_fn
+    of its own; torch's AccumulateGrad then refuses to accumulate into it."""
+    base = torch.tensor([1.0, 4.0])
+    leaf = base[:1].requires_grad_()
+    base[1:].mul_(leaf * 2)
+    assert not leaf.is_leaf
+    with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
+        base.sum().backward()
