@@ -246,3 +246,22 @@ def test_a_leaf_view_moved_into_the_graph_refuses_its_gradient():
     assert not leaf.is_leaf
     with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
         base.sum().backward()
+
+
+def test_cosine_embedding_loss_is_torchs_formula():
+    """torch adds its float EPSILON (1e-12 as float32) to each squared magnitude (it does not call
+    cosine_similarity, which clamps the norms at 1e-8): two equal tiny vectors are far from
+    cosine 1 there."""
+    x = torch.tensor([[1e-7, 0.0]], dtype=torch.float64)
+    loss = torch.nn.functional.cosine_embedding_loss(x, x, torch.tensor([1]), reduction="none")
+    assert loss.tolist() == [0.9900990098618194]
+    with pytest.raises(RuntimeError, match=r"1D target tensor expects 2D input tensors, but found "
+                                           r"inputs with sizes \[4\] and \[4\]\."):
+        torch.nn.functional.cosine_embedding_loss(torch.ones(4), torch.ones(4), torch.ones(3))
+
+
+def test_binary_cross_entropy_floors_its_denominator_at_float32s_1e_12():
+    x = torch.tensor([1e-13], dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.binary_cross_entropy(x, torch.zeros(1, dtype=torch.float64),
+                                             reduction="sum").backward()
+    assert x.grad.tolist() == [0.10000000039958029]

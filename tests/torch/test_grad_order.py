@@ -90,6 +90,9 @@ FORMULAS = {
                           [(-3, 3), (-3, 3)]),
     "softplus": (lambda T, x: T.nn.functional.softplus(x, beta=1.5), [(-3, 3)]),
     "silu_forward": (lambda T, x: T.nn.functional.silu(x.detach()) + x, [(-3, 3)]),
+    "poisson_nll_full": (lambda T, x, t: T.nn.functional.poisson_nll_loss(
+        x.abs() + 0.1, t.abs() + 2, log_input=False, full=True, reduction="none"),
+        [(-3, 3), (-3, 3)]),
     "addcmul": (lambda T, a, b, c: T.addcmul(a, b, c, value=0.7), [(-3, 3)] * 3),
     "addcdiv": (lambda T, a, b, c: T.addcdiv(a, b, c.abs() + 0.5, value=0.7), [(-3, 3)] * 3),
     "smooth_l1_none": (lambda T, x, t: T.nn.functional.smooth_l1_loss(x, t, reduction="none",

@@ -731,12 +731,16 @@ class AdaptiveAvgPoolBackward(Op):
         return (ns(c).call(AdaptiveAvgPool2d, c, output_size=ctx.out),)
 
 
+# torch's loss kernels' EPSILON is a float constant: 1e-12 rounded to float32, in every dtype
+LOSS_EPSILON = float(np.float32(1e-12))
+
+
 class BinaryCrossEntropy(Kernel):
     """torch's ``binary_cross_entropy`` kernel: ``-(t * log(x) + (1 - t) * log(1 - x))`` with each
     log clamped at -100 (so saturated probabilities give finite losses), times ``weight``.
-    Gradients (torch's formulas): ``g * w * (x - t) / max(x * (1 - x), 1e-12)`` for the input
-    (0, never NaN, where x is 0 or 1 and equals the target), ``-g * w * logit(x)`` for the
-    target."""
+    Gradients (torch's formulas): ``g * w * (x - t) / max(x * (1 - x), eps)`` for the input
+    (0, never NaN, where x is 0 or 1 and equals the target; ``eps`` is ``LOSS_EPSILON``), and
+    ``-g * w * logit(x)`` for the target."""
 
     name = "binary_cross_entropy"
     saved = (0, 1, 2)  # input, target and weight, as torch's backward reads them
@@ -772,7 +776,7 @@ class BinaryCrossEntropy(Kernel):
             if n[0] and half is not None:
                 gx = _bce_input_grad_half(np.asarray(g), x, t, w, size, red, half)
             elif n[0]:
-                gx = g * (x - t) / xp.maximum((1 - x) * x, xp.asarray(1e-12, x.dtype))
+                gx = g * (x - t) / xp.maximum((1 - x) * x, xp.asarray(LOSS_EPSILON, x.dtype))
                 if w is not None:
                     gx = gx * w
                 if mean:

@@ -253,9 +253,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
-    loss = T.exp(input) - target * input if log_input else input - target * T.log(input + eps)
+    # torch's C++ composition, each binary operator's right operand formed first (that order
+    # decides how the gradient contributions of a tensor used several times are summed)
+    if log_input:
+        prod = target * input
+        loss = T.exp(input) - prod
+    else:
+        prod = target * T.log(input + eps)
+        loss = input - prod
     if full:
-        stirling = target * T.log(target) - target + 0.5 * T.log(2 * math.pi * target)
+        half_log = 0.5 * T.log(2 * math.pi * target)
+        log_t = T.log(target)
+        stirling = (target * log_t - target) + half_log
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
@@ -350,11 +359,25 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):
+    """torch's formula: ``cos = sum(x1 * x2) / sqrt((sum(x1^2) + eps) * (sum(x2^2) + eps))``
+    over the features (``eps`` torch's float32 1e-12, 9.99999996e-13, in every dtype), then ``1 - cos`` where the target is 1 and ``max(cos - margin, 0)``
+    where it is -1 (0 elsewhere)."""
     reduction = _check_reduction(reduction, size_average, reduce)
-    cos = cosine_similarity(input1, input2, dim=-1)
+    targ_dim = target.ndim
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != targ_dim + 1 or input2.ndim != targ_dim + 1:
+        raise RuntimeError(f"{targ_dim}D target tensor expects {targ_dim + 1}D input tensors, but "
+                           f"found inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag_square1 = (input1 * input1).sum(targ_dim) + N.LOSS_EPSILON
+    mag_square2 = (input2 * input2).sum(targ_dim) + N.LOSS_EPSILON
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt_()
     zero = Tensor._wrap(np.zeros((), cos._dtype.np))
-    loss = T.where(target == 1, 1 - cos, zero) + T.where(target == -1, T.clamp(cos - margin, min=0),
-                                                         zero)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min_(0)
+    loss = T.where(target == 1, pos, zero) + T.where(target == -1, neg, zero)
     return _reduce(loss, reduction)
 
 
