@@ -474,6 +474,7 @@ EXAMPLES: dict[str, list[Example]] = {
     # ---- nn.functional ----
     "F.binary_cross_entropy": [ex(lambda: (f23(), f23b()),
                                   other=lambda: (f23() * 0.5, f23b()))],
+    "F.cosine_embedding_loss": [ex(lambda: (f23(), f23b(), torch.tensor([1.0, -1.0])))],
     "F.conv1d": [ex(lambda: (f234(), torch.ones(2, 3, 2)))],
     "F.conv2d": [ex(lambda: (img(), torch.ones(3, 2, 2, 2), torch.zeros(3)))],
     "F.conv_transpose1d": [ex(lambda: (f234(), torch.ones(3, 2, 2)))],

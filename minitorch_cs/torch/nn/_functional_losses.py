@@ -329,7 +329,8 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss.mean(-1), reduction)
+    class_dim = input.ndim - 1  # (torch's code: a sum over the classes, then / C)
+    return _reduce(loss.sum(dim=class_dim) / input.shape[class_dim], reduction)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

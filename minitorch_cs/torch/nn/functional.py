@@ -622,7 +622,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if half:  # torch's CPU kernel interpolates half inputs in float32
         out = out.float()
     dt = out._dtype.np
-    for i in range(dim):
+    # the last dim first: torch's kernel weights each row's two neighbours, then the two rows
+    for i in reversed(range(dim)):
         i0, i1, l0, l1 = _interp_linear_weights(in_size[i], out_size[i], sc[i], align_corners,
                                                 np.dtype(dt))
         shape = [1] * input.ndim
