@@ -817,21 +817,19 @@ def _adaptive_bins(size, out):
 
 
 def _adaptive_offsets(shape, oh, ow):
-    """For each window offset (di, dj) up to the largest window: the input rows and columns it
-    reads for every output (clipped inside), and the mask of outputs whose window has it."""
+    """Per window offset (row-major, up to the largest window): the input rows and columns it
+    reads for every output (clipped inside) and the mask of outputs whose window has it."""
     (sh, eh), (sw, ew) = _adaptive_bins(shape[-2], oh), _adaptive_bins(shape[-1], ow)
     kh, kw = eh - sh, ew - sw
     for di in range(int(kh.max())):
         for dj in range(int(kw.max())):
-            rows = np.minimum(sh + di, shape[-2] - 1)
-            cols = np.minimum(sw + dj, shape[-1] - 1)
-            yield di, dj, rows, cols, (di < kh)[:, None] & (dj < kw)[None, :]
+            yield (np.minimum(sh + di, shape[-2] - 1), np.minimum(sw + dj, shape[-1] - 1),
+                   (di < kh)[:, None] & (dj < kw)[None, :])
 
 
 def adaptive_avg_pool2d_forward(x, output_size):
-    """torch.nn.functional.adaptive_avg_pool2d: each window summed from +0 row by row, then
-    divided by its height and then by its width (torch's kernel); a 1x1 output is torch's
-    mean over the two dims."""
+    """torch.nn.functional.adaptive_avg_pool2d: each window summed from +0 row by row, divided
+    by its height, then its width (torch's kernel); to 1x1 it is torch's mean over both dims."""
     x = _as_float(x)
     shape = _adaptive_check(x.shape)
     oh, ow = _adaptive_out(shape, output_size)
@@ -840,9 +838,8 @@ def adaptive_avg_pool2d_forward(x, output_size):
         return np.zeros(shape[:-2] + (oh, ow), dtype=x.dtype)
     if oh == 1 and ow == 1:
         return np.add.reduce(x, axis=(-2, -1), keepdims=True) / (h * wd)  # (np.mean's sum)
-    zero = np.zeros((), x.dtype)
-    out = np.zeros(shape[:-2] + (oh, ow), x.dtype)
-    for _, _, rows, cols, has in _adaptive_offsets(shape, oh, ow):
+    out, zero = np.zeros(shape[:-2] + (oh, ow), x.dtype), np.zeros((), x.dtype)
+    for rows, cols, has in _adaptive_offsets(shape, oh, ow):
         out += np.where(has, x[..., rows[:, None], cols[None, :]], zero)
     (sh, eh), (sw, ew) = _adaptive_bins(h, oh), _adaptive_bins(wd, ow)
     return out / (eh - sh).astype(x.dtype)[:, None] / (ew - sw).astype(x.dtype)[None, :]
@@ -865,10 +862,9 @@ def adaptive_avg_pool2d_backward(gy, x_shape, output_size):
             for j in range(ow):
                 out[..., sh[i]:eh[i], sw[j]:ew[j]] += delta[..., i:i + 1, j:j + 1]
         return out
-    # each offset's rows (and columns) are distinct, and an input cell meets the windows that
-    # cover it in row-major order when the offsets run backwards
-    zero = np.zeros((), gy.dtype)
-    for _, _, rows, cols, has in reversed(list(_adaptive_offsets(shape, oh, ow))):
+    zero = np.zeros((), gy.dtype)  # (each offset's rows and columns are distinct; an input
+    # cell meets the windows covering it in row-major order when the offsets run backwards)
+    for rows, cols, has in reversed(list(_adaptive_offsets(shape, oh, ow))):
         out[..., rows[:, None], cols[None, :]] += np.where(has, delta, zero)
     return out
 

@@ -52,3 +52,31 @@ def opmath(forward):
                          else o for o in out)
         return out.astype(half) if out.dtype == np.float32 else out
     return run
+
+
+# torch's CPU loops (cpu_kernel_vec) run a contiguous loop two vectors at a time and leave the
+# last elements to the scalar lambda: for float16/bfloat16 on an AVX2 CPU a vector holds 16, so
+# the last ``n mod 32`` (one loop up to 32,768 elements, the grain of its parallel split); a
+# strided loop is scalar throughout. Kernels whose scalar lambda rounds differently from the
+# vector one (c10's Half math returns Half) follow this split.
+HALF_LOOP_STEP = 32
+
+
+def half_scalar_positions(x):
+    """Where torch's scalar loop computes an elementwise result over ``x`` (a bool array of its
+    shape): the last ``n mod 32`` elements in memory order of a C- or F-contiguous array,
+    everything otherwise."""
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        n = x.size
+        flat = np.zeros(n, bool)
+        flat[n - n % HALF_LOOP_STEP:] = True
+        return flat.reshape(x.shape, order="C" if x.flags.c_contiguous else "F")
+    return np.ones(x.shape, bool)
+
+
+def as_saved(ctx, y):
+    """The output a backward kernel reads: for a half-precision input, the result as torch
+    returns it (rounded to the half dtype; the backward then computes in float32)."""
+    half = getattr(ctx, "half_dtype", None)
+    return y.astype(half).astype(np.float32) if half is not None else y
+

@@ -134,7 +134,7 @@ def _size_mismatch(sa, sb):
     return None
 
 
-from ._opmath import HALF as _HALF_DT, opmath_dtype  # noqa: E402  (the one half-precision rule)
+from ._opmath import HALF as _HALF_DT, half_scalar_positions, opmath_dtype  # noqa: E402
 
 
 def _wrap_int(v, rt):
@@ -271,7 +271,7 @@ class Fill(Pointwise):
 
 # ----- unary math -------------------------------------------------------------------------------
 def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, differentiable=True,
-           no_bool=None, kernel_bwd=False, keeps=False, f16_formula=False):
+           no_bool=None, kernel_bwd=False, keeps=False, f16_formula=False, half_fwd=None):
     """Declare a unary op from a numpy forward and a backward ``bwd(xp, x, y, g)`` (``xp`` the
     array namespace, ``_xp``); ``no_bool`` names the torch kernel that has no bool implementation
     (its error is raised for bool inputs).
@@ -285,6 +285,10 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
 
     ``f16_formula``: torch's backward kernel computes float16 in float16 arithmetic, one
     rounding per operation (``sigmoid``'s: measured on torch 2.13), bfloat16 in float32.
+
+    ``half_fwd(xw, x)``: the forward for float16/bfloat16 (``x`` the input as given, ``xw`` it
+    in float32) where torch's kernel rounds an intermediate to the half dtype (its float32
+    result is then rounded once more).
 
     ``keeps``: the forward also fills a dict (``fwd(x, keep=d)``) with intermediate arrays the
     backward would compute again (GELU's erf); a first-order backward receives them as keyword
@@ -300,10 +304,11 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         half = x.dtype in _HALF_DT
         # torch's CPU kernels compute float16/bfloat16 in float32 and round once (opmath)
         xw = x.astype(np.float32) if half else x
+        f = fwd if not (half and half_fwd) else (lambda v: half_fwd(v, x))
         if out is not None:
             _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
             if half:
-                r = np.asarray(fwd(xw))
+                r = np.asarray(f(xw))
                 np.copyto(out, r.astype(x.dtype) if r.dtype.kind == "f" else r, casting="unsafe")
                 r = out
             else:
@@ -313,7 +318,7 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
             r = fwd(xw, keep=kept)
             ctx.kept = kept
         else:
-            r = fwd(xw)
+            r = f(xw)
         if out is None:
             if half and np.asarray(r).dtype.kind == "f":  # (isnan & co. stay bool)
                 r = np.asarray(r).astype(x.dtype)
@@ -452,8 +457,17 @@ def _rsqrt_bwd(xp, x, y, g):
     return (-0.5 * g) * xp.call(PowScalar, y, 3)
 
 
+def _rsqrt_half(xw, x):
+    """torch's kernel for half precision: its vector loop computes ``1 / sqrt(x)`` in float32
+    (rounded once), its scalar loop rounds the square root to the half dtype first (c10's math
+    on Half returns Half), then the quotient (``half_scalar_positions``)."""
+    s = np.sqrt(xw)
+    rounded = s.astype(x.dtype).astype(np.float32)
+    return np.divide(1, np.where(half_scalar_positions(x), rounded, s))
+
+
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out), _rsqrt_bwd,
-               saved=(), saves_output=True)
+               saved=(), saves_output=True, half_fwd=_rsqrt_half)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda xp, x, y, g: -g * (y * y), saved=(), saves_output=True)
 def _square(x, out=None):
@@ -801,9 +815,12 @@ class HardsigmoidBackward(Pointwise):
 
     @staticmethod
     def forward(ctx, g, x):
-        # torch's kernel multiplies by 1/6 rounded to float32, in float64 too
-        sixth = np.asarray(np.float32(1.0 / 6.0), g.dtype)
-        return np.where((x > -3) & (x < 3), g * sixth, np.zeros((), g.dtype))
+        # torch's kernel multiplies by 1/6 rounded to float32, in float64 too (and in float32
+        # for half precision, rounded once)
+        wide = opmath_dtype(g.dtype)
+        sixth = np.asarray(np.float32(1.0 / 6.0), wide)
+        prod = (g.astype(wide, copy=False) * sixth).astype(g.dtype, copy=False)
+        return np.where((x > -3) & (x < 3), prod, np.zeros((), g.dtype))
 
     @staticmethod
     def backward(ctx, g):

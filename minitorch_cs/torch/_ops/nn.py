@@ -1,4 +1,5 @@
-"""Neural-network primitives: softmax family, fused losses, normalization, embedding, conv, pooling.
+"""Neural-network primitives: softmax family, nll/cross-entropy, normalization, embedding, conv,
+pooling (the other loss kernels are in ``losses``).
 
 Fused where it matters for numerics (log_softmax + nll in cross_entropy) or measured speed (layer
 norm); everything else in ``nn.functional`` is composed from primitives.
@@ -11,10 +12,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .._dispatch import Op
-from ._kernel import Kernel, preserve_format
-from ._opmath import opmath
+from ._kernel import Kernel
+from ._opmath import as_saved as _as_saved, opmath
 from ._xp import NP, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
+from .losses import _reduce
 
 
 def _log_softmax(x, axis):
@@ -24,13 +26,6 @@ def _log_softmax(x, axis):
     m = np.maximum.reduce(x, axis=axis, keepdims=True)
     z = x - m
     return z - np.log(np.add.reduce(np.exp(z), axis=axis, keepdims=True))
-
-
-def _as_saved(ctx, y):
-    """The output a backward kernel reads: for a half-precision input, the result as torch
-    returns it (rounded to the half dtype; the backward then computes in float32)."""
-    half = getattr(ctx, "half_dtype", None)
-    return y.astype(half).astype(np.float32) if half is not None else y
 
 
 class Softmax(Kernel):
@@ -71,18 +66,6 @@ class LogSoftmax(Kernel):
     def backward(ctx, g):
         xp = ns(g)
         return (g - xp.exp(ctx.y) * xp.sum(g, axis=ctx.dim, keepdims=True),)
-
-
-def _reduce(loss, weight_sum, reduction):
-    if reduction == "none":
-        # an unbatched input's loss is accumulated from +0 by torch's kernel (a batch's is not)
-        return loss + 0 if loss.ndim == 0 and loss.dtype.kind == "f" else loss
-    # torch's sums start from +0 (numpy's from the first element: a sum of -0.0 stays -0.0)
-    if reduction == "sum":
-        return np.asarray(np.add.reduce(loss, None) + 0, loss.dtype)
-    if reduction == "mean":
-        return np.asarray((np.add.reduce(loss, None) + 0) / weight_sum, loss.dtype)
-    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 class NllLoss(Kernel):
@@ -729,281 +712,3 @@ class AdaptiveAvgPoolBackward(Op):
     @staticmethod
     def backward(ctx, c):
         return (ns(c).call(AdaptiveAvgPool2d, c, output_size=ctx.out),)
-
-
-# torch's loss kernels' EPSILON is a float constant: 1e-12 rounded to float32, in every dtype
-LOSS_EPSILON = float(np.float32(1e-12))
-
-
-class BinaryCrossEntropy(Kernel):
-    """torch's ``binary_cross_entropy`` kernel: ``-(t * log(x) + (1 - t) * log(1 - x))`` with each
-    log clamped at -100 (so saturated probabilities give finite losses), times ``weight``.
-    Gradients (torch's formulas): ``g * w * (x - t) / max(x * (1 - x), eps)`` for the input
-    (0, never NaN, where x is 0 or 1 and equals the target; ``eps`` is ``LOSS_EPSILON``), and
-    ``-g * w * logit(x)`` for the target."""
-
-    name = "binary_cross_entropy"
-    saved = (0, 1, 2)  # input, target and weight, as torch's backward reads them
-    graph_inputs = {"x": 0, "t": 1, "w": 2}
-
-    @staticmethod
-    @opmath
-    def forward(ctx, x, t, w=None, reduction="mean"):
-        # torch's kernel checks the values first (NaN fails both checks)
-        if not np.all((x >= 0) & (x <= 1)):
-            raise RuntimeError("all elements of input should be between 0 and 1")
-        if not np.all((t >= 0) & (t <= 1)):
-            raise RuntimeError("all elements of target should be between 0 and 1")
-        ctx.x, ctx.t, ctx.w, ctx.reduction = x, t, w, reduction
-        with np.errstate(divide="ignore", invalid="ignore"):
-            loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
-        if w is not None:
-            loss = loss * w
-        loss = np.asarray(loss, x.dtype)
-        return _reduce(loss, loss.size, reduction)
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x, t, w, red = ctx.x, ctx.t, ctx.w, ctx.reduction
-        size = math.prod(x.shape)
-        mean = red == "mean" and size
-        n = ctx.needs_input_grad
-        gx = gt = None
-        half = ctx.__dict__.get("half_dtype") if not graph_mode(xp) else None
-        # torch's order: the formula with the incoming grad, then * weight, then / numel (mean)
-        with xp.errstate(divide="ignore", invalid="ignore"):
-            if n[0] and half is not None:
-                gx = _bce_input_grad_half(np.asarray(g), x, t, w, size, red, half)
-            elif n[0]:
-                gx = g * (x - t) / xp.maximum((1 - x) * x, xp.asarray(LOSS_EPSILON, x.dtype))
-                if w is not None:
-                    gx = gx * w
-                if mean:
-                    gx = gx / size
-            if len(n) > 1 and n[1]:
-                gt = -xp.log(x / (1 - x)) * g  # -logit(x) * grad (logit's kernel: log(x/(1-x)))
-                if w is not None:
-                    gt = gt * w
-                if mean:
-                    gt = gt / size
-        return (gx, gt, None)
-
-
-def _bce_input_grad_half(g, x, t, w, size, reduction, half):
-    """torch's half-precision kernel for the input's gradient: every step rounded to the half
-    dtype, the 1e-12 floor included (0 in float16, so x == t == 1 gives 0/0 = NaN there), then
-    ``* weight`` and ``/ numel`` (mean) on the half result."""
-    def r(v):
-        return np.asarray(v, np.float32).astype(half).astype(np.float32)
-    den = np.maximum(r(r(1 - x) * x), r(1e-12))
-    gx = r(r(r(g) * r(x - t)) / den)
-    if w is not None:
-        gx = r(gx * w)
-    if reduction == "mean" and size:
-        gx = r(gx / size)
-    return gx
-
-
-class LogSigmoid(Kernel):
-    """``log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))`` (stable for any x); gradient
-    ``sigmoid(-x)``. A contiguous result, as torch's kernel writes."""
-
-    name = "log_sigmoid"
-    saved = (0,)
-    graph_inputs = {"x": 0}
-
-    @staticmethod
-    @opmath
-    def forward(ctx, x):
-        ctx.x = x
-        return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x = ctx.x
-        if graph_mode(xp):  # sigmoid(-x) itself: smooth at 0, where exp(-|x|) has a kink
-            return (xp.astype(g * xp.expit(-x), xp.npdtype(g)),)
-        # torch's kernel: (max_deriv - sign * b / (1 + b)) * grad, b = exp(-|x|) as stored
-        b = _as_saved(ctx, np.exp(-np.abs(x)))
-        t = b / (1 + b)
-        return ((np.where(x < 0, 1 - t, t) * g.astype(t.dtype)).astype(g.dtype, copy=False),)
-
-
-def _log_sigmoid(x):
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
-
-
-def _sigmoid(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
-class BinaryCrossEntropyWithLogits(Kernel):
-    """torch's fused ``binary_cross_entropy_with_logits`` (same-dtype operands):
-    ``(1 - t) * x - log_sigmoid(x) * ((pw - 1) * t + 1)``, times ``weight``, reduced. Backward
-    by torch's formulas: ``((pw * t + 1 - t) * sigmoid(x) - pw * t) * w * g`` for the input,
-    ``(log_sigmoid(-x) - log_sigmoid(x) * pw) * w * g`` (no pos_weight: ``-x * w * g``) for the
-    target -- products, so an infinite upstream gradient stays infinite."""
-
-    name = "binary_cross_entropy_with_logits"
-    saved = (0, 1, 2, 3)  # input, target, weight and pos_weight, as torch's backward reads them
-    graph_inputs = {"x": 0, "t": 1, "w": 2, "pw": 3}
-
-    @staticmethod
-    def forward(ctx, x, t, w=None, pw=None, reduction="mean"):
-        # torch's composition, each step rounded to the dtype torch's op gives it (the in-place
-        # ones keep their target's): (1 - t).mul_(x).sub_(log_sigmoid(x).mul_((pw - 1).mul(t)
-        # .add_(1))), .mul_(w); the result has ``1 - t``'s dtype (t's)
-        from .. import _dtype as D
-
-        def dt(*arrs):
-            out = D._BY_NP[arrs[0].dtype]
-            for a in arrs[1:]:
-                out = D.promote_types(out, D._BY_NP[a.dtype])
-            return out.np
-
-        f = np.float64
-        x64, t64 = x.astype(f), t.astype(f)
-        with np.errstate(over="ignore", invalid="ignore"):
-            loss = (1 - t64).astype(t.dtype).astype(f)
-            loss = (loss * x64).astype(t.dtype).astype(f)
-            ls = _log_sigmoid(x64).astype(x.dtype).astype(f)
-            if pw is not None:
-                lw = (pw.astype(f) - 1).astype(pw.dtype).astype(f)
-                lw_dt = dt(pw, t)
-                lw = ((lw * t64).astype(lw_dt).astype(f) + 1).astype(lw_dt).astype(f)
-                ls = (ls * lw).astype(x.dtype).astype(f)
-            loss = (loss - ls).astype(t.dtype).astype(f)
-            if w is not None:
-                loss = (loss * w.astype(f)).astype(t.dtype).astype(f)
-        ct = dt(x, t, *[a for a in (w, pw) if a is not None])
-        ct = np.dtype(np.float32) if ct in _HALF else ct
-        ctx.x, ctx.t = x.astype(ct), t.astype(ct)
-        ctx.w = None if w is None else w.astype(ct)
-        ctx.pw = None if pw is None else pw.astype(ct)
-        ctx.reduction = reduction
-        with np.errstate(over="ignore", invalid="ignore"):
-            return _reduce(loss, loss.size, reduction).astype(t.dtype)
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
-        size = math.prod(x.shape)
-        if ctx.reduction == "mean" and size:
-            g = g / size
-        if graph_mode(xp):  # the smooth ops, so that the gradient can be differentiated again
-            sigmoid, log_sigmoid = xp.expit, (lambda v: xp.call(LogSigmoid, v))
-        else:
-            sigmoid, log_sigmoid = _sigmoid, _log_sigmoid
-        n = ctx.needs_input_grad
-        gx = gt = None
-        with xp.errstate(invalid="ignore", over="ignore"):
-            if n[0]:
-                if pw is not None:
-                    pt = pw * t
-                    gx = (pt + 1 - t) * sigmoid(x) - pt
-                else:
-                    gx = sigmoid(x) - t
-                if w is not None:
-                    gx = gx * w
-                gx = gx * g
-            if len(n) > 1 and n[1]:
-                gt = log_sigmoid(-x) - log_sigmoid(x) * pw if pw is not None else -x
-                if w is not None:
-                    gt = gt * w
-                gt = gt * g
-        return (gx, gt, None, None)
-
-
-class _PointwiseLoss(Kernel):
-    """A loss of ``d = input - target`` with torch's own backward formula (which takes the
-    sign branch for |d| beyond the threshold, so an infinite difference gives a finite
-    gradient where a composition would give 0 * inf = NaN)."""
-
-    saved = (0, 1)
-    elementwise = True  # reduction="none": the inputs' layout, as torch's TensorIterator kernel
-    graph_inputs = {"x": 0, "y": 1}
-
-    @classmethod
-    def _loss(cls, z, t):
-        raise NotImplementedError
-
-    @classmethod
-    def _grad(cls, xp, d, t, norm, g):
-        raise NotImplementedError
-
-    @classmethod
-    def _fwd(cls, ctx, x, y, threshold, reduction):
-        ctx.x, ctx.y, ctx.t, ctx.reduction = x, y, threshold, reduction
-        with np.errstate(invalid="ignore"):
-            loss = np.asarray(cls._loss(np.abs(x - y), threshold)).astype(x.dtype, copy=False)
-        return _reduce(loss, loss.size, reduction)
-
-    @classmethod
-    def _bwd(cls, ctx, g):
-        # torch's backward kernel: norm (1/numel for a mean, else 1, in the dtype) times the
-        # incoming grad inside the formula, in its order; the target's gradient is the kernel
-        # with the operands swapped, which is exactly the negation
-        xp = ns(g)
-        d = ctx.x - ctx.y
-        size = math.prod(d.shape)
-        dt = xp.npdtype(d)
-        norm = xp.asarray(1.0 / size if ctx.reduction == "mean" and size else 1.0, dt)
-        with xp.errstate(invalid="ignore"):
-            gx = xp.astype(cls._grad(xp, d, xp.asarray(ctx.t, dt), norm, g), dt)
-        n = ctx.needs_input_grad
-        return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
-
-
-class SmoothL1Loss(_PointwiseLoss):
-    """torch's ``smooth_l1_loss`` kernel: ``0.5 d^2 / beta`` below ``beta``, ``|d| - beta/2``
-    above; gradient ``d / beta`` inside, ``sign(d)`` outside."""
-
-    name = "smooth_l1_loss"
-
-    @staticmethod
-    @opmath
-    def forward(ctx, x, y, beta=1.0, reduction="mean"):
-        return SmoothL1Loss._fwd(ctx, x, y, beta, reduction)
-
-    @staticmethod
-    def backward(ctx, g):
-        return SmoothL1Loss._bwd(ctx, g)
-
-    @staticmethod
-    def _loss(z, beta):
-        return np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
-
-    @staticmethod
-    def _grad(xp, d, beta, norm, g):
-        return xp.where(d <= -beta, -norm * g, xp.where(d >= beta, norm * g, norm * (d / beta) * g))
-
-
-class HuberLoss(_PointwiseLoss):
-    """torch's ``huber_loss`` kernel: ``0.5 d^2`` below ``delta``, ``delta (|d| - delta/2)``
-    above; gradient ``d`` inside, ``delta * sign(d)`` outside."""
-
-    name = "huber_loss"
-    own_layout = True  # torch writes into empty_like(input), whatever the target's layout
-
-    @staticmethod
-    @opmath
-    def forward(ctx, x, y, delta=1.0, reduction="mean"):
-        r = HuberLoss._fwd(ctx, x, y, delta, reduction)
-        return preserve_format(x, r) if reduction == "none" else r
-
-    @staticmethod
-    def backward(ctx, g):
-        return HuberLoss._bwd(ctx, g)
-
-    @staticmethod
-    def _loss(z, delta):
-        return np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
-
-    @staticmethod
-    def _grad(xp, d, delta, norm, g):
-        return xp.where(d <= -delta, -norm * (g * delta),
-                        xp.where(d >= delta, norm * (g * delta), norm * d * g))

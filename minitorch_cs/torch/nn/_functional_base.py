@@ -14,7 +14,7 @@ from .._ops import elementwise as E
 from .._ops import activation as G
 from .._ops import movement as M
 from .._ops import linalg as LA
-from .._ops import nn as N
+from .._ops import losses as L
 from .._random import RandomNew
 from .._tensor import Tensor, _wrap_dim
 
@@ -135,7 +135,7 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         return apply(G.GeluTanh, input)
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return apply(E.Gelu, input)
 
 
@@ -205,7 +205,7 @@ def tanh(input):
 
 def logsigmoid(input):
     _floating(input, "log_sigmoid_cpu")
-    return apply(N.LogSigmoid, input)
+    return apply(L.LogSigmoid, input)
 
 
 def softsign(input):

@@ -10,7 +10,7 @@ from .. import _functions as T
 from .._autograd import GradState, also_checked
 from .._dispatch import apply, values_hidden, wafer_dtypes
 from .._fpe import warn_user
-from .._ops import nn as N
+from .._ops import losses as L, nn as N
 from .._tensor import Tensor, _size
 from ._functional_base import _check_reduction, _floating, _reduce, logsigmoid
 
@@ -151,7 +151,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     rt = _promoted_kernel(input, target, "smooth_l1_cpu")
     x, y = _broadcast_pair(input.to(rt), target.to(rt))
     # torch's node saves the operands themselves, not their promoted copies
-    return also_checked(apply(N.SmoothL1Loss, x, y, beta=beta, reduction=reduction), input,
+    return also_checked(apply(L.SmoothL1Loss, x, y, beta=beta, reduction=reduction), input,
                         target)
 
 
@@ -168,7 +168,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
                            f"type {D.scalar_name(input._dtype)}")
     _promoted_kernel(input, target, "huber_cpu")
     x, y = _broadcast_pair(input.to(rt), target.to(rt))
-    loss = apply(N.HuberLoss, x, y, delta=delta, reduction=reduction)
+    loss = apply(L.HuberLoss, x, y, delta=delta, reduction=reduction)
     loss = loss if loss._dtype is input._dtype else loss.to(input._dtype)
     return also_checked(loss, input, target)  # (torch's node saves the operands themselves)
 
@@ -190,7 +190,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         w = weight if weight._dtype is input._dtype else weight.to(input._dtype)
         w = w.detach()
     args = (input, target) if w is None else (input, target, w)
-    return apply(N.BinaryCrossEntropy, *args, reduction=reduction)
+    return apply(L.BinaryCrossEntropy, *args, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -213,7 +213,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             weight = weight.expand(input.shape)
         if pos_weight is not None:
             pos_weight = pos_weight.expand(input.shape)
-        return apply(N.BinaryCrossEntropyWithLogits, input, target, weight, pos_weight,
+        return apply(L.BinaryCrossEntropyWithLogits, input, target, weight, pos_weight,
                      reduction=reduction)
     log_sigmoid_input = logsigmoid(input)
     if pos_weight is not None:
@@ -372,8 +372,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
                            f"found inputs with sizes {list(input1.shape)} and "
                            f"{list(input2.shape)}.")
     prod_sum = (input1 * input2).sum(targ_dim)
-    mag_square1 = (input1 * input1).sum(targ_dim) + N.LOSS_EPSILON
-    mag_square2 = (input2 * input2).sum(targ_dim) + N.LOSS_EPSILON
+    mag_square1 = (input1 * input1).sum(targ_dim) + L.LOSS_EPSILON
+    mag_square2 = (input2 * input2).sum(targ_dim) + L.LOSS_EPSILON
     cos = prod_sum / (mag_square1 * mag_square2).sqrt_()
     zero = Tensor._wrap(np.zeros((), cos._dtype.np))
     pos = 1 - cos

@@ -1,0 +1,63 @@
+"""Half-precision kernels against PyTorch, bit for bit, on small tensors (torch's scalar loop):
+which kernels round every operation to the half dtype (c10's Half/BFloat16 arithmetic) and
+which compute in float32 and round once, as measured on torch 2.13."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch_cs.torch as ours
+
+CASES = {
+    # name: (function, input domains); every input requires grad unless marked
+    "rsqrt": (lambda T, x: T.rsqrt(x), [(0.05, 4)]),
+    "asin": (lambda T, x: T.asin(x), [(-0.95, 0.95)]),
+    "acos": (lambda T, x: T.acos(x), [(-0.95, 0.95)]),
+    "asinh": (lambda T, x: T.asinh(x), [(-3, 3)]),
+    "acosh": (lambda T, x: T.acosh(x), [(1.05, 4)]),
+    "hardsigmoid": (lambda T, x: T.nn.functional.hardsigmoid(x), [(-4, 4)]),
+    "smooth_l1": (lambda T, x, t: T.nn.functional.smooth_l1_loss(x, t, reduction="none",
+                                                                  beta=0.7),
+                  [(-2, 2), (-2, 2)]),
+    "huber_forward": (lambda T, x, t: T.nn.functional.huber_loss(x.detach(), t.detach(),
+                                                                 reduction="none", delta=0.7)
+                      + x * 0 + t * 0, [(-2, 2), (-2, 2)]),
+    "binary_cross_entropy": (lambda T, x, t: T.nn.functional.binary_cross_entropy(
+        x, t, reduction="none"), [(0.01, 0.99), (0, 1)]),
+}
+
+
+def _run(T, fn, arrays, g, dtype):
+    dt = getattr(T, dtype)
+    xs = [T.tensor(a, dtype=T.float32).to(dt).requires_grad_() for a in arrays]
+    y = fn(T, *xs)
+    y.backward(T.tensor(g, dtype=T.float32).to(dt))
+    return [np.array(y.float().tolist())] + [np.array(x.grad.float().tolist()) for x in xs]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_half_kernels_round_as_torchs(name, dtype):
+    torch = pytest.importorskip("torch")
+    fn, domains = CASES[name]
+    rng = np.random.default_rng(11)
+    for trial in range(20):
+        arrays = [rng.uniform(lo, hi, 6) for lo, hi in domains]
+        g = rng.standard_normal(6)
+        want = _run(torch, fn, arrays, g, dtype)
+        got = _run(ours, fn, arrays, g, dtype)
+        for i, (w, o) in enumerate(zip(want, got)):
+            assert np.array_equal(w, o, equal_nan=True), \
+                f"{name} {dtype} trial {trial}: {'output' if i == 0 else f'grad {i}'} {o} != {w}"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n,step", [(31, 1), (32, 1), (100, 1), (130, 1), (100, 2)])
+def test_rsqrt_follows_torchs_vector_and_scalar_loops(dtype, n, step):
+    """The vector loop rounds ``1 / sqrt(x)`` once, the scalar loop (the last ``n mod 32`` of a
+    contiguous loop on an AVX2 CPU; all of a strided one) rounds the square root first."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(n).uniform(0.05, 4, n * step)
+    want = torch.tensor(x, dtype=getattr(torch, dtype))[::step].rsqrt().float().numpy()
+    got = np.array(ours.tensor(x, dtype=getattr(ours, dtype))[::step].rsqrt().float().tolist())
+    np.testing.assert_array_equal(got, want)
