@@ -24,6 +24,10 @@ CASES = {
                       + x * 0 + t * 0, [(-2, 2), (-2, 2)]),
     "binary_cross_entropy": (lambda T, x, t: T.nn.functional.binary_cross_entropy(
         x, t, reduction="none"), [(0.01, 0.99), (0, 1)]),
+    "bce_with_logits_mean": (lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(
+        x, t.sigmoid()).expand(6), [(-3, 3), (-3, 3)]),
+    "addcmul": (lambda T, a, b, c: T.addcmul(a, b, c, value=0.7), [(-3, 3)] * 3),
+    "addcdiv": (lambda T, a, b, c: T.addcdiv(a, b, c.abs() + 0.5, value=0.7), [(-3, 3)] * 3),
 }
 
 

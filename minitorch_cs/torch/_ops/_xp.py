@@ -34,9 +34,11 @@ _NUMBER = (float, int, np.floating, np.integer)
 class HalfOps(np.ndarray):
     """A float16/bfloat16 array in a backward formula run on arrays: every operation rounds its
     result once to the half dtype, as torch's formula of tensor ops does, and an operation with
-    a number computes in float32 with the number as a float32 (torch's rule for a number
-    operand; numpy would first round the number to the half dtype: ``x * ln 2`` would multiply
-    by 0.69140625 in bfloat16). ``view(HalfOps)`` wraps an array; ``np.asarray`` unwraps it."""
+    a number computes in float32: a factor or a divisor as a float32 (torch's mul and div
+    kernels read it so; numpy would first round it to the half dtype: ``x * ln 2`` would
+    multiply by 0.69140625 in bfloat16), any other number (an addend, a numerator) converted to
+    the half dtype first, as torch converts it. ``view(HalfOps)`` wraps an array;
+    ``np.asarray`` unwraps it."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         half = self.dtype
@@ -50,9 +52,15 @@ class HalfOps(np.ndarray):
         if method == "__call__" and out is None and any(
                 isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_)) for a in args):
             f32 = np.float32
-            args = [f32(a) if isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_))
+
+            def number(i, a):  # torch reads a number in float32 as a factor or a divisor; any
+                # other number (an addend, a numerator) is first converted to the half dtype
+                if ufunc is np.multiply or (ufunc is np.true_divide and i == 1):
+                    return f32(a)
+                return f32(np.asarray(a, f32).astype(half))
+            args = [number(i, a) if isinstance(a, _NUMBER) and not isinstance(a, (bool, np.bool_))
                     else a.astype(f32) if isinstance(a, np.ndarray) and a.dtype == half else a
-                    for a in args]
+                    for i, a in enumerate(args)]
             r = ufunc(*args, **kwargs)
             if isinstance(r, np.generic):  # (a 0-d operation gives a scalar)
                 r = np.asarray(r)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Pointwise, write_out
-from ._xp import ns, raw
+from ._xp import HalfOps, graph_mode, ns, raw
 
 __all__ = [  # private helpers too: callers reach them as E._name
     "Add", "Addcdiv", "Addcmul", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Eq",
@@ -762,6 +762,20 @@ def _addc(a, t1, t2, value, combine, out):
     return r
 
 
+def _half_formula(g, t1, t2):
+    """``(t1, t2, g)`` for a backward formula of tensor ops: when all are arrays of one half
+    dtype (not recording a graph), views that round every operation to it and compute a number
+    operand in float32, as torch's tensor ops do; otherwise as given."""
+    if not graph_mode(ns(g)) and isinstance(g, np.ndarray) and g.dtype in HALF and all(
+            isinstance(a, np.ndarray) and a.dtype == g.dtype for a in (t1, t2)):
+        return t1.view(HalfOps), t2.view(HalfOps), g.view(HalfOps)
+    return t1, t2, g
+
+
+def _plain(a):
+    return np.asarray(a) if isinstance(a, HalfOps) else a
+
+
 class Addcmul(Pointwise):
     """a + value * t1 * t2 (one op so optimizer updates stay a single kernel)."""
 
@@ -780,7 +794,8 @@ class Addcmul(Pointwise):
     @staticmethod
     def backward(ctx, g):
         v = ctx.value  # torch's formulas: grad * (tensor2 * value), grad * (tensor1 * value)
-        return (g, g * (ctx.t2 * v), g * (ctx.t1 * v))
+        t1, t2, h = _half_formula(g, ctx.t1, ctx.t2)
+        return (g, _plain(h * (t2 * v)), _plain(h * (t1 * v)))
 
 
 class Addcdiv(Pointwise):
@@ -804,6 +819,7 @@ class Addcdiv(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        v, t1, t2 = ctx.value, ctx.t1, ctx.t2
+        v = ctx.value
+        t1, t2, h = _half_formula(g, ctx.t1, ctx.t2)
         # torch's formulas: grad * (value / tensor2), -grad * (value * tensor1 / tensor2^2)
-        return (g, g * (v / t2), -g * (v * t1 / (t2 * t2)))
+        return (g, _plain(h * (v / t2)), _plain(-h * (v * t1 / (t2 * t2))))

@@ -199,6 +199,8 @@ class BinaryCrossEntropyWithLogits(Kernel):
         ctx.w = None if w is None else w.astype(ct)
         ctx.pw = None if pw is None else pw.astype(ct)
         ctx.reduction = reduction
+        same = all(a is None or a.dtype == x.dtype for a in (t, w, pw))
+        ctx.half = x.dtype if x.dtype in _HALF and same else None
         with np.errstate(over="ignore", invalid="ignore"):
             return _reduce(loss, loss.size, reduction).astype(t.dtype)
 
@@ -207,29 +209,39 @@ class BinaryCrossEntropyWithLogits(Kernel):
         xp = ns(g)
         x, t, w, pw = ctx.x, ctx.t, ctx.w, ctx.pw
         size = math.prod(x.shape)
-        if ctx.reduction == "mean" and size:
-            g = g / size
+        mean = ctx.reduction == "mean" and size
         if graph_mode(xp):  # the smooth ops, so that the gradient can be differentiated again
             sigmoid, log_sigmoid = xp.expit, (lambda v: xp.call(LogSigmoid, v))
+            r = _rounder(None)
         else:
             sigmoid, log_sigmoid = _sigmoid, _log_sigmoid
+            r = _rounder(ctx.__dict__.get("half"))  # torch's formulas are half tensor ops
+            if ctx.__dict__.get("half") is not None:
+                g = np.asarray(g, np.float32)
         n = ctx.needs_input_grad
         gx = gt = None
+        # torch's order: the formula, times the grad, times the weight, over numel (a mean)
         with xp.errstate(invalid="ignore", over="ignore"):
             if n[0]:
                 if pw is not None:
-                    pt = pw * t
-                    gx = (pt + 1 - t) * sigmoid(x) - pt
+                    pt = r(pw * t)
+                    gx = r(r(r(r(pt + 1) - t) * r(sigmoid(x))) - pt)
                 else:
-                    gx = sigmoid(x) - t
+                    gx = r(r(sigmoid(x)) - t)
+                gx = r(gx * g)
                 if w is not None:
-                    gx = gx * w
-                gx = gx * g
+                    gx = r(gx * w)
+                if mean:
+                    gx = r(gx / size)
             if len(n) > 1 and n[1]:
-                gt = log_sigmoid(-x) - log_sigmoid(x) * pw if pw is not None else -x
+                if pw is not None:
+                    gt = r(r(r(log_sigmoid(-x)) - r(r(log_sigmoid(x)) * pw)) * g)
+                else:
+                    gt = r(-x * g)
                 if w is not None:
-                    gt = gt * w
-                gt = gt * g
+                    gt = r(gt * w)
+                if mean:
+                    gt = r(gt / size)
         return (gx, gt, None, None)
 
 
