@@ -33,6 +33,7 @@ def _load():
 
 
 K = _load()
+P = importlib.import_module("minitorch_cs.torch._kernels.avgpool")
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -485,7 +486,7 @@ def test_max_pool2d_unbatched_dtype_and_ceil():
     # (4 + 2 - 2 + 2) // 3 + 1 = 3 windows, the third would start at 6 - 1 = 5 > 4: 2
     assert K.max_pool2d_forward(np.zeros((1, 1, 4, 4)), 2, stride=3, padding=1,
                                 ceil_mode=True)[0].shape == (1, 1, 2, 2)
-    assert K.avg_pool2d_forward(np.zeros((1, 1, 4, 4)), 2, stride=3, padding=1,
+    assert P.avg_pool2d_forward(np.zeros((1, 1, 4, 4)), 2, stride=3, padding=1,
                                 ceil_mode=True).shape == (1, 1, 2, 2)
     assert K.max_pool2d_forward(np.zeros((1, 1, 4, 4)), 2, stride=3, padding=0,
                                 ceil_mode=True)[0].shape == (1, 1, 2, 2)
@@ -511,27 +512,27 @@ def test_max_pool2d_window_entirely_in_padding():
 @given(avgpool_cases())
 def test_avg_pool2d_matches_naive_and_finite_differences(case):
     x, kw, rng = case
-    y = K.avg_pool2d_forward(x, **kw)
+    y = P.avg_pool2d_forward(x, **kw)
     s = kw["kernel_size"] if kw["stride"] is None else kw["stride"]
     ref = naive_avg_pool2d(x, kw["kernel_size"], s, kw["padding"], kw["ceil_mode"],
                            kw["count_include_pad"], kw["divisor_override"])
     assert y.shape == ref.shape
     np.testing.assert_allclose(y, ref, rtol=1e-12, atol=1e-12)
     gy = rng.standard_normal(y.shape)
-    gx = K.avg_pool2d_backward(gy, x.shape, **kw)
-    np.testing.assert_allclose(gx, numgrad(lambda a: K.avg_pool2d_forward(a, **kw), x, gy),
+    gx = P.avg_pool2d_backward(gy, x.shape, **kw)
+    np.testing.assert_allclose(gx, numgrad(lambda a: P.avg_pool2d_forward(a, **kw), x, gy),
                                rtol=1e-6, atol=1e-6)
 
 
 def test_avg_pool2d_unbatched_dtype():
     x = np.arange(2 * 5 * 5, dtype=np.float32).reshape(2, 5, 5)
-    y = K.avg_pool2d_forward(x, 3, stride=2, padding=1, ceil_mode=True,
+    y = P.avg_pool2d_forward(x, 3, stride=2, padding=1, ceil_mode=True,
                              count_include_pad=False)
     assert y.shape == (2, 3, 3) and y.dtype == np.float32
     ref = naive_avg_pool2d(x[None].astype(np.float64), (3, 3), (2, 2), (1, 1), True, False,
                            None)[0]
     np.testing.assert_allclose(y, ref, rtol=1e-6)
-    gx = K.avg_pool2d_backward(np.ones_like(y), x.shape, 3, stride=2, padding=1,
+    gx = P.avg_pool2d_backward(np.ones_like(y), x.shape, 3, stride=2, padding=1,
                                ceil_mode=True, count_include_pad=False)
     assert gx.shape == x.shape and gx.dtype == np.float32
 
@@ -540,27 +541,27 @@ def test_avg_pool2d_unbatched_dtype():
 @given(adaptive_cases())
 def test_adaptive_avg_pool2d_matches_naive_and_finite_differences(case):
     x, out, rng = case
-    y = K.adaptive_avg_pool2d_forward(x, out)
+    y = P.adaptive_avg_pool2d_forward(x, out)
     np.testing.assert_allclose(y, naive_adaptive_avg_pool2d(x, out), rtol=1e-12, atol=1e-12)
     gy = rng.standard_normal(y.shape)
-    gx = K.adaptive_avg_pool2d_backward(gy, x.shape, out)
-    np.testing.assert_allclose(gx, numgrad(lambda a: K.adaptive_avg_pool2d_forward(a, out),
+    gx = P.adaptive_avg_pool2d_backward(gy, x.shape, out)
+    np.testing.assert_allclose(gx, numgrad(lambda a: P.adaptive_avg_pool2d_forward(a, out),
                                            x, gy), rtol=1e-6, atol=1e-6)
 
 
 def test_adaptive_avg_pool2d_variants():
     rng = np.random.default_rng(5)
     x = rng.standard_normal((3, 7, 5)).astype(np.float32)
-    y = K.adaptive_avg_pool2d_forward(x, 1)
+    y = P.adaptive_avg_pool2d_forward(x, 1)
     assert y.shape == (3, 1, 1) and y.dtype == np.float32
     np.testing.assert_allclose(y[:, 0, 0], x.mean(axis=(1, 2)), rtol=1e-5)
-    y = K.adaptive_avg_pool2d_forward(x, (None, 3))
+    y = P.adaptive_avg_pool2d_forward(x, (None, 3))
     assert y.shape == (3, 7, 3)
     np.testing.assert_allclose(y, naive_adaptive_avg_pool2d(x[None], (7, 3))[0], rtol=1e-5,
                                atol=1e-6)
-    gx = K.adaptive_avg_pool2d_backward(np.ones((3, 7, 3), np.float32), x.shape, (None, 3))
+    gx = P.adaptive_avg_pool2d_backward(np.ones((3, 7, 3), np.float32), x.shape, (None, 3))
     assert gx.shape == x.shape and gx.dtype == np.float32
-    assert K.adaptive_avg_pool2d_forward(np.zeros((2, 3, 4, 4)), 0).shape == (2, 3, 0, 0)
+    assert P.adaptive_avg_pool2d_forward(np.zeros((2, 3, 4, 4)), 0).shape == (2, 3, 0, 0)
 
 
 @pytest.mark.parametrize("fn,args,msg", [
@@ -589,7 +590,7 @@ def test_adaptive_avg_pool2d_variants():
 ])
 def test_pool_errors(fn, args, msg):
     x = np.zeros((2, 4, 8, 8))
-    f = K.max_pool2d_forward if fn == "max" else K.avg_pool2d_forward
+    f = K.max_pool2d_forward if fn == "max" else P.avg_pool2d_forward
     with pytest.raises(RuntimeError) as e:
         f(x, **args)
     assert str(e.value) == msg
@@ -599,14 +600,14 @@ def test_pool_input_rank_errors():
     with pytest.raises(RuntimeError, match="3D or 4D"):
         K.max_pool2d_forward(np.zeros((8, 8)), 2)
     with pytest.raises(RuntimeError, match="3D or 4D"):
-        K.avg_pool2d_forward(np.zeros((8, 8)), 2)
+        P.avg_pool2d_forward(np.zeros((8, 8)), 2)
     with pytest.raises(RuntimeError) as e:
-        K.adaptive_avg_pool2d_forward(np.zeros((8, 8)), 2)
+        P.adaptive_avg_pool2d_forward(np.zeros((8, 8)), 2)
     assert str(e.value) == "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [8, 8]"
     with pytest.raises(RuntimeError, match="dimension 2 being empty"):
-        K.adaptive_avg_pool2d_forward(np.zeros((2, 3, 0, 4)), 2)
+        P.adaptive_avg_pool2d_forward(np.zeros((2, 3, 0, 4)), 2)
     with pytest.raises(RuntimeError, match="output_size must be 2"):
-        K.adaptive_avg_pool2d_forward(np.zeros((2, 3, 4, 4)), (2, 2, 2))
+        P.adaptive_avg_pool2d_forward(np.zeros((2, 3, 4, 4)), (2, 2, 2))
 
 
 # ---------------------------------------------------------------------------
@@ -698,11 +699,11 @@ def test_avg_pool2d_vs_torch(case):
     x, kw, rng = case
     xt = torch.tensor(x, requires_grad=True)
     yt = F.avg_pool2d(xt, **kw)
-    y = K.avg_pool2d_forward(x, **kw)
+    y = P.avg_pool2d_forward(x, **kw)
     np.testing.assert_allclose(y, yt.detach().numpy(), rtol=1e-10, atol=1e-12)
     gy = rng.standard_normal(y.shape)
     yt.backward(torch.tensor(gy))
-    np.testing.assert_allclose(K.avg_pool2d_backward(gy, x.shape, **kw), xt.grad.numpy(),
+    np.testing.assert_allclose(P.avg_pool2d_backward(gy, x.shape, **kw), xt.grad.numpy(),
                                rtol=1e-10, atol=1e-12)
 
 
@@ -714,11 +715,11 @@ def test_adaptive_avg_pool2d_vs_torch(case):
     x, out, rng = case
     xt = torch.tensor(x, requires_grad=True)
     yt = F.adaptive_avg_pool2d(xt, out)
-    y = K.adaptive_avg_pool2d_forward(x, out)
+    y = P.adaptive_avg_pool2d_forward(x, out)
     np.testing.assert_allclose(y, yt.detach().numpy(), rtol=1e-10, atol=1e-12)
     gy = rng.standard_normal(y.shape)
     yt.backward(torch.tensor(gy))
-    np.testing.assert_allclose(K.adaptive_avg_pool2d_backward(gy, x.shape, out),
+    np.testing.assert_allclose(P.adaptive_avg_pool2d_backward(gy, x.shape, out),
                                xt.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
@@ -742,7 +743,7 @@ def test_error_messages_vs_torch():
                 kf = lambda: K.max_pool2d_forward(x, k, s, p, d, cm)  # noqa: E731
             elif name == "avg":
                 tf = lambda: F.avg_pool2d(torch.tensor(x), k, s, p, cm)  # noqa: E731
-                kf = lambda: K.avg_pool2d_forward(x, k, s, p, cm)  # noqa: E731
+                kf = lambda: P.avg_pool2d_forward(x, k, s, p, cm)  # noqa: E731
             else:
                 wgt = rng.standard_normal((3, 2) + tuple(max(v, 1) for v in k))
                 tf = lambda: F.conv2d(torch.tensor(x), torch.tensor(wgt), None, s, p, d)  # noqa

@@ -65,3 +65,27 @@ def test_rsqrt_follows_torchs_vector_and_scalar_loops(dtype, n, step):
     want = torch.tensor(x, dtype=getattr(torch, dtype))[::step].rsqrt().float().numpy()
     got = np.array(ours.tensor(x, dtype=getattr(ours, dtype))[::step].rsqrt().float().tolist())
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("pool", [
+    lambda T, x: T.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+    lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (3, 5)),
+    lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, (10, 9)),
+], ids=["avg_pool2d", "adaptive", "adaptive_up"])
+def test_average_pool_gradients_accumulate_in_the_half_dtype(pool, dtype):
+    """torch's pooling backward adds each share into the input gradient in the half dtype's
+    arithmetic (every share and every sum rounded to it); its forward sums in float32."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x, g = rng.standard_normal((1, 2, 8, 8)), None
+    res = []
+    for T in (torch, ours):
+        xt = T.tensor(x, dtype=T.float32).to(getattr(T, dtype)).requires_grad_()
+        y = pool(T, xt)
+        if g is None:
+            g = rng.standard_normal(tuple(y.shape))
+        y.backward(T.tensor(g, dtype=T.float32).to(getattr(T, dtype)))
+        res.append((np.array(y.float().tolist()), np.array(xt.grad.float().tolist())))
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    np.testing.assert_array_equal(res[1][1], res[0][1])

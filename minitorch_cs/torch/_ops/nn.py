@@ -440,6 +440,11 @@ def _back(y, like):
     return y.astype(like.dtype) if like.dtype in _HALF else y
 
 
+def _avgpool():
+    from .._kernels import avgpool
+    return avgpool
+
+
 def _conv():
     from .._kernels import conv
     return conv
@@ -656,8 +661,8 @@ class AvgPool2d(Kernel):
         ctx.shape = x.shape
         ctx.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         if x.dtype.kind in "iu":  # int64: the sum divided with C's truncation, as torch does
-            return _conv().avg_pool2d_forward(x.astype(np.int64), *ctx.args).astype(x.dtype)
-        return _back(_conv().avg_pool2d_forward(_f32(x), *ctx.args), x)
+            return _avgpool().avg_pool2d_forward(x.astype(np.int64), *ctx.args).astype(x.dtype)
+        return _back(_avgpool().avg_pool2d_forward(_f32(x), *ctx.args), x)
 
     @staticmethod
     def backward(ctx, g):
@@ -676,7 +681,8 @@ class AvgPoolBackward(Op):
     @staticmethod
     def forward(ctx, g, x_shape, args):
         ctx.args = args
-        return _back(_conv().avg_pool2d_backward(_f32(g), x_shape, *args), g)
+        half = g.dtype if g.dtype in _HALF else None  # (torch accumulates in the half dtype)
+        return _back(_avgpool().avg_pool2d_backward(_f32(g), x_shape, *args, round_to=half), g)
 
     @staticmethod
     def backward(ctx, c):
@@ -691,7 +697,7 @@ class AdaptiveAvgPool2d(Kernel):
     @staticmethod
     def forward(ctx, x, output_size):
         ctx.shape, ctx.out = x.shape, output_size
-        return _back(_conv().adaptive_avg_pool2d_forward(_f32(x), output_size), x)
+        return _back(_avgpool().adaptive_avg_pool2d_forward(_f32(x), output_size), x)
 
     @staticmethod
     def backward(ctx, g):
@@ -707,7 +713,9 @@ class AdaptiveAvgPoolBackward(Op):
     @staticmethod
     def forward(ctx, g, x_shape, output_size):
         ctx.out = output_size
-        return _back(_conv().adaptive_avg_pool2d_backward(_f32(g), x_shape, output_size), g)
+        half = g.dtype if g.dtype in _HALF else None  # (torch accumulates in the half dtype)
+        return _back(_avgpool().adaptive_avg_pool2d_backward(_f32(g), x_shape, output_size,
+                                                          round_to=half), g)
 
     @staticmethod
     def backward(ctx, c):
