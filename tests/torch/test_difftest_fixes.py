@@ -265,3 +265,33 @@ def test_binary_cross_entropy_floors_its_denominator_at_float32s_1e_12():
     torch.nn.functional.binary_cross_entropy(x, torch.zeros(1, dtype=torch.float64),
                                              reduction="sum").backward()
     assert x.grad.tolist() == [0.10000000039958029]
+
+
+# ----- seed 34 -----------------------------------------------------------------------------------
+def test_pow_exponent_gradient_logs_an_integer_base_in_the_result_dtype():
+    """torch's formula takes ``self.to(result dtype).log()``: numpy's log of an int8 array would
+    be float16 (log 2 = 0.6934 instead of 0.6931472)."""
+    e = torch.tensor([1.5, 1.7], requires_grad=True)
+    (torch.tensor([2, 2], dtype=torch.int8) ** e).sum().backward()
+    assert e.grad.tolist() == pytest.approx([2 ** 1.5 * 0.6931472, 2 ** 1.7 * 0.6931472],
+                                            rel=1e-6)
+
+
+def test_in_place_cumsum_of_a_zero_dim_tensor_copies_it():
+    assert str(torch.tensor(-0.0, dtype=torch.float64).cumsum_(0).item()) == "-0.0"
+
+
+def test_std_and_var_with_out_compute_in_outs_dtype():
+    """torch converts the input to ``out``'s dtype first (its all-reduce kernel, to a float32 or
+    float64 ``out`` of one element, computes in the input's dtype)."""
+    x = torch.tensor([[-70000.0], [1.8], [-2.3]]).repeat(1, 3)
+    out = torch.empty(0, dtype=torch.float16)
+    assert torch.isnan(torch.std(x, 0, out=out)).all()
+    x32 = torch.tensor([[0.1, 0.7, 0.3], [0.2, 0.9, 0.4]])
+    o64 = torch.empty(0, dtype=torch.float64)
+    torch.var(x32, 1, out=o64)  # (two results: the per-dim kernel, in float64)
+    assert o64.tolist() == torch.var(x32.double(), 1).tolist()
+    assert o64.tolist() != torch.var(x32, 1).double().tolist()
+    one = torch.empty(0, dtype=torch.float64)
+    torch.var(x32, out=one)  # (one result: the all-reduce kernel, in float32)
+    assert one.item() == torch.var(x32).double().item()

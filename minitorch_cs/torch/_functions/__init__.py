@@ -27,6 +27,7 @@ from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pointwise import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .reduction import std_var_all as _reduction_std_var_all
 from .sampling import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 
@@ -263,6 +264,13 @@ def _with_out(fname, f):
         check = getattr(f, "out_check", None)  # a function's own out= checks, in torch's order
         if check is not None and isinstance(out, Tensor):
             check(out, *args, **kwargs)
+        if fname in ("std", "var") and args and isinstance(args[0], Tensor) and \
+                isinstance(out, Tensor) and out.dtype.is_floating_point and \
+                args[0].dtype.is_floating_point and out.dtype is not args[0].dtype and \
+                not _reduction_std_var_all(out, *args, **kwargs):
+            # torch's reduction runs in the result's dtype: the input is converted to it first
+            # (its all-reduce kernel computes in the input's and casts the result)
+            args = (args[0].to(out.dtype),) + tuple(args[1:])
         if policy == "compute" and kwargs.get("dtype") is None and fname != "logsumexp":
             od = outs[0].dtype
             if fname == "mean" and (not od.is_floating_point or (

@@ -542,18 +542,22 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def _std_var_out_check(out, input, dim=None, *args, keepdim=False, **kwargs):
-    """torch's CPU std/var takes its all-reduce kernel (``std_var_all``, float32/float64 inputs
-    only) when ``out`` is float32/float64 and the result has at most one element: a
-    float16/bfloat16 input is refused there."""
-    if not isinstance(input, Tensor):
-        return
+def std_var_all(out, input, dim=None, *args, **kwargs):
+    """Whether torch's CPU std/var takes its all-reduce kernel (``std_var_all``): ``out`` is
+    float32/float64 and the result has at most one element."""
     if isinstance(dim, builtins.bool):
         dim = None
     axes = _dims(dim, input.ndim)
     kept = [n for i, n in enumerate(input.shape) if axes is not None and i not in axes]
-    if int(np.prod(kept)) <= 1 and out.dtype in (D.float32, D.float64) and \
-            input._dtype in (D.float16, D.bfloat16):
+    return int(np.prod(kept)) <= 1 and out.dtype in (D.float32, D.float64)
+
+
+def _std_var_out_check(out, input, dim=None, *args, keepdim=False, **kwargs):
+    """The all-reduce kernel (``std_var_all``) takes float32/float64 inputs only: a
+    float16/bfloat16 input is refused there."""
+    if not isinstance(input, Tensor):
+        return
+    if std_var_all(out, input, dim) and input._dtype in (D.float16, D.bfloat16):
         raise RuntimeError(f"std_var_all: Unsupported dtype {D.scalar_name(input._dtype)}")
 
 

@@ -297,6 +297,9 @@ class Pow(Pointwise):
                     ga = xp.where(b == 0, xp.zeros((), g.dtype), g * (b * xp.power(a, b - 1)))
         if len(n) > 1 and n[1]:
             y = ctx.y
+            if _is_arr(a) and xp.npdtype(a) != xp.npdtype(y):
+                a = xp.astype(a, xp.npdtype(y))  # torch: self.to(result dtype).log() (numpy's
+                # log of an int8 array would be float16)
             with xp.errstate(divide="ignore", invalid="ignore"):
                 la = xp.log(a)
             # torch: grad * where(0 ** b with b >= 0, 0, result * log(base)), so an infinite

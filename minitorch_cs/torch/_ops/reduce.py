@@ -41,7 +41,7 @@ def _cumsum(x, axis, dtype=None):
     """torch's cumsum: each prefix sum starts from +0 (a prefix of zeros is ``0.``, never
     ``-0.``; numpy's starts from the first element)."""
     r = _accumulate(np.add, x, axis, dtype)
-    if r.dtype.kind == "f" or r.dtype in _HALF:
+    if (r.dtype.kind == "f" or r.dtype in _HALF) and x.ndim:  # (a 0-d input is copied)
         r += 0  # (-0.0 + 0 is 0.0; every other value is unchanged)
     return r
 
