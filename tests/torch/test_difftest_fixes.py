@@ -295,3 +295,34 @@ def test_std_and_var_with_out_compute_in_outs_dtype():
     one = torch.empty(0, dtype=torch.float64)
     torch.var(x32, out=one)  # (one result: the all-reduce kernel, in float32)
     assert one.item() == torch.var(x32).double().item()
+
+
+_SAVES = [  # (name, fn of (T, a, b), which operand torch's node saves: changed in place after)
+    ("index_add source", lambda T, a, b: a.index_add(0, T.tensor([1, 0]), b), 1, True),
+    ("index_copy source", lambda T, a, b: a.index_copy(0, T.tensor([1, 0]), b), 1, True),
+    ("dist", lambda T, a, b: T.dist(a, b), 0, True),
+    ("dist other", lambda T, a, b: T.dist(a, b), 1, True),
+    ("cummax input", lambda T, a, b: T.cummax(a, 0)[0], 0, True),
+    ("reflection pad input", lambda T, a, b: T.nn.functional.pad(a.reshape(1, 2, 2), (1, 1),
+                                                                  mode="reflect"), 0, True),
+    ("batch_norm eval weight", lambda T, a, b: T.nn.functional.batch_norm(
+        a, T.zeros(2, dtype=a.dtype), T.ones(2, dtype=a.dtype), b[0]), 1, True),
+    ("global average pool input", lambda T, a, b: T.nn.functional.adaptive_avg_pool2d(
+        a.reshape(1, 1, 2, 2), 1), 0, False),
+]
+
+
+@pytest.mark.parametrize("name,fn,which,refused", _SAVES, ids=[s[0] for s in _SAVES])
+def test_in_place_change_of_what_torchs_node_saves_refuses_backward(name, fn, which, refused):
+    """Found by sweeping the op table: change each operand in place after the op, then run
+    backward; torch refuses exactly when its node saved that operand."""
+    leaves = [torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64, requires_grad=True)
+              for _ in range(2)]
+    a, b = (t * 1 for t in leaves)
+    out = fn(torch, a, b)
+    (a, b)[which].add_(0)
+    if refused:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    else:
+        out.sum().backward()

@@ -236,7 +236,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def dist(input, other, p=2):
-    return norm(input - other, p)
+    # torch's DistBackward0 saves both operands (and its result)
+    return also_checked(norm(input - other, p), input, other)
 
 
 def all(input, dim=None, keepdim=False):

@@ -637,6 +637,7 @@ class IndexAdd(Kernel):
     name = "index_add"
     overlap = "any"  # torch: no memory shared between self and source or index
     node_name = "IndexAddBackward0"
+    saved = (1,)  # torch's node saves the source (its gradient expands to the source's shape)
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
 
@@ -680,6 +681,7 @@ class IndexCopy(Kernel):
     name = "index_copy"
     overlap = "any"  # torch: no memory shared between self and source or index
     node_name = "IndexCopyBackward0"
+    saved = (1,)  # torch's node saves the source (its gradient expands to the source's shape)
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
 

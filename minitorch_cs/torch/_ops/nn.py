@@ -704,6 +704,15 @@ class AdaptiveAvgPool2d(Kernel):
         return (ns(g).call(AdaptiveAvgPoolBackward, g, x_shape=ctx.shape, output_size=ctx.out),)
 
 
+class GlobalAvgPool2d(AdaptiveAvgPool2d):
+    """``adaptive_avg_pool2d`` to ``(1, 1)``: torch computes it as a mean over the last two dims
+    (its node is ``MeanBackward1`` and saves no input; a channels-last input's result is
+    restrided to channels-last)."""
+
+    saved = ()
+    node_name = "MeanBackward1"
+
+
 class AdaptiveAvgPoolBackward(Op):
     """adaptive average pooling's input gradient (linear in ``g``); its gradient is the
     pooling."""

@@ -224,6 +224,7 @@ class CumMax(Kernel):
 
     name = "cummax"
     n_outputs = 2
+    saved = (0,)  # torch's node saves the input too (an in-place change refuses the backward)
     saved_outputs = (1,)
     nondiff_outputs = (1,)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._dispatch import apply, apply_inplace
+from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
 from .._ops import elementwise as E
@@ -331,8 +331,10 @@ def pad(input, pad, mode="constant", value=None):
             if hi < 0:
                 out = out.narrow(d, 0, out.shape[d] + hi)
         return out.clone()
-    return apply(M.Pad, input, pad=tuple(int(p) for p in pad), mode=mode,
-                 value=0.0 if value is None else value)
+    out = apply(M.Pad, input, pad=tuple(int(p) for p in pad), mode=mode,
+                value=0.0 if value is None else value)
+    # torch's reflection and replication pads save their input (their backward reads it)
+    return also_saved(out, input) if mode in ("reflect", "replicate") else out
 
 
 def _scalar_like(value, dtype):

@@ -139,7 +139,8 @@ def adaptive_avg_pool2d(input, output_size):
     if out == (1, 1) and input.ndim not in (3, 4):  # the mean over the last two dims, any rank
         return T.mean(input, (-1, -2), keepdim=True)
     _floating(input, "adaptive_avg_pool2d")
-    return apply(N.AdaptiveAvgPool2d, input, output_size=out)
+    return apply(N.GlobalAvgPool2d if out == (1, 1) else N.AdaptiveAvgPool2d, input,
+                 output_size=out)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -252,7 +253,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         beta = bias.to(wide).reshape(shape) + beta
     y = _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
-    return also_saved(y, running_mean, running_var)  # (torch's batch-norm node saves them)
+    # (torch's batch-norm node saves them, and the weight)
+    return also_saved(y, *(t for t in (input, running_mean, running_var, weight) if t is not None))
 
 
 def _in_suggested_format(y, input):
