@@ -89,3 +89,15 @@ def test_average_pool_gradients_accumulate_in_the_half_dtype(pool, dtype):
         res.append((np.array(y.float().tolist()), np.array(xt.grad.float().tolist())))
     np.testing.assert_array_equal(res[1][0], res[0][0])
     np.testing.assert_array_equal(res[1][1], res[0][1])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_group_norm_of_equal_values_is_exactly_zero_in_half_precision(dtype):
+    """torch's group-norm kernel rounds ``x * rstd`` before adding ``-mean * rstd`` (its layer
+    norm fuses the two, leaving a rounding residue): equal values normalize to 0 exactly."""
+    torch = pytest.importorskip("torch")
+    x = np.full((2, 4, 3), -2.217, np.float32)
+    want = torch.nn.functional.group_norm(torch.tensor(x).to(getattr(torch, dtype)), 2)
+    got = ours.nn.functional.group_norm(ours.tensor(x).to(getattr(ours, dtype)), 2)
+    np.testing.assert_array_equal(np.array(got.float().tolist()), want.float().numpy())
+    assert not np.array(got.float().tolist()).any()

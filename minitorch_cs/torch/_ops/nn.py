@@ -267,16 +267,17 @@ class LayerNorm(Kernel):
 
     @staticmethod
     @opmath
-    def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5):
+    def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5, fused_half=True):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
         mu = NP.mean(x, axis=axes, keepdims=True)  # (NP: numpy's warnings silenced, as torch)
         mu = mu + NP.mean(x - mu, axis=axes, keepdims=True)  # torch's row moments are exact on
         xc = x - mu  # a row of equal values (a zero variance, a zero normalized value)
         var = NP.mean(xc * xc, axis=axes, keepdims=True)
         rstd = 1.0 / np.sqrt(var + np.asarray(eps, x.dtype))
-        if getattr(ctx, "half_dtype", None) is not None:
-            # torch's mixed-type kernel: x * rstd + (-mean * rstd) as one fused multiply-add
-            # (a slice of equal values normalizes to a rounding residue, not exactly 0)
+        if getattr(ctx, "half_dtype", None) is not None and fused_half:
+            # torch's mixed-type layer-norm kernel: x * rstd + (-mean * rstd) as one fused
+            # multiply-add (a slice of equal values normalizes to a rounding residue, not
+            # exactly 0); group norm's (``fused_half=False``) rounds the product first
             bias = -(mu * rstd)
             xhat = (x.astype(np.float64) * rstd + bias).astype(np.float32)
         else:

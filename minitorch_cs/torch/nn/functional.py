@@ -281,7 +281,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"{num_groups}")
     # each group normalized by the layer-norm kernel (statistics in float32 for half inputs, as
     # torch's group-norm kernel computes them), then the per-channel affine
-    x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps)
+    x = apply(N.LayerNorm, input.reshape(N_, num_groups, -1), normalized_ndim=1, eps=eps,
+              fused_half=False)
     x = x.reshape(tuple(input.shape))
     if weight is None and bias is None:  # a tensor of its own (torch's output is not a view)
         return _in_suggested_format(x, like) if like is not input else x.clone()
