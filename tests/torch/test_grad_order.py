@@ -136,3 +136,26 @@ def test_average_pools_sum_windows_in_torchs_order(name):
     want = fn(torch, torch.tensor(x)).numpy()
     got = np.array(fn(ours, ours.tensor(x)).tolist())
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape,kw", [
+    ((1, 2, 5), dict(size=11)), ((1, 2, 3, 4), dict(size=(7, 9))),
+    ((1, 2, 3, 4), dict(scale_factor=3)), ((1, 2, 3, 4), dict(size=(7, 9), mode="nearest-exact")),
+    ((1, 1, 2, 3, 2), dict(scale_factor=2)), ((2, 3, 4, 4), dict(scale_factor=0.5))])
+def test_nearest_upsampling_gradient_sums_in_torchs_order(shape, kw, dtype):
+    """torch's nearest backward adds the outputs reading each input cell in row-major order;
+    the node carries torch's name (UpsampleNearest2DBackward0, ...)."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(2).standard_normal(shape)
+    res = []
+    for T in (torch, ours):
+        xt = T.tensor(x, dtype=T.float32).to(getattr(T, dtype)).requires_grad_()
+        y = T.nn.functional.interpolate(xt, **kw)
+        g = np.random.default_rng(1).standard_normal(tuple(y.shape))
+        y.backward(T.tensor(g, dtype=T.float32).to(getattr(T, dtype)))
+        res.append((np.array(y.float().tolist()), np.array(xt.grad.float().tolist()),
+                    y.grad_fn.name()))
+    np.testing.assert_array_equal(res[1][0], res[0][0])
+    np.testing.assert_array_equal(res[1][1], res[0][1])
+    assert res[1][2] == res[0][2]

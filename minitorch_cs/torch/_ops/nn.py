@@ -414,6 +414,79 @@ class Embedding(Kernel):
         return (z, None)
 
 
+class UpsampleNearest(Kernel):
+    """``interpolate`` in the nearest modes: each output reads the input at its source index per
+    spatial dim (``indices``, computed by the caller with torch's rule). The gradient is torch's
+    kernel: every input cell sums the outputs that read it from +0 in row-major output order
+    (in float32 for half precision, rounded once)."""
+
+    name = "upsample_nearest"
+
+    @staticmethod
+    def forward(ctx, x, indices):
+        ctx.shape, ctx.indices = x.shape, indices
+        out = x
+        for d, idx in enumerate(indices):
+            out = np.take(out, np.asarray(idx), axis=2 + d)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        if graph_mode(xp):
+            return (xp.call(UpsampleNearestBackward, g, shape=ctx.shape, indices=ctx.indices),)
+        return (UpsampleNearestBackward.forward(ctx, g, ctx.shape, ctx.indices),)
+
+
+class UpsampleNearestBackward(Op):
+    """The nearest upsampling's input gradient (linear in ``g``; its gradient is the
+    upsampling)."""
+
+    name = "upsample_nearest_backward"
+
+    @staticmethod
+    def forward(ctx, g, shape, indices):
+        ctx.indices = indices
+        wide = _f32(g)
+        runs = []  # per spatial dim: each input position's first output and its count
+        for d, idx in enumerate(indices):
+            idx = np.asarray(idx)
+            n_in = shape[2 + d]
+            count = np.bincount(idx, minlength=n_in)
+            first = np.searchsorted(idx, np.arange(n_in))
+            runs.append((np.minimum(first, len(idx) - 1), count))
+        out = np.zeros(shape, wide.dtype)
+        zero = np.zeros((), wide.dtype)
+        for offs in np.ndindex(*(int(c.max()) if c.size else 0 for _, c in runs)):
+            where = [np.minimum(f + o, len(np.asarray(i)) - 1)
+                     for (f, _), o, i in zip(runs, offs, indices)]
+            has = np.ones((), bool)
+            for k, ((_, c), o) in enumerate(zip(runs, offs)):
+                has = np.logical_and.outer(has, o < c) if k else (o < c)
+            out += np.where(has, wide[(Ellipsis,) + np.ix_(*where)], zero)
+        return _back(out, g)
+
+    @staticmethod
+    def backward(ctx, c):
+        nd = len(ctx.indices)  # (the double backward's node: the nearest kernel, unnamed mode)
+        return (ns(c).call(upsample_nearest(nd, False), c, indices=ctx.indices),)
+
+
+_UPSAMPLE_NEAREST: dict = {}
+
+
+def upsample_nearest(nd, exact):
+    """The :class:`UpsampleNearest` kernel for ``nd`` spatial dims, named as torch's node is
+    (``UpsampleNearest2DBackward0``, ``UpsampleNearestExact1DBackward0``, ...)."""
+    key = (nd, exact)
+    op = _UPSAMPLE_NEAREST.get(key)
+    if op is None:
+        name = f"UpsampleNearest{'Exact' if exact else ''}{nd}D"
+        op = _UPSAMPLE_NEAREST[key] = type(name, (UpsampleNearest,), {
+            "node_name": f"{name}Backward0", "__doc__": UpsampleNearest.__doc__})
+    return op
+
+
 class OneHot(Kernel):
     name = "one_hot"
     differentiable = False

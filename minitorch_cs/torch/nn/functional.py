@@ -617,9 +617,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     sc = scales if scales is not None else [None] * dim
     out = input
     if mode in ("nearest", "nearest-exact"):
-        for i in range(dim):
-            idx = _interp_nearest_index(in_size[i], out_size[i], sc[i], mode == "nearest-exact")
-            out = T.index_select(out, 2 + i, Tensor._wrap(idx))
+        idx = tuple(tuple(_interp_nearest_index(in_size[i], out_size[i], sc[i],
+                                                mode == "nearest-exact").tolist())
+                    for i in range(dim))
+        out = apply(N.upsample_nearest(dim, mode == "nearest-exact"), input, indices=idx)
         return _in_suggested_format(out, input) if input.ndim == 4 else out
     half = input._dtype in (D.float16, D.bfloat16)
     if half:  # torch's CPU kernel interpolates half inputs in float32
