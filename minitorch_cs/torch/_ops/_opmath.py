@@ -62,16 +62,21 @@ def opmath(forward):
 HALF_LOOP_STEP = 32
 
 
-def half_scalar_positions(x):
+def half_scalar_positions(x, step=HALF_LOOP_STEP):
     """Where torch's scalar loop computes an elementwise result over ``x`` (a bool array of its
-    shape): the last ``n mod 32`` elements in memory order of a C- or F-contiguous array,
-    everything otherwise."""
+    shape): the last ``n mod step`` elements in memory order of a C- or F-contiguous array,
+    everything otherwise. ``step``: two vectors of the dtype (32 half values on an AVX2 CPU;
+    16 float32, 8 float64: see ``LOOP_STEP``)."""
     if x.flags.c_contiguous or x.flags.f_contiguous:
         n = x.size
         flat = np.zeros(n, bool)
-        flat[n - n % HALF_LOOP_STEP:] = True
+        flat[n - n % step:] = True
         return flat.reshape(x.shape, order="C" if x.flags.c_contiguous else "F")
     return np.ones(x.shape, bool)
+
+
+# the elements per step of torch's vector loop on an AVX2 CPU, by itemsize
+LOOP_STEP = {2: 32, 4: 16, 8: 8}
 
 
 def as_saved(ctx, y):

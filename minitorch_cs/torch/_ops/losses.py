@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Kernel, preserve_format
-from ._opmath import HALF as _HALF, as_saved as _as_saved, opmath
+from ._opmath import HALF as _HALF, LOOP_STEP, as_saved as _as_saved, half_scalar_positions, opmath
 from ._xp import graph_mode, ns
 
 __all__ = ["BinaryCrossEntropy", "BinaryCrossEntropyWithLogits", "HuberLoss", "LogSigmoid",
@@ -316,6 +316,15 @@ class _PointwiseLoss(Kernel):
         norm = xp.asarray(norm, dt)
         with xp.errstate(invalid="ignore"):
             gx = xp.astype(cls._grad(xp, d, xp.asarray(ctx.t, dt), norm, g), dt)
+            x, y = ctx.x, ctx.y
+            if not graph_mode(xp) and dt.kind == "f" and dt.itemsize in LOOP_STEP:
+                # torch's scalar loop (the tail of a contiguous loop; all of a strided one)
+                # associates the formula as written in C++, its vector loop as above
+                plain = x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape
+                scalar = half_scalar_positions(x, LOOP_STEP[dt.itemsize]) if plain else True
+                tail = cls._grad_half(d, np.asarray(ctx.t, dt), norm, np.asarray(g, dt),
+                                      lambda v: v)
+                gx = np.where(scalar, tail, gx).astype(dt, copy=False)
         n = ctx.needs_input_grad
         return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
 
@@ -378,8 +387,8 @@ class HuberLoss(_PointwiseLoss):
 
     @staticmethod
     def _grad(xp, d, delta, norm, g):
-        return xp.where(d <= -delta, -norm * (g * delta),
-                        xp.where(d >= delta, norm * (g * delta), norm * d * g))
+        return xp.where(d <= -delta, -(norm * delta) * g,
+                        xp.where(d >= delta, (norm * delta) * g, norm * d * g))
 
     @staticmethod
     def _grad_half(d, delta, norm, g, r):
