@@ -13,6 +13,8 @@ through views).
 Modules: ``program`` (generation and lock-step execution), ``compare`` (snapshots, tolerances,
 root-cause categories), ``expected`` (the differences SPEC.md documents), ``minimize`` (shrinks
 a failing program to a few-line repro that runs on both libraries), ``campaign`` (budgeted runs
-and the summary). ``python -m tests.differential --budget 1800 --seed N`` runs a campaign; the
-test suite runs a fixed set of programs when torch is importable.
+and the summary), ``bitwise`` (each op-table row's values and gradients compared bit for bit,
+where the campaign's tolerances would pass a rounding-level difference).
+``python -m tests.differential --budget 1800 --seed N`` runs a campaign; the test suite runs a
+fixed set of programs when torch is importable.
 """

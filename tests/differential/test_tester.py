@@ -77,3 +77,22 @@ def test_a_planted_bug_is_found_minimized_and_reproduced(monkeypatch):
     got = scope["program"](mt)
     want = scope["program"](torch)
     assert not np.allclose(np.asarray(got.detach().float()), np.asarray(want.detach().float()))
+
+
+def test_bitwise_sweep_counts_differing_elements_and_passes_exact_rows():
+    """The bit-for-bit sweep (``python -m tests.differential.bitwise``): ``neg`` is exact in
+    every dtype on both libraries, and a planted one-ulp change to a row is counted."""
+    import dataclasses
+
+    from tests.differential.bitwise import _count, sweep
+    from tests.torch.test_ops_table import ROWS
+    neg = next(r for r in ROWS if r.name == "neg")
+    assert sweep([neg], ["float64", "float16", "bfloat16"], 3) == {}
+
+    def nudged(T, x):  # ours about one ulp off torch's
+        return -x if T is torch else -x * (1 + 2.0 ** -52)
+    planted = dataclasses.replace(neg, name="neg_nudged", call=nudged)
+    found = sweep([planted], ["float64"], 2)
+    assert found and found[("neg_nudged", "float64")][0] > 0
+    assert _count(np.array([1.0, np.nan]), np.array([1.0, np.nan])) == 0
+    assert _count(np.array([1.0, 2.0]), np.array([1.0, 2.5])) == 1
