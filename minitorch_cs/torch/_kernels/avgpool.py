@@ -79,10 +79,10 @@ def avg_pool2d_forward(x, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 
 def avg_pool2d_backward(gy, x_shape, kernel_size, stride=None, padding=0, ceil_mode=False,
-                        count_include_pad=True, divisor_override=None, round_to=None):
-    """Gradient of avg_pool2d_forward w.r.t. its input; ``round_to``: the half dtype whose
-    arithmetic torch's kernel accumulates in (each share and each sum rounded to it)."""
-    r = _rounding(round_to)
+                        count_include_pad=True, divisor_override=None, rounding=None):
+    """Gradient of avg_pool2d_forward w.r.t. its input; ``rounding``: a function rounding to the
+    half dtype whose arithmetic torch's kernel accumulates in (each share and each sum)."""
+    r = rounding or _exact
     gy = _as_float(gy)
     xb, unb, (kh, kw), (sh, sw), (ph, pw), ho, wo = _avg_setup(
         x_shape, kernel_size, stride, padding, ceil_mode, divisor_override, gy.dtype)
@@ -160,10 +160,8 @@ def _adaptive_offsets(shape, oh, ow):
                    (di < kh)[:, None] & (dj < kw)[None, :])
 
 
-def _rounding(half):
-    """Rounding to ``half`` (values kept in float32), or the identity when ``half`` is None."""
-    return (lambda v: v) if half is None else (lambda v: np.asarray(v).astype(half).astype(
-        np.float32))
+def _exact(v):
+    return v
 
 
 def adaptive_avg_pool2d_forward(x, output_size):
@@ -184,11 +182,11 @@ def adaptive_avg_pool2d_forward(x, output_size):
     return out / (eh - sh).astype(x.dtype)[:, None] / (ew - sw).astype(x.dtype)[None, :]
 
 
-def adaptive_avg_pool2d_backward(gy, x_shape, output_size, round_to=None):
+def adaptive_avg_pool2d_backward(gy, x_shape, output_size, rounding=None):
     """Gradient of adaptive_avg_pool2d_forward w.r.t. its input: torch adds each output's
     ``grad / height / width`` into its window, output by output in row-major order (in the
-    ``round_to`` half dtype's arithmetic when given)."""
-    r = _rounding(round_to)
+    half dtype's arithmetic ``rounding`` rounds to, when given)."""
+    r = rounding or _exact
     gy = _as_float(gy)
     shape = _adaptive_check(x_shape)
     oh, ow = _adaptive_out(shape, output_size)

@@ -55,28 +55,31 @@ def opmath(forward):
 
 
 # torch's CPU loops (cpu_kernel_vec) run a contiguous loop two vectors at a time and leave the
-# last elements to the scalar lambda: for float16/bfloat16 on an AVX2 CPU a vector holds 16, so
-# the last ``n mod 32`` (one loop up to 32,768 elements, the grain of its parallel split); a
-# strided loop is scalar throughout. Kernels whose scalar lambda rounds differently from the
-# vector one (c10's Half math returns Half) follow this split.
-HALF_LOOP_STEP = 32
+# last elements to the scalar lambda (one loop up to 32,768 elements, the grain of its parallel
+# split); a strided loop is scalar throughout. The elements per step on an AVX2 CPU, by the
+# dtype's itemsize: 32 half values, 16 float32, 8 float64. Kernels whose scalar lambda rounds or
+# associates differently from the vector one follow this split.
+LOOP_STEP = {2: 32, 4: 16, 8: 8}
 
 
-def half_scalar_positions(x, step=HALF_LOOP_STEP):
+def scalar_loop_positions(x):
     """Where torch's scalar loop computes an elementwise result over ``x`` (a bool array of its
-    shape): the last ``n mod step`` elements in memory order of a C- or F-contiguous array,
-    everything otherwise. ``step``: two vectors of the dtype (32 half values on an AVX2 CPU;
-    16 float32, 8 float64: see ``LOOP_STEP``)."""
+    shape): the last ``n mod LOOP_STEP`` elements in memory order of a C- or F-contiguous array,
+    everything otherwise."""
     if x.flags.c_contiguous or x.flags.f_contiguous:
         n = x.size
         flat = np.zeros(n, bool)
-        flat[n - n % step:] = True
+        flat[n - n % LOOP_STEP[x.dtype.itemsize]:] = True
         return flat.reshape(x.shape, order="C" if x.flags.c_contiguous else "F")
     return np.ones(x.shape, bool)
 
 
-# the elements per step of torch's vector loop on an AVX2 CPU, by itemsize
-LOOP_STEP = {2: 32, 4: 16, 8: 8}
+def rounder(half):
+    """Rounding to the half dtype ``half`` (values kept in float32), for kernels that compute in
+    that dtype's own arithmetic; the identity when ``half`` is None."""
+    if half is None:
+        return lambda v: v
+    return lambda v: np.asarray(v, np.float32).astype(half).astype(np.float32)
 
 
 def as_saved(ctx, y):

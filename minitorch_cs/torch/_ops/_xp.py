@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from . import _special as special
-from ._opmath import HALF as _HALF_SUM, half_scalar_positions
+from ._opmath import HALF as _HALF_SUM, scalar_loop_positions
 
 __all__ = ["ns", "NP", "TX", "graph_mode", "HalfOps"]
 
@@ -165,12 +165,12 @@ def _np_split(x, sizes, axis):
 
 def _np_rsqrt(x):
     """``rsqrt`` as torch's kernel: ``1 / sqrt(x)``; half precision in float32, rounded once,
-    except where torch's scalar loop computes (``half_scalar_positions``): there the square root
-    is rounded to the half dtype first."""
+    except where torch's scalar loop computes (``scalar_loop_positions``): there the square root
+    is rounded to the half dtype first (c10's math on Half returns Half), then the quotient."""
     if x.dtype in _HALF_SUM:
         x32 = np.asarray(x).astype(np.float32)
         s = np.sqrt(x32)
-        s = np.where(half_scalar_positions(np.asarray(x)), s.astype(x.dtype).astype(np.float32),
+        s = np.where(scalar_loop_positions(np.asarray(x)), s.astype(x.dtype).astype(np.float32),
                      s)
         r = (1 / s).astype(x.dtype)
         return r.view(HalfOps) if isinstance(x, HalfOps) else r

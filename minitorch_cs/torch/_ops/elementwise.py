@@ -134,7 +134,7 @@ def _size_mismatch(sa, sb):
     return None
 
 
-from ._opmath import HALF as _HALF_DT, half_scalar_positions, opmath_dtype  # noqa: E402
+from ._opmath import HALF as _HALF_DT, opmath_dtype  # noqa: E402  (the one half-precision rule)
 
 
 def _wrap_int(v, rt):
@@ -286,9 +286,9 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
     ``f16_formula``: torch's backward kernel computes float16 in float16 arithmetic, one
     rounding per operation (``sigmoid``'s: measured on torch 2.13), bfloat16 in float32.
 
-    ``half_fwd(xw, x)``: the forward for float16/bfloat16 (``x`` the input as given, ``xw`` it
-    in float32) where torch's kernel rounds an intermediate to the half dtype (its float32
-    result is then rounded once more).
+    ``half_fwd(x)``: the forward for a float16/bfloat16 ``x`` (as given: its layout decides
+    torch's loops), returning the half result, where torch's kernel rounds an intermediate to
+    the half dtype.
 
     ``keeps``: the forward also fills a dict (``fwd(x, keep=d)``) with intermediate arrays the
     backward would compute again (GELU's erf); a first-order backward receives them as keyword
@@ -304,7 +304,7 @@ def _unary(name, fwd, bwd, saved=(0,), saves_output=False, float_only=True, diff
         half = x.dtype in _HALF_DT
         # torch's CPU kernels compute float16/bfloat16 in float32 and round once (opmath)
         xw = x.astype(np.float32) if half else x
-        f = fwd if not (half and half_fwd) else (lambda v: half_fwd(v, x))
+        f = fwd if not (half and half_fwd) else (lambda v: half_fwd(x))
         if out is not None:
             _out_check(x.dtype, out)  # an integer tensor cannot take a float result in place
             if half:
@@ -431,7 +431,7 @@ def _negative(x, out=None):
 
 
 Neg = _unary("neg", _negative, lambda xp, x, y, g: -g, saved=(), float_only=False)
-from ._xp import _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
+from ._xp import _np_rsqrt, _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
 
 
 Abs = _unary("abs", _wrap1(np.abs), lambda xp, x, y, g: g * xp.sgn(x), float_only=False,
@@ -457,17 +457,8 @@ def _rsqrt_bwd(xp, x, y, g):
     return (-0.5 * g) * xp.call(PowScalar, y, 3)
 
 
-def _rsqrt_half(xw, x):
-    """torch's kernel for half precision: its vector loop computes ``1 / sqrt(x)`` in float32
-    (rounded once), its scalar loop rounds the square root to the half dtype first (c10's math
-    on Half returns Half), then the quotient (``half_scalar_positions``)."""
-    s = np.sqrt(xw)
-    rounded = s.astype(x.dtype).astype(np.float32)
-    return np.divide(1, np.where(half_scalar_positions(x), rounded, s))
-
-
 Rsqrt = _unary("rsqrt", lambda x, out=None: np.divide(1, np.sqrt(x), out=out), _rsqrt_bwd,
-               saved=(), saves_output=True, half_fwd=_rsqrt_half)
+               saved=(), saves_output=True, half_fwd=_np_rsqrt)  # (the formulas' rsqrt too)
 Reciprocal = _unary("reciprocal", lambda x, out=None: np.divide(1, x, out=out),
                     lambda xp, x, y, g: -g * (y * y), saved=(), saves_output=True)
 def _square(x, out=None):

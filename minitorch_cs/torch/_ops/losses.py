@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _dtype as D
 from ._kernel import Kernel, preserve_format
-from ._opmath import HALF as _HALF, LOOP_STEP, as_saved as _as_saved, half_scalar_positions, opmath
+from ._opmath import (HALF as _HALF, LOOP_STEP, as_saved as _as_saved, opmath, rounder,
+                      scalar_loop_positions)
 from ._xp import graph_mode, ns
 
 __all__ = ["BinaryCrossEntropy", "BinaryCrossEntropyWithLogits", "HuberLoss", "LogSigmoid",
@@ -28,13 +29,6 @@ def _reduce(loss, weight_sum, reduction):
     if reduction == "mean":
         return np.asarray((np.add.reduce(loss, None) + 0) / weight_sum, loss.dtype)
     raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
-def _rounder(half):
-    """Rounding to ``half`` (values kept in float32), or the identity when ``half`` is None."""
-    if half is None:
-        return lambda v: v
-    return lambda v: np.asarray(v, np.float32).astype(half).astype(np.float32)
 
 
 # torch's loss kernels' EPSILON is a float constant: 1e-12 rounded to float32, in every dtype
@@ -61,7 +55,7 @@ class BinaryCrossEntropy(Kernel):
         if not np.all((t >= 0) & (t <= 1)):
             raise RuntimeError("all elements of target should be between 0 and 1")
         ctx.x, ctx.t, ctx.w, ctx.reduction = x, t, w, reduction
-        r = _rounder(ctx.__dict__.get("half_dtype"))  # (torch's half kernel: every op rounds)
+        r = rounder(ctx.__dict__.get("half_dtype"))  # (torch's half kernel: every op rounds)
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = r(r(r(t - 1) * np.maximum(r(np.log1p(-x)), -100)) -
                      r(t * np.maximum(r(np.log(x)), -100)))
@@ -90,7 +84,7 @@ class BinaryCrossEntropy(Kernel):
                 if mean:
                     gx = gx / size
             if len(n) > 1 and n[1] and half is not None:  # each op of the half dtype rounds
-                r = _rounder(half)
+                r = rounder(half)
                 gt = r(r(-r(np.log(r(x / r(1 - x))))) * np.asarray(g, np.float32))
                 if w is not None:
                     gt = r(gt * w)
@@ -109,8 +103,7 @@ def _bce_input_grad_half(g, x, t, w, size, reduction, half):
     """torch's half-precision kernel for the input's gradient: every step rounded to the half
     dtype, the 1e-12 floor included (0 in float16, so x == t == 1 gives 0/0 = NaN there), then
     ``* weight`` and ``/ numel`` (mean) on the half result."""
-    def r(v):
-        return np.asarray(v, np.float32).astype(half).astype(np.float32)
+    r = rounder(half)
     den = np.maximum(r(r(1 - x) * x), r(1e-12))
     gx = r(r(r(g) * r(x - t)) / den)
     if w is not None:
@@ -212,10 +205,10 @@ class BinaryCrossEntropyWithLogits(Kernel):
         mean = ctx.reduction == "mean" and size
         if graph_mode(xp):  # the smooth ops, so that the gradient can be differentiated again
             sigmoid, log_sigmoid = xp.expit, (lambda v: xp.call(LogSigmoid, v))
-            r = _rounder(None)
+            r = rounder(None)
         else:
             sigmoid, log_sigmoid = _sigmoid, _log_sigmoid
-            r = _rounder(ctx.__dict__.get("half"))  # torch's formulas are half tensor ops
+            r = rounder(ctx.__dict__.get("half"))  # torch's formulas are half tensor ops
             if ctx.__dict__.get("half") is not None:
                 g = np.asarray(g, np.float32)
         n = ctx.needs_input_grad
@@ -269,21 +262,17 @@ class _PointwiseLoss(Kernel):
         raise NotImplementedError
 
     @classmethod
-    def _grad_half(cls, d, t, norm, g, r):
-        """``_grad`` in a half dtype's own arithmetic (``r`` rounds to it), for ``per_op_half``."""
+    def _grad_scalar(cls, d, t, norm, g, r):
+        """``_grad`` as torch's scalar loop writes it, ``r`` rounding each operation (to a half
+        dtype computed in its own arithmetic; the identity otherwise)."""
         raise NotImplementedError
 
     @classmethod
     def _fwd(cls, ctx, x, y, threshold, reduction):
         ctx.x, ctx.y, ctx.t, ctx.reduction = x, y, threshold, reduction
         half = ctx.__dict__.get("half_dtype")
-        if half is not None and half in cls.per_op_half:
-            def r(v):
-                return np.asarray(v, np.float32).astype(half).astype(np.float32)
-            threshold = r(threshold)
-        else:
-            def r(v):
-                return v
+        r = rounder(half if half in cls.per_op_half else None)
+        threshold = r(threshold)
         with np.errstate(invalid="ignore"):
             z = np.abs(r(x - y))
             loss = np.asarray(cls._loss(z, threshold, r)).astype(x.dtype, copy=False)
@@ -304,12 +293,13 @@ class _PointwiseLoss(Kernel):
         if mode is not None:
             # torch's scalar backward formula: in the half dtype's own arithmetic (every
             # operation rounded), or in float32 (rounded once at the end)
+            rh = rounder(half if mode == "own" else None)
+
             def r(v):
-                v = np.asarray(v, np.float32)
-                return v.astype(half).astype(np.float32) if mode == "own" else v
+                return rh(np.asarray(v, np.float32))
             g32 = np.asarray(g).astype(np.float32)
             with np.errstate(invalid="ignore"):
-                gx = cls._grad_half(r(d), r(ctx.t), r(norm), g32, r)
+                gx = cls._grad_scalar(r(d), r(ctx.t), r(norm), g32, r)
             gx = np.asarray(gx).astype(half)
             n = ctx.needs_input_grad
             return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
@@ -321,9 +311,9 @@ class _PointwiseLoss(Kernel):
                 # torch's scalar loop (the tail of a contiguous loop; all of a strided one)
                 # associates the formula as written in C++, its vector loop as above
                 plain = x.flags.c_contiguous and y.flags.c_contiguous and x.shape == y.shape
-                scalar = half_scalar_positions(x, LOOP_STEP[dt.itemsize]) if plain else True
-                tail = cls._grad_half(d, np.asarray(ctx.t, dt), norm, np.asarray(g, dt),
-                                      lambda v: v)
+                scalar = scalar_loop_positions(x) if plain else True
+                tail = cls._grad_scalar(d, np.asarray(ctx.t, dt), norm, np.asarray(g, dt),
+                                        rounder(None))
                 gx = np.where(scalar, tail, gx).astype(dt, copy=False)
         n = ctx.needs_input_grad
         return (gx if n[0] else None, -gx if len(n) > 1 and n[1] else None)
@@ -356,7 +346,7 @@ class SmoothL1Loss(_PointwiseLoss):
         return xp.where(d <= -beta, -norm * g, xp.where(d >= beta, norm * g, norm * (d / beta) * g))
 
     @staticmethod
-    def _grad_half(d, beta, norm, g, r):
+    def _grad_scalar(d, beta, norm, g, r):
         return np.where(d <= -beta, r(-norm * g),
                         np.where(d >= beta, r(norm * g), r(r(r(norm * d) * g) / beta)))
 
@@ -391,6 +381,6 @@ class HuberLoss(_PointwiseLoss):
                         xp.where(d >= delta, (norm * delta) * g, norm * d * g))
 
     @staticmethod
-    def _grad_half(d, delta, norm, g, r):
+    def _grad_scalar(d, delta, norm, g, r):
         return np.where(d <= -delta, r(r(-norm * g) * delta),
                         np.where(d >= delta, r(r(norm * g) * delta), r(r(norm * d) * g)))

@@ -6,6 +6,7 @@ norm); everything else in ``nn.functional`` is composed from primitives.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import Op
 from ._kernel import Kernel
-from ._opmath import as_saved as _as_saved, opmath
+from ._opmath import as_saved as _as_saved, opmath, rounder
 from ._xp import NP, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
 from .losses import _reduce
@@ -448,21 +449,16 @@ class UpsampleNearestBackward(Op):
     def forward(ctx, g, shape, indices):
         ctx.indices = indices
         wide = _f32(g)
-        runs = []  # per spatial dim: each input position's first output and its count
+        runs = []  # per spatial dim: the outputs reading each input position (first, count)
         for d, idx in enumerate(indices):
-            idx = np.asarray(idx)
-            n_in = shape[2 + d]
-            count = np.bincount(idx, minlength=n_in)
-            first = np.searchsorted(idx, np.arange(n_in))
-            runs.append((np.minimum(first, len(idx) - 1), count))
-        out = np.zeros(shape, wide.dtype)
-        zero = np.zeros((), wide.dtype)
-        for offs in np.ndindex(*(int(c.max()) if c.size else 0 for _, c in runs)):
-            where = [np.minimum(f + o, len(np.asarray(i)) - 1)
-                     for (f, _), o, i in zip(runs, offs, indices)]
-            has = np.ones((), bool)
-            for k, ((_, c), o) in enumerate(zip(runs, offs)):
-                has = np.logical_and.outer(has, o < c) if k else (o < c)
+            n_in, last = shape[2 + d], len(idx) - 1
+            first = np.minimum(np.searchsorted(idx, np.arange(n_in)), last)
+            runs.append((first, np.bincount(idx, minlength=n_in), last))
+        out, zero = np.zeros(shape, wide.dtype), np.zeros((), wide.dtype)
+        for offs in np.ndindex(*(int(c.max()) for _, c, _ in runs)):  # (row-major: torch's order)
+            where = [np.minimum(f + o, last) for (f, _, last), o in zip(runs, offs)]
+            has = functools.reduce(np.logical_and.outer,
+                                   [o < c for (_, c, _), o in zip(runs, offs)])
             out += np.where(has, wide[(Ellipsis,) + np.ix_(*where)], zero)
         return _back(out, g)
 
@@ -755,8 +751,9 @@ class AvgPoolBackward(Op):
     @staticmethod
     def forward(ctx, g, x_shape, args):
         ctx.args = args
-        half = g.dtype if g.dtype in _HALF else None  # (torch accumulates in the half dtype)
-        return _back(_avgpool().avg_pool2d_backward(_f32(g), x_shape, *args, round_to=half), g)
+        # (torch accumulates a half-precision gradient in the half dtype)
+        r = rounder(g.dtype if g.dtype in _HALF else None)
+        return _back(_avgpool().avg_pool2d_backward(_f32(g), x_shape, *args, rounding=r), g)
 
     @staticmethod
     def backward(ctx, c):
@@ -796,9 +793,10 @@ class AdaptiveAvgPoolBackward(Op):
     @staticmethod
     def forward(ctx, g, x_shape, output_size):
         ctx.out = output_size
-        half = g.dtype if g.dtype in _HALF else None  # (torch accumulates in the half dtype)
+        # (torch accumulates a half-precision gradient in the half dtype)
+        r = rounder(g.dtype if g.dtype in _HALF else None)
         return _back(_avgpool().adaptive_avg_pool2d_backward(_f32(g), x_shape, output_size,
-                                                          round_to=half), g)
+                                                          rounding=r), g)
 
     @staticmethod
     def backward(ctx, c):

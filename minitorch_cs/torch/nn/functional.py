@@ -226,18 +226,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             with no_grad():
                 axes = [0] + list(range(2, input.ndim))
                 x = input.detach()
-                if D.float16 in (x._dtype, running_mean._dtype) or \
-                        D.bfloat16 in (x._dtype, running_mean._dtype):
-                    # torch updates half-precision statistics in float32, rounded once (a
-                    # variance beyond float16's range still moves the running one finitely)
-                    x = x.to(D.float32)
-                    for r, stat in ((running_mean, x.mean(axes)),
-                                    (running_var, x.var(axes, correction=1))):
+                # torch updates half-precision statistics in float32, rounded once (a variance
+                # beyond float16's range still moves the running one finitely)
+                half = {x._dtype, running_mean._dtype} & {D.float16, D.bfloat16}
+                x = x.to(D.float32) if half else x
+                for r, stat in ((running_mean, x.mean(axes)),
+                                (running_var, x.var(axes, correction=1))):
+                    if half:
                         r.copy_(r.to(D.float32).mul_(1 - momentum).add_(stat, alpha=momentum))
-                else:
-                    running_mean.mul_(1 - momentum).add_(x.mean(axes), alpha=momentum)
-                    running_var.mul_(1 - momentum).add_(x.var(axes, correction=1),
-                                                        alpha=momentum)
+                    else:
+                        r.mul_(1 - momentum).add_(stat, alpha=momentum)
         args = [input, weight, bias, running_mean, running_var]
         while args and args[-1] is None:
             args.pop()
