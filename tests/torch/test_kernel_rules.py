@@ -262,7 +262,7 @@ def _same_values(a, b):
 def test_flat_row_convolution_kernels_equal_the_window_kernels(monkeypatch, n, c, cout, h, w, k,
                                                               pad, groups, dtype):
     """The stride-1 kernels over flat rows compute the window-by-window kernels' dot products
-    (forward and input gradient, with groups, padding, non-finite inputs): the same values up
+    (forward, input and weight gradients, with groups, padding, non-finite inputs): the same values up
     to the BLAS's rounding of a product with more columns, exactly for integers. The input
     gradient of a non-finite weight takes the window kernel (over flat rows the extra columns
     would be inf * 0 = NaN, added into real positions)."""
@@ -282,6 +282,10 @@ def test_flat_row_convolution_kernels_equal_the_window_kernels(monkeypatch, n, c
     check(C._conv2d_fwd(x, wt, *args), _window_conv(monkeypatch, C._conv2d_fwd, x, wt, *args))
     check(C._conv2d_bwd_input(gy, wt, x.shape, *args),
           _window_conv(monkeypatch, C._conv2d_bwd_input, gy, wt, x.shape, *args))
+    # the weight gradient: per-sample products over flat rows, whose wrapped positions (here
+    # holding inf and NaN inputs of the next row) are zero, against one product over the batch
+    check(C._conv2d_bwd_weight(gy, x, wt.shape, *args),
+          _window_conv(monkeypatch, C._conv2d_bwd_weight, gy, x, wt.shape, *args))
     if dtype != np.int64 and k[1] > 1 and not any(sum(p) for p in pad):
         wt.flat[0] = np.inf
         gx = C._conv2d_bwd_input(gy, wt, x.shape, *args)

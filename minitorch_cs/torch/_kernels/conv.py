@@ -349,6 +349,9 @@ def _conv2d_bwd_weight(gy, x, w_shape, stride, pads, dilation, groups):
     n = x.shape[0]
     if n == 0:
         return np.zeros(tuple(w_shape), dtype=dt)
+    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1):  # one GEMM per sample
+        return conv_rows.weight_grad(gy.astype(dt, copy=False), _pad_hw(x, pads), kh, kw,
+                                     groups, _chunk).reshape(cout, cg, kh, kw)
     cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups,
                            batch_inner=True)  # (G, K, N*P)
     og = cout // groups

@@ -9,6 +9,11 @@ outputs (q >= Wo, which wrap into the next row).
 * The forward copies these runs into its column matrix (long contiguous copies instead of a
   copy of a 6-D window view) and multiplies it by the weight as before; the columns of the
   positions that are not outputs are computed too and dropped.
+* The weight gradient builds the forward's column matrix, sample by sample, with the
+  positions that are not outputs set to zero, and multiplies it by the output gradient laid out in
+  rows of ``Wp`` (zeros there too), transposed: one GEMM per sample over ``L`` positions
+  (the BLAS's best shape here) instead of one GEMM over the whole batch's positions, whose
+  column matrix is a slow 6-D window copy. The samples' products are then summed in order.
 * The input gradient multiplies the transposed weight by the output gradient laid out in rows
   of ``Wp`` (zeros in the extra columns) and adds each kernel offset's run into the flat input
   gradient (runs of ``L`` instead of rows of ``Wo``). The extra columns are exact zeros when the
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["forward", "input_grad"]
+__all__ = ["forward", "input_grad", "weight_grad"]
 
 
 def forward(xp, wmat, kh, kw, out, chunk):
@@ -73,3 +78,34 @@ def input_grad(gy, wt, kh, kw, gx, chunk):
                 off = i * wp + j
                 fa[:, :, off:off + run] += gcols[:, :, i, j]
     return gx
+
+
+def weight_grad(gy, xp, kh, kw, groups, chunk):
+    """The weight gradient (G, Og, Cg*kh*kw) of the convolution of ``xp`` (N, C, Hp, Wp,
+    padded) whose output gradient is ``gy`` (N, G*Og, Ho, Wo)."""
+    n, c, hp, wp = xp.shape
+    cout, ho, wo = gy.shape[1:]
+    og = cout // groups
+    k = c // groups * kh * kw
+    run = (ho - 1) * wp + wo
+    xf = np.ascontiguousarray(xp).reshape(n, c, hp * wp)
+    step = chunk(n, c * kh * kw * run * xp.dtype.itemsize)
+    cols = np.empty((step, c, kh, kw, run), xp.dtype)
+    rows = np.zeros((step, cout, ho, wp), xp.dtype)  # gy in rows of Wp: the extra columns are 0
+    gw = np.zeros((groups, k, og), xp.dtype)
+    for a in range(0, n, step):
+        m = min(step, n - a)
+        for i in range(kh):
+            for j in range(kw):
+                off = i * wp + j
+                cols[:m, :, i, j] = xf[a:a + m, :, off:off + run]
+        if wp > wo and ho > 1:  # the wrapped positions: zero, so a non-finite input there
+            # multiplies nothing (0 * inf would be NaN)
+            cols[:m, ..., :(ho - 1) * wp].reshape(m, c, kh, kw, ho - 1, wp)[..., wo:] = 0
+        rows[:m, :, :, :wo] = gy[a:a + m]
+        g = rows[:m].reshape(m, groups, og, ho * wp)[..., :run]
+        # (G, K, Og) per sample: this orientation of the product is the faster one
+        part = np.matmul(cols[:m].reshape(m, groups, k, run), g.transpose(0, 1, 3, 2))
+        for s in part:  # added in sample order
+            gw += s
+    return np.ascontiguousarray(gw.transpose(0, 2, 1))
