@@ -296,6 +296,29 @@ def test_flat_row_convolution_kernels_equal_the_window_kernels(monkeypatch, n, c
         assert np.isnan(rows).sum() > np.isnan(ref).sum()
 
 
+@pytest.mark.parametrize("shape, k", [((3, 5, 9, 7), (3, 3)), ((2, 1, 6, 11), (2, 4)),
+                                      ((1, 3, 5, 5), (4, 4)), ((4, 2, 8, 5), (1, 1))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_flat_input_gradient_adds_the_same_values_in_the_same_order(shape, k, dtype):
+    """Without groups the input gradient adds each kernel offset's products over all channels
+    in one flat add (the zeros between channels' runs included): bit for bit the per-channel
+    adds, non-finite output gradients included."""
+    from minitorch_cs.torch._kernels import conv as C
+    n, c, hp, wp = shape
+    cout = 6
+    ho, wo = hp - k[0] + 1, wp - k[1] + 1
+    rng = np.random.default_rng(hp * wp)
+    gy = (rng.standard_normal((n, cout, ho, wo)) * 3).astype(dtype)
+    gy.flat[::5] = 0.0
+    gy.flat[4] = np.inf
+    gy.flat[9] = np.nan
+    gy.flat[2] = -0.0
+    wt = rng.standard_normal((1, c * k[0] * k[1], cout)).astype(dtype)
+    outs = [C.conv_rows.input_grad(gy, wt, k[0], k[1], np.zeros(shape, dtype), C._chunk, one_add)
+            for one_add in (True, False)]
+    assert outs[0].tobytes() == outs[1].tobytes()
+
+
 @pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
 @pytest.mark.parametrize("target_shape, other", [
     ((), 0.7), ((), "0d32"), ((), "0d64"), ((3,), "0d32"), ((3,), "0d64"), ((2, 3), "0d32")])
