@@ -10,7 +10,8 @@ instead (or the same one when it is already torch's).
 Rules (PyTorch 2.13 behaviour):
 
 * shapes that do not broadcast -> ``RuntimeError("The size of tensor a (3) must match the size of
-  tensor b (4) at non-singleton dimension 1")``;
+  tensor b (4) at non-singleton dimension 1")``; for an elementwise op this comes before any
+  dtype error (torch's TensorIterator infers the shape first);
 * an axis out of range (``AxisError``) -> ``IndexError("Dimension out of range (expected to be in
   range of [-2, 1], but got 2)")``;
 * no kernel for the operands' dtypes (``UFuncTypeError``, numpy's "not supported for the input
@@ -57,6 +58,11 @@ def translate(exc: BaseException, op, args, attrs) -> BaseException:
         return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
                             f"can't allocate memory: you tried to allocate {asked}. Error code "
                             "12 (Cannot allocate memory)")
+    if getattr(op, "elementwise", False) and len(arrays) > 1:
+        # torch's TensorIterator broadcasts before it looks at dtypes: a shape error first
+        err = _size_mismatch([a.shape for a in arrays])
+        if err is not None:
+            return err
     if isinstance(exc, np.exceptions.AxisError):
         n = exc.ndim if exc.ndim is not None else 0
         lo, hi = -max(n, 1), max(n, 1) - 1

@@ -34,7 +34,7 @@ diag trace tril triu gather scatter scatter_add index_select masked_fill masked_
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
-scatter_reduce""".split()
+scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf""".split()
 
 
 def _unfold(self, dimension, size, step):
@@ -619,6 +619,14 @@ METHODS.update({
     'unfold': _unfold,
     'hypot': F.hypot.method,
     'hypot_': F.hypot.inplace,
+    'logaddexp': F.logaddexp.method,
+    'logaddexp2': F.logaddexp2.method,
+    'fmax': F.fmax.method,
+    'fmin': F.fmin.method,
+    'heaviside': F.heaviside.method,
+    'copysign': F.copysign.method,
+    'copysign_': F.copysign.inplace,
+    'heaviside_': F.heaviside.inplace,
     'repeat': _repeat,
     'softmax': _with_numpy_names(_softmax, (("axis", "dim"),)),
     'log_softmax': _with_numpy_names(_log_softmax, (("axis", "dim"),)),

@@ -62,6 +62,7 @@ class _NotImplementedOut(Op):
     NotImplemented node: "derivative for aten::softmax is not implemented")."""
 
     name = "not_implemented_out"
+    node_name = "torch::autograd::NotImplemented"  # (torch's node's name)
 
     @staticmethod
     def forward(ctx, dst, src, aten="", out=None):

@@ -79,7 +79,9 @@ def _grads(T, fn, arrays, g):
 
 FORMULAS = {
     "pow_scalar_exponent": (lambda T, a: a ** 3.0, [(0.1, 3)]),
-    "pow_tensor_exponent": (lambda T, a, b: a ** b.round(), [(0.1, 3), (-3, 3)]),
+    # (positive integer exponents: the gradient's pow(a, b - 1) of small integer powers agrees
+    # between the libraries; a negative one goes through SLEEF's pow in torch, an ulp off numpy's)
+    "pow_tensor_exponent": (lambda T, a, b: a ** b.round(), [(0.1, 3), (0.6, 3.4)]),
     "sinc": (lambda T, a: T.sinc(a), [(-3, 3)]),
     "bce_none": (lambda T, x, t: T.nn.functional.binary_cross_entropy(x, t, reduction="none"),
                  [(0.01, 0.99), (0, 1)]),
@@ -115,16 +117,25 @@ FORMULAS = {
 def test_formulas_associate_as_torchs(name):
     """A formula evaluated in another association rounds differently in most elements; the
     gradients match torch exactly where the transcendental parts (float64 exp, log, sin, cos)
-    agree, which holds for the seeded inputs here."""
+    agree: the elements whose outputs agree."""
     torch = pytest.importorskip("torch")
     fn, domains = FORMULAS[name]
     rng = np.random.default_rng(7)
     arrays = [rng.uniform(lo, hi, 64) for lo, hi in domains]
     g = rng.standard_normal(64)
-    want = _grads(torch, fn, arrays, g)[1:]  # (the outputs may differ by an ulp: numpy's exp,
-    got = _grads(ours, fn, arrays, g)[1:]  # log1p and pow are not torch's vectorized ones)
-    mismatched = [int(np.sum(w != o)) for w, o in zip(want, got)]
-    assert mismatched == [0] * len(want), f"{name}: elements differing per gradient: {mismatched}"
+    want = _grads(torch, fn, arrays, g)
+    got = _grads(ours, fn, arrays, g)
+    # the outputs may differ by an ulp where numpy's exp, log1p or pow is not torch's vectorized
+    # one (which elements depends on the CPU's SIMD width: numpy has AVX-512 kernels of its
+    # own, and torch's kernels may fuse a multiply-add); a gradient element is compared where
+    # its output agrees, which must be most of them
+    agree = want[0] == got[0]
+    assert agree.size < 8 or np.sum(agree) >= agree.size // 2, \
+        f"{name}: outputs differ: {np.sum(~agree)}"
+    mismatched = [int(np.sum((w != o) & (agree if agree.shape == w.shape else True)))
+                  for w, o in zip(want[1:], got[1:])]
+    assert mismatched == [0] * len(mismatched), \
+        f"{name}: elements differing per gradient: {mismatched}"
 
 
 @pytest.mark.parametrize("name", ["avg_pool2d_overlapping", "adaptive_avg_pool2d",

@@ -203,6 +203,15 @@ for _name, _ref, _call, _dom in [
     ("div_scalar", lambda x: x / 4.0, lambda T, x: x / 4.0, {}),
     ("rdiv_scalar", lambda x: 2.0 / x, lambda T, x: 2.0 / x, dict(avoid=(0.0,), gap=0.3)),
     ("add_alpha_scalar", lambda x: x + 2 * 0.5, lambda T, x: T.add(x, 0.5, alpha=2), {}),
+    ("frac", lambda x: x - np.trunc(x), lambda T, x: T.frac(x),
+     dict(avoid=(-2.0, -1.0, 0.0, 1.0, 2.0), gap=0.1)),
+    ("Tensor.frac_", lambda x: x - np.trunc(x), lambda T, x: (x + 0).frac_(),
+     dict(avoid=(-2.0, -1.0, 0.0, 1.0, 2.0), gap=0.1)),
+    ("deg2rad", np.deg2rad, lambda T, x: T.deg2rad(x), {}),
+    ("rad2deg", np.rad2deg, lambda T, x: x.rad2deg(), {}),
+    ("erfc", special.erfc, lambda T, x: T.erfc(x), {}),
+    ("copysign_scalar", lambda x: np.copysign(x, -1.5), lambda T, x: T.copysign(x, -1.5),
+     NONZERO),
 ]:
     row(_name, _ref, _call, one(**_dom))
 
@@ -225,6 +234,11 @@ for _name, _ref, _call, _l, _r in [
     ("fmod", np.fmod, lambda T, a, b: T.fmod(a, b), dict(lo=0.1, hi=0.9), dict(lo=1.0, hi=2.0)),
     ("remainder", np.remainder, lambda T, a, b: a % b, dict(lo=0.1, hi=0.9), dict(lo=1.0, hi=2.0)),
     ("max_binary", np.maximum, lambda T, a, b: T.max(a, b), DISTINCT, dict(DISTINCT, offset=0.5)),
+    ("logaddexp", np.logaddexp, lambda T, a, b: T.logaddexp(a, b), {}, {}),
+    ("logaddexp2", np.logaddexp2, lambda T, a, b: a.logaddexp2(b), {}, {}),
+    ("fmax", np.fmax, lambda T, a, b: T.fmax(a, b), DISTINCT, dict(DISTINCT, offset=0.5)),
+    ("fmin", np.fmin, lambda T, a, b: a.fmin(b), DISTINCT, dict(DISTINCT, offset=0.5)),
+    ("copysign", np.copysign, lambda T, a, b: T.copysign(a, b), NZ, NZ),
 ]:
     row(_name, _ref, _call, two(_l, _r))
 

@@ -1,6 +1,6 @@
 """Docstring tables of the ops added later with their own differential sweep against torch
-(``tests/torch/test_missing_apis.py``): order statistics, matrix-vector updates and index
-writes. ``FUNCTIONS`` joins ``TORCH_FUNCTIONS`` and ``METHODS`` joins ``TENSOR``, in the format
+(``tests/torch/test_missing_apis.py``: order statistics, matrix-vector updates and index
+writes; ``tests/torch/test_added_pointwise.py``: logaddexp, fmax, copysign, frac, ...). ``FUNCTIONS`` joins ``TORCH_FUNCTIONS`` and ``METHODS`` joins ``TENSOR``, in the format
 :mod:`minitorch_cs.torch._docs` describes."""
 
 _METHOD_OUT = "Differs from torch: the method form also takes ``out`` (torch's methods do not)."
@@ -26,6 +26,54 @@ FUNCTIONS = {  # torch.<name>
     'scatter_reduce': (
         ('scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) '
          '-> Tensor'), "", ""),
+    'logaddexp': ('logaddexp(input, other, *, out=None) -> Tensor',
+        ('``log(exp(input) + exp(other))`` elementwise with broadcasting, computed as torch\'s '
+         'kernel does: ``max + log1p(exp(-|input - other|))``, two equal infinities giving '
+         'themselves. Both arguments must be tensors; floating dtypes only (integer or bool '
+         'operands raise torch\'s NotImplementedError); float16/bfloat16 in float32, rounded '
+         'once. Gradients: ``grad / (1 + exp(other - input))`` and ``grad / (1 + exp(input - '
+         'other))``.'), ""),
+    'logaddexp2': ('logaddexp2(input, other, *, out=None) -> Tensor',
+        ('``log2(2**input + 2**other)``, as ``logaddexp`` in base 2 (``exp2`` and a factor '
+         '``1 / ln 2``); gradients ``grad / (1 + 2**(other - input))`` and the mirror.'), ""),
+    'fmax': ('fmax(input, other, *, out=None) -> Tensor',
+        ('The elementwise maximum where a NaN operand loses to a number (NaN only where both '
+         'are NaN); both arguments tensors, any dtype. Of equal operands (0.0 and -0.0) the '
+         'first is returned (bfloat16: the second, as torch\'s kernel). Gradient: all of it to '
+         '``input`` where ``input >= other`` or ``other`` is NaN, else to ``other``.'), ""),
+    'fmin': ('fmin(input, other, *, out=None) -> Tensor',
+        ('The elementwise minimum where a NaN operand loses to a number; as ``fmax`` with '
+         '``<=``.'), ""),
+    'copysign': ('copysign(input, other, *, out=None) -> Tensor',
+        ('``|input|`` with the sign bit of ``other`` (a tensor, broadcast, or a number); '
+         'integer and bool inputs give the default float dtype. Gradient: ``grad * (result / '
+         'input)``, 0 where ``input`` is 0; a tensor ``other`` gets a zero gradient.'), ""),
+    'heaviside': ('heaviside(input, values, *, out=None) -> Tensor',
+        ('``values`` where ``input`` is 0, else ``input > 0`` (NaN: 0); ``input``, '
+         '``values`` (and ``out``) must share a dtype. Not differentiable (torch\'s '
+         'NotImplemented node: backward raises).'), ""),
+    'frac': ('frac(input, *, out=None) -> Tensor',
+        ('``input - trunc(input)``, keeping the sign (``frac(-1.5)`` is ``-0.5``); floating '
+         'dtypes only (torch\'s NotImplementedError for ``frac_cpu`` otherwise). Gradient: '
+         '``grad``.'), ""),
+    'deg2rad': ('deg2rad(input, *, out=None) -> Tensor',
+        ('``input * pi / 180`` (the constant in the computation dtype: float32 for '
+         'float16/bfloat16, rounded once); integer and bool inputs give the default float '
+         'dtype. Gradient: ``grad * pi / 180``.'), ""),
+    'rad2deg': ('rad2deg(input, *, out=None) -> Tensor',
+        '``input * 180 / pi``, as ``deg2rad``.', ""),
+    'erfc': ('erfc(input, *, out=None) -> Tensor',
+        ('The complementary error function ``1 - erf(input)``, accurate where it is small; '
+         'integer and bool inputs give the default float dtype. Gradient: ``-2 / sqrt(pi) * '
+         'exp(-input**2) * grad``.'), ""),
+    'signbit': ('signbit(input, *, out=None) -> Tensor',
+        ('Whether each element\'s sign bit is set (``-0.0`` and a negative NaN included), as a '
+         'bool tensor; integers test ``< 0``, bool and unsigned are never negative. ``out`` '
+         'must be bool.'), ""),
+    'isposinf': ('isposinf(input, *, out=None) -> Tensor',
+        'Whether each element is ``+inf`` (bool); ``out`` must be bool.', ""),
+    'isneginf': ('isneginf(input, *, out=None) -> Tensor',
+        'Whether each element is ``-inf`` (bool); ``out`` must be bool.', ""),
 }
 
 METHODS = {  # Tensor.<name>
@@ -63,4 +111,32 @@ METHODS = {  # Tensor.<name>
         'Tensor.scatter_reduce_(dim, index, src, reduce, *, include_self=True) -> Tensor',
         ('In-place Tensor.scatter_reduce: reduces ``src`` into ``self`` at ``index`` along '
          '``dim`` and returns ``self``.'), ""),
+    'logaddexp': ('Tensor.logaddexp(other) -> Tensor', "", _METHOD_OUT),
+    'logaddexp2': ('Tensor.logaddexp2(other) -> Tensor', "", _METHOD_OUT),
+    'fmax': ('Tensor.fmax(other) -> Tensor', "", _METHOD_OUT),
+    'fmin': ('Tensor.fmin(other) -> Tensor', "", _METHOD_OUT),
+    'copysign': ('Tensor.copysign(other) -> Tensor', "", _METHOD_OUT),
+    'copysign_': ('Tensor.copysign_(other) -> Tensor',
+        ('In-place Tensor.copysign: ``self`` keeps its dtype (an integer ``self`` cannot take '
+         'the float result: RuntimeError).'), ""),
+    'heaviside': ('Tensor.heaviside(values) -> Tensor', "", _METHOD_OUT),
+    'heaviside_': ('Tensor.heaviside_(values) -> Tensor',
+        'In-place Tensor.heaviside: ``values`` must have ``self``\'s dtype.', ""),
+    'frac': ('Tensor.frac() -> Tensor', "", _METHOD_OUT),
+    'frac_': ('Tensor.frac_() -> Tensor', 'In-place Tensor.frac.', ""),
+    'deg2rad': ('Tensor.deg2rad() -> Tensor', "", _METHOD_OUT),
+    'deg2rad_': ('Tensor.deg2rad_() -> Tensor',
+        ('In-place Tensor.deg2rad: an integer ``self`` cannot take the float result '
+         '(RuntimeError).'), ""),
+    'rad2deg': ('Tensor.rad2deg() -> Tensor', "", _METHOD_OUT),
+    'rad2deg_': ('Tensor.rad2deg_() -> Tensor',
+        ('In-place Tensor.rad2deg: an integer ``self`` cannot take the float result '
+         '(RuntimeError).'), ""),
+    'erfc': ('Tensor.erfc() -> Tensor', "", _METHOD_OUT),
+    'erfc_': ('Tensor.erfc_() -> Tensor',
+        ('In-place Tensor.erfc: an integer ``self`` cannot take the float result '
+         '(RuntimeError).'), ""),
+    'signbit': ('Tensor.signbit() -> Tensor', "", _METHOD_OUT),
+    'isposinf': ('Tensor.isposinf() -> Tensor', "", _METHOD_OUT),
+    'isneginf': ('Tensor.isneginf() -> Tensor', "", _METHOD_OUT),
 }

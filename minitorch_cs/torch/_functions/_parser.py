@@ -172,7 +172,7 @@ OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_
 fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal gt greater ge
 greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
 count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
-scatter masked_fill index_fill xlogy bucketize random bernoulli""".split())
+scatter masked_fill index_fill xlogy bucketize random bernoulli copysign""".split())
 
 
 def type_name(v) -> str:

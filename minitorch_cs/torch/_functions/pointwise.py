@@ -7,10 +7,11 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
+from .._ops import pointwise_extra as PE
 from .._ops.binary import lerp_dtype
 from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
-from ._common import _check_integral, _check_tensor, _number_arg, _t, tensor_like
+from ._common import _check_integral, _check_tensor, _number_arg, _parser_error, _t, tensor_like
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
@@ -23,7 +24,9 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
-           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logit"]
+           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logaddexp",
+           "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg",
+           "erfc", "signbit", "isposinf", "isneginf", "logit"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -150,6 +153,98 @@ def _tensor_args(fname, **args):
         if not isinstance(v, Tensor):
             raise TypeError(f"{fname}(): argument '{name}' (position {i + 1}) must be Tensor, "
                             f"not {type(v).__name__}")
+
+
+def _tensors_only(op, name, inplace=False):
+    """A binary function of two tensors (a number is torch's TypeError), with its method form
+    (positions counted without ``self``) and, where torch has one, its in-place form."""
+    def fn(input, other, *, out=None):
+        _tensor_args(name, input=input, other=other)
+        return apply(op, input, other)
+
+    def method(self, other, *, out=None):
+        _tensor_args(name, other=other)
+        return apply(op, self, other)
+
+    fn.__name__ = fn.__qualname__ = name
+    method.__name__ = method.__qualname__ = name
+    fn.method = method
+    if inplace:
+        def inplace_form(self, other):
+            _tensor_args(name + "_", other=other)
+            return apply_inplace(op, self, other)
+        inplace_form.__name__ = name + "_"
+        fn.inplace = inplace_form
+    return fn
+
+
+logaddexp = _tensors_only(PE.Logaddexp, "logaddexp")
+logaddexp2 = _tensors_only(PE.Logaddexp2, "logaddexp2")
+fmax = _tensors_only(PE.Fmax, "fmax")
+fmin = _tensors_only(PE.Fmin, "fmin")
+
+
+def heaviside(input, values, *, out=None):
+    _tensor_args("heaviside", input=input, values=values)
+    return apply(PE.Heaviside, input, values)
+
+
+def _heaviside_method(self, values, *, out=None):
+    _tensor_args("heaviside", values=values)
+    return apply(PE.Heaviside, self, values)
+
+
+def _heaviside_inplace(self, values):
+    _tensor_args("heaviside_", values=values)
+    return apply_inplace(PE.Heaviside, self, values)
+
+
+heaviside.method = _heaviside_method
+
+
+def _heaviside_out_check(out, input, values):
+    """``out=``: torch refuses an ``out`` of another dtype than the inputs' (before anything)."""
+    if isinstance(input, Tensor) and isinstance(values, Tensor) and \
+            input.dtype is values.dtype and out.dtype is not input.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+heaviside.out_check = _heaviside_out_check
+
+
+def copysign(input, other, *, out=None):
+    if not isinstance(input, Tensor) or not isinstance(other, (Tensor,) + _NUMBERS):
+        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
+                        for a in (input, other))
+        raise TypeError(f"copysign() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                        "None)\n * (Tensor input, Number other, *, Tensor out = None)\n")
+    if isinstance(other, Tensor):
+        return apply(PE.Copysign, input, other)
+    return apply(PE.CopysignScalar, input, other)
+
+
+_NUMBERS = (int, float, complex, np.number, np.bool_)
+
+
+def _copysign_other(name, other):
+    if not isinstance(other, (Tensor,) + _NUMBERS):
+        _parser_error(name, (other,), [("Tensor other", (Tensor,)), ("Number other", _NUMBERS)])
+
+
+def _copysign_method(self, other, *, out=None):
+    _copysign_other("copysign", other)
+    return copysign(self, other)
+
+
+def _copysign_inplace(self, other):
+    _copysign_other("copysign_", other)
+    if isinstance(other, Tensor):
+        return apply_inplace(PE.Copysign, self, other)
+    return apply_inplace(PE.CopysignScalar, self, other)
+
+
+copysign.method = _copysign_method
 
 
 def xlogy(input, other, *, out=None):
@@ -353,6 +448,28 @@ isinf = _unary_fn(E.IsInf)
 isfinite = _unary_fn(E.IsFinite)
 
 
+frac = _unary_fn(PE.Frac)
+deg2rad = _unary_fn(PE.Deg2rad)
+rad2deg = _unary_fn(PE.Rad2deg)
+erfc = _unary_fn(PE.Erfc)
+signbit = _unary_fn(PE.Signbit)
+isposinf = _unary_fn(PE.IsPosInf)
+isneginf = _unary_fn(PE.IsNegInf)
+
+
+def _bool_out(name):
+    def check(out, *args, **kwargs):
+        if out.dtype is not D.bool:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+    return check
+
+
+signbit.inplace = isposinf.inplace = isneginf.inplace = None  # (torch has no in-place forms)
+signbit.out_check = _bool_out("signbit")
+isposinf.out_check = _bool_out("isposinf")
+isneginf.out_check = _bool_out("isneginf")
+
+
 def _nan_to_num_args(nan, posinf, neginf):
     """torch reads the replacement values as Python floats (``None`` nan is 0; a 0-d tensor
     gives its value); ``None`` posinf/neginf mean the dtype's largest/smallest finite value."""
@@ -438,9 +555,7 @@ def _cmp(op):
     def fn(input, other, *, out=None):
         if not isinstance(input, Tensor):
             raise TypeError(f"{op.name}(): argument 'input' must be Tensor")
-        if op.name.startswith("bitwise"):
-            _check_integral(input, op.name)
-        return apply(op, input, _t(other))
+        return apply(op, input, _t(other))  # (the kernel refuses a floating result type)
     fn.__name__ = fn.__qualname__ = op.name
     fn._op = op
     return fn
@@ -556,6 +671,8 @@ for _fn, _ip in [
     (atan2, _inplace_binary(E.Atan2, "atan2")),
     (xlogy, _inplace_binary(E.Xlogy, "xlogy")),
     (hypot, _hypot_inplace),
+    (heaviside, _heaviside_inplace),
+    (copysign, _copysign_inplace),
     (logit, _logit_inplace),
     (float_power, _float_power_inplace),
     (neg, _neg_inplace),

@@ -65,6 +65,23 @@ class Pointwise(Kernel):
     overlap = "partial"  # TensorIterator's check: an input may be the output, not a shifted view
 
 
+def _broadcast_first(args):
+    """Raise torch's broadcast error if the array operands' shapes do not broadcast (folded left
+    to right, as TensorIterator infers its shape)."""
+    shape = None
+    for a in args:
+        if type(a) is not np.ndarray:
+            continue
+        if shape is None:
+            shape = a.shape
+            continue
+        try:
+            shape = np.broadcast_shapes(shape, a.shape)
+        except ValueError:
+            from .elementwise import _size_mismatch  # (elementwise imports this module)
+            raise _size_mismatch(shape, a.shape) from None
+
+
 def _normalising(forward, cls):
     takes_out = "out" in inspect.signature(forward).parameters
     elementwise, promoted = cls.elementwise, cls.promoted
@@ -85,7 +102,12 @@ def _normalising(forward, cls):
             if not takes_out:
                 del attrs["out"]
                 return write_out(forward(ctx, *args, **attrs), out)
-        res = forward(ctx, *args, **attrs)
+        try:
+            res = forward(ctx, *args, **attrs)
+        except (NotImplementedError, RuntimeError):
+            if elementwise:  # torch's TensorIterator broadcasts the operands before the kernel
+                _broadcast_first(args)  # checks their dtypes: a shape error comes first
+            raise
         if cls.suggest_format and any(i < len(args) and is_channels_last(args[i])
                                       for i in cls.suggest_format) and cls.suggests(attrs):
             return tuple(channels_last_copy(r, args) for r in res) if isinstance(res, tuple) \

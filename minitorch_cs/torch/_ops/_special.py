@@ -43,6 +43,7 @@ def erf(x, out=None):
 
 
 erfinv = _lazy("erfinv")
+erfc = _lazy("erfc")
 gammaln = _lazy("gammaln")
 psi = _lazy("psi")
 

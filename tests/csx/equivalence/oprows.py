@@ -236,6 +236,11 @@ INPLACE = {
     "negative_": lambda y, a, b: y.negative_(),
     "atan2_": lambda y, a, b: y.atan2_(a),
     "hypot_": lambda y, a, b: y.hypot_(a),
+    "copysign_": lambda y, a, b: y.copysign_(a - 0.5),
+    "frac_": lambda y, a, b: y.mul_(3).frac_(),
+    "deg2rad_": lambda y, a, b: y.deg2rad_(),
+    "rad2deg_": lambda y, a, b: y.rad2deg_(),
+    "erfc_": lambda y, a, b: y.erfc_(),
     "logit_": lambda y, a, b: y.logit_(0.01),
     "xlogy_": lambda y, a, b: y.xlogy_(a.abs() + 0.5),
     "float_power_": lambda y, a, b: y.double().float_power_(2).float(),
@@ -283,6 +288,7 @@ INPLACE_EXCLUDED = {
     # NotImplementedError here as there (their forward is covered by the op table)
     **dict.fromkeys(["asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_"],
                     "no derivative in torch 2.13 (backward raises, as in torch)"),
+    "heaviside_": "no derivative in torch 2.13 (backward raises, as in torch)",
 }
 
 INPLACE_XFAIL: dict = {}

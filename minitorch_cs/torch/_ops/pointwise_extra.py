@@ -1,0 +1,255 @@
+"""Elementwise ops of torch 2.13 added after the first op table: ``logaddexp``/``logaddexp2``,
+the NaN-ignoring extrema ``fmax``/``fmin``, ``copysign``, ``heaviside``, ``frac``, the angle
+conversions ``deg2rad``/``rad2deg``, ``erfc`` and the tests ``signbit``, ``isposinf`` and
+``isneginf``.
+
+Each follows torch's CPU kernel: the dtypes it has an implementation for (others raise its
+NotImplementedError), its result dtype (integer inputs give the default float where torch's
+do), float16/bfloat16 computed in float32 and rounded once where torch's kernel does, and its
+derivative formula from torch's ``derivatives.yaml``, in its order of operations (measured on
+torch 2.13: ``tests/torch/test_ops_table.py`` rows and ``tests/torch/test_added_pointwise.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from ._kernel import Pointwise, write_out
+from ._opmath import HALF, opmath_dtype
+from ._xp import HalfOps, graph_mode, ns
+from .binary import PowScalarBase
+from .elementwise import _binary, _not_implemented, _out_check, _prep, _rtype, _unary
+from . import _special as special
+
+__all__ = ["Copysign", "CopysignScalar", "Deg2rad", "Erfc", "Fmax", "Fmin", "Frac", "Heaviside",
+           "IsNegInf", "IsPosInf", "Logaddexp", "Logaddexp2", "Rad2deg", "Signbit"]
+
+# torch's constants (c10/util/MathConstants.h), correctly rounded to double
+_PI_180 = float("0.017453292519943295769236907684886127134428718885417")
+_180_PI = float("57.295779513082320876798154814105170332405472466564")
+_INV_LN2 = 1.0 / float("0.693147180559945309417232121458176568")
+
+
+def _half_view(*arrays):
+    """The arrays of a backward formula, each operation rounding to the half dtype as torch's
+    tensor ops do (:class:`HalfOps`); other dtypes (and graph mode) as given."""
+    return tuple(a.view(HalfOps) if isinstance(a, np.ndarray) and a.dtype in HALF else a
+                 for a in arrays)
+
+
+def _plain(r):
+    return np.asarray(r) if isinstance(r, np.ndarray) else r
+
+
+# ----- logaddexp, logaddexp2 ----------------------------------------------------------------------
+def _log_add(two):
+    """torch's ``logaddexp{,2}_kernel``: ``m + log1p(exp(-|a - b|))`` with ``m = max(a, b)``
+    (``exp2`` and a factor ``1 / ln 2`` for base 2), except that two equal infinities give
+    themselves (``inf - inf`` would be NaN); NaN propagates. Half precision in float32."""
+
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        _out_check(rt, out)  # (torch checks an out= target's dtype before the kernel's)
+        if rt.kind in "biu":
+            raise _not_implemented("logaddexp2_cpu" if two else "logaddexp_cpu", rt)
+        a, b, _ = _prep(a, b)
+        ctx.a, ctx.b = a, b
+        wide = opmath_dtype(rt)
+        x, y = np.asarray(a).astype(wide, copy=False), np.asarray(b).astype(wide, copy=False)
+        with np.errstate(all="ignore"):
+            d = -np.abs(x - y)
+            tail = np.log1p(np.exp2(d)) * wide.type(_INV_LN2) if two else np.log1p(np.exp(d))
+            r = np.maximum(x, y) + tail
+            r = np.where((x == y) & (np.abs(x) == np.inf), x, r)
+        r = r.astype(rt, copy=False)
+        return write_out(r, out) if out is not None else r
+
+    def backward(ctx, g):
+        # self: grad / (1 + exp(other - self)), other: grad / (1 + exp(self - other)); base 2:
+        # pow(2, other - self)
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        if not graph_mode(xp):
+            g, a, b = _half_view(g, a, b)
+        need = ctx.needs_input_grad
+
+        def term(d):
+            with xp.errstate(over="ignore"):
+                return xp.call(PowScalarBase, 2, d) if two else xp.exp(d)
+
+        ga = _plain(g / (1 + term(b - a))) if need[0] else None
+        gb = _plain(g / (1 + term(a - b))) if len(need) > 1 and need[1] else None
+        return (ga, gb)
+
+    name = "logaddexp2" if two else "logaddexp"
+    return type(name.capitalize(), (Pointwise,), {
+        "name": name, "saved": (0, 1), "graph_inputs": {"a": 0, "b": 1},
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+Logaddexp = _log_add(False)
+Logaddexp2 = _log_add(True)
+
+
+# ----- fmax, fmin ---------------------------------------------------------------------------------
+def _nan_ignoring(name, keeps):
+    """``fmax``/``fmin``: a NaN operand loses to a number (NaN only when both are). torch's
+    floating kernel is C's ``fmax``/``fmin`` per element: equal operands (0.0 and -0.0) give the
+    first, except in bfloat16, whose conversion path gives the second (measured on torch 2.13);
+    integer and bool operands take ``maximum``/``minimum``. Gradient (torch's formula): all of it
+    to ``self`` where ``self`` is kept by the comparison or ``other`` is NaN, else to ``other``."""
+    strict, loose = (np.greater, np.greater_equal) if keeps == "max" else (np.less, np.less_equal)
+    ints = np.maximum if keeps == "max" else np.minimum
+
+    def forward(ctx, a, b, out=None):
+        a, b, rt = _prep(a, b)
+        ctx.a, ctx.b = a, b
+        rt = np.dtype(rt)
+        if rt.kind in "biu":
+            return _binary(ints, a, b, out)
+        cmp = strict if rt == D.bfloat16.np else loose
+        with np.errstate(invalid="ignore"):
+            first = cmp(a, b) | np.isnan(b)
+        r = np.where(first, a, b)
+        if out is not None:
+            _out_check(rt, out)
+            return write_out(r, out)
+        return r
+
+    def backward(ctx, g):
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        zero = xp.zeros((), g.dtype)
+        to_self = (a >= b if keeps == "max" else a <= b) | xp.isnan(b)
+        return (xp.where(to_self, g, zero), xp.where(to_self, zero, g))
+
+    return type(name.capitalize(), (Pointwise,), {
+        "name": name, "saved": (0, 1), "graph_inputs": {"a": 0, "b": 1},
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+Fmax = _nan_ignoring("fmax", "max")
+Fmin = _nan_ignoring("fmin", "min")
+
+
+# ----- copysign -----------------------------------------------------------------------------------
+class Copysign(Pointwise):
+    """``|input|`` with the sign bit of ``other`` (a tensor here; :class:`CopysignScalar` for a
+    number); integer and bool operands give the default float dtype. Gradient (torch's
+    ``copysign_tensor_self_backward``): ``grad * (result / self)``, 0 where ``self`` is 0;
+    ``other`` gets zeros."""
+
+    name = "copysign"
+    saved = (0,)
+    saves_output = True
+    graph_inputs = {"a": 0}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        if rt.kind in "biu":
+            rt = D.get_default_dtype().np
+        a = np.asarray(a).astype(rt, copy=False) if isinstance(a, np.ndarray) else a
+        if isinstance(b, np.ndarray):
+            ctx.b_meta = (b.shape, b.dtype)
+            b = b.astype(rt, copy=False)
+        ctx.a = a
+        ctx.y = r = _binary(np.copysign, a, b, out)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        a, y = ctx.a, ctx.y
+        if not graph_mode(xp):
+            g, a, y = _half_view(g, a, y)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            ratio = y / a
+        ratio = xp.where(a == 0, xp.zeros((), xp.npdtype(ratio)), ratio)
+        ga = _plain(g * ratio)
+        meta = ctx.__dict__.get("b_meta")
+        if meta is None:
+            return (ga,)
+        return (ga, xp.zeros(meta[0], dtype=meta[1]))
+
+
+class CopysignScalar(Copysign):
+    name = "copysign_scalar"
+    node_name = "CopysignBackward1"
+
+
+# ----- heaviside ----------------------------------------------------------------------------------
+class Heaviside(Pointwise):
+    """``values`` where ``input`` is 0, else ``input > 0`` (NaN gives 0), in the common dtype of
+    two tensors that must share it (and any ``out``): torch has no mixed-dtype kernel. torch has
+    no derivative: the result of an input that requires grad hangs on a node whose backward
+    raises."""
+
+    name = "heaviside"
+    node_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        target = out if out is not None else getattr(ctx, "inplace_target", None)
+        if a.dtype != b.dtype or (target is not None and target.dtype != a.dtype):
+            raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                               "dtypes.")
+        with np.errstate(invalid="ignore"):
+            r = np.where(a == 0, b, (a > 0).astype(a.dtype))
+        return write_out(r, out) if out is not None else r
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+# ----- unary --------------------------------------------------------------------------------------
+def _frac(x, out=None):
+    if x.dtype.kind in "biu":
+        raise _not_implemented("frac_cpu", x.dtype)
+    with np.errstate(invalid="ignore"):  # (inf - inf: NaN, as torch's)
+        return np.subtract(x, np.trunc(x), out=out) if out is not None else x - np.trunc(x)
+
+
+def _scale(c):
+    """``x * c`` with ``c`` in ``x``'s dtype (float32 arithmetic reads it as float32, as
+    torch's mul kernel reads its scalar)."""
+    def fwd(x, out=None):
+        f = x.dtype.type(c)
+        return np.multiply(x, f, out=out) if out is not None else x * f
+    return fwd
+
+
+def _erfc(x, out=None):
+    return special.erfc(x, out=out) if out is not None else np.asarray(special.erfc(x))
+
+
+def _signbit(x, out=None):
+    if x.dtype.kind == "f":
+        r = np.signbit(x)
+    elif x.dtype.kind == "i":
+        r = x < 0
+    else:  # bool and unsigned: never negative
+        r = np.zeros(x.shape, bool)
+    return write_out(r, out) if out is not None else r
+
+
+def _is_inf(sign):
+    def f(x, out=None):
+        r = x == sign * np.inf if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+        return write_out(r, out) if out is not None else r
+    return f
+
+
+Frac = _unary("frac", _frac, lambda xp, x, y, g: g, saved=(), float_only=False)
+# deg2rad/rad2deg: torch multiplies by the constant (integer inputs first become the default
+# float); the gradient is grad times the same constant
+Deg2rad = _unary("deg2rad", _scale(_PI_180), lambda xp, x, y, g: g * _PI_180, saved=())
+Deg2rad.node_name = "Deg2RadBackward0"
+Rad2deg = _unary("rad2deg", _scale(_180_PI), lambda xp, x, y, g: g * _180_PI, saved=())
+Rad2deg.node_name = "Rad2DegBackward0"
+# torch: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+Erfc = _unary("erfc", _erfc, lambda xp, x, y, g: -2 / np.sqrt(np.pi) * xp.exp(-(x * x)) * g)
+Signbit = _unary("signbit", _signbit, None, saved=(), float_only=False, differentiable=False)
+IsPosInf = _unary("isposinf", _is_inf(1), None, saved=(), float_only=False, differentiable=False)
+IsNegInf = _unary("isneginf", _is_inf(-1), None, saved=(), float_only=False, differentiable=False)

@@ -1,0 +1,263 @@
+"""Differential sweep of the elementwise ops added with ``_ops/pointwise_extra.py``:
+``logaddexp``, ``logaddexp2``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``frac``,
+``deg2rad``, ``rad2deg``, ``erfc``, ``signbit``, ``isposinf`` and ``isneginf`` -- functions,
+methods, in-place forms and ``out=``.
+
+Every call runs in both namespaces over every dtype pair (bool, uint8, int32, int64, float16,
+bfloat16, float32, float64), with values that hold the special cases (signed zeros, both
+infinities, NaN, ties): the same exception type and message, or the same dtype, shape and
+values -- bit for bit, the sign of a zero included, except where the result goes through a
+transcendental function (``exp``/``log1p``/``erfc``), which numpy and torch's SLEEF kernels may
+round an ulp apart in float32/float64 (SPEC: "Added pointwise functions"). The gradients of
+the differentiable ones are compared on float64 and the half dtypes, and their node names.
+Without torch the numpy-reference checks at the end still run.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from minitorch_cs import torch as mt
+
+DTYPES = ("bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+SPECIAL = [-0.0, 0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan, 3.0, 0.5, -7.25]
+UNARY = ("frac", "deg2rad", "rad2deg", "erfc", "signbit", "isposinf", "isneginf")
+BINARY = ("logaddexp", "logaddexp2", "fmax", "fmin", "copysign", "heaviside")
+# results that go through exp/log1p/erfc: an ulp apart from torch's SLEEF in float32/float64
+TRANSCENDENTAL = {"logaddexp", "logaddexp2", "erfc"}
+
+
+def _values(dtype, n=12, shift=0):
+    vals = np.roll(np.array(SPECIAL, np.float64), shift)[:n]
+    if dtype == "bool":
+        return vals != 0
+    if dtype in ("uint8", "int32", "int64"):
+        return np.nan_to_num(np.abs(vals) if dtype == "uint8" else vals, nan=0, posinf=9,
+                             neginf=-9).astype(np.int64)
+    return vals
+
+
+def _make(T, vals, dtype):
+    return T.tensor(vals.tolist(), dtype=getattr(T, dtype))
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as e:  # noqa: BLE001 -- the exception itself is what is compared
+        return "err", (type(e).__name__, str(e).split("\n")[0])
+
+
+def _same_result(name, ours, theirs, dtype):
+    kind, a = ours
+    tkind, b = theirs
+    assert kind == tkind, (name, dtype, a, b)
+    if kind == "err":
+        assert a == b, (name, dtype, a, b)
+        return
+    assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], (name, dtype, a.dtype,
+                                                                         b.dtype)
+    assert tuple(a.shape) == tuple(b.shape), (name, dtype)
+    x = np.array(a.detach().double().tolist() if a.dtype != mt.bool else a.tolist(), np.float64)
+    y = np.array(b.detach().double().tolist() if str(b.dtype) != "torch.bool" else b.tolist(),
+                 np.float64)
+    if name.split()[0] in TRANSCENDENTAL and str(b.dtype) in ("torch.float32", "torch.float64"):
+        np.testing.assert_allclose(x, y, rtol=2e-15 if dtype == "float64" else 4e-7,
+                                   atol=1e-300, equal_nan=True, err_msg=f"{name} {dtype}")
+        return
+    same = (x == y) & (np.signbit(x) == np.signbit(y)) | (np.isnan(x) & np.isnan(y))
+    assert same.all(), (name, dtype, x, y)
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_function_method_inplace_and_out(torch, name, dtype):
+    vals = _values(dtype)
+    for form in ("function", "method", "inplace", "out_same", "out_float64", "out_bool"):
+        def run(T):
+            x = _make(T, vals, dtype)
+            if form == "function":
+                return getattr(T, name)(x)
+            if form == "method":
+                return getattr(x, name)()
+            if form == "inplace":
+                if not hasattr(x, name + "_"):
+                    return None
+                return getattr(x, name + "_")()
+            out = T.empty(len(vals), dtype={"out_same": x.dtype, "out_float64": T.float64,
+                                            "out_bool": T.bool}[form])
+            r = getattr(T, name)(x, out=out)
+            assert r is out
+            return out
+        ours, theirs = _outcome(lambda: run(mt)), _outcome(lambda: run(torch))
+        if ours == ("ok", None):
+            assert theirs == ("ok", None) and not hasattr(mt.Tensor, name + "_")
+            continue
+        _same_result(f"{name} {form}", ours, theirs, dtype)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("da, db", list(itertools.product(DTYPES, repeat=2)))
+def test_binary_dtype_pairs(torch, name, da, db):
+    a, b = _values(da), _values(db, shift=5)
+    ours = _outcome(lambda: getattr(mt, name)(_make(mt, a, da), _make(mt, b, db)))
+    theirs = _outcome(lambda: getattr(torch, name)(_make(torch, a, da), _make(torch, b, db)))
+    _same_result(name, ours, theirs, da if da == db else "mixed")
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("dtype", ("float32", "float64", "float16", "bfloat16", "int64", "bool"))
+def test_binary_forms_broadcasting_numbers_and_out(torch, name, dtype):
+    a = _values(dtype).reshape(3, 4)
+    b = _values(dtype, shift=3)[:4]
+    forms = {
+        "broadcast": lambda T: getattr(T, name)(_make(T, a, dtype), _make(T, b, dtype)),
+        "method": lambda T: getattr(_make(T, a, dtype), name)(_make(T, b, dtype)),
+        "inplace": lambda T: getattr(_make(T, a, dtype), name + "_")(_make(T, b, dtype)),
+        "number": lambda T: getattr(T, name)(_make(T, a, dtype), -1.5),
+        "number_first": lambda T: getattr(T, name)(2.0, _make(T, b, dtype)),
+        "zero_dim": lambda T: getattr(T, name)(_make(T, a, dtype), T.tensor(-0.0)),
+        "out_same": lambda T: getattr(T, name)(_make(T, a, dtype), _make(T, b, dtype),
+                                               out=T.empty((3, 4), dtype=getattr(T, dtype))),
+        "out_float64": lambda T: getattr(T, name)(_make(T, a, dtype), _make(T, b, dtype),
+                                                  out=T.empty((3, 4), dtype=T.float64)),
+        "out_int64": lambda T: getattr(T, name)(_make(T, a, dtype), _make(T, b, dtype),
+                                                out=T.empty((3, 4), dtype=T.int64)),
+        "bad_shape": lambda T: getattr(T, name)(_make(T, a, dtype), _make(T, b[:3], dtype)),
+    }
+    for form, call in forms.items():
+        ours, theirs = _outcome(lambda: call(mt)), _outcome(lambda: call(torch))
+        if form == "inplace" and theirs[0] == "err" and "has no attribute" in theirs[1][1]:
+            assert ours[0] == "err" and ours[1][0] == "AttributeError", (name, ours)
+            continue
+        if form == "bad_shape" and ours[0] == theirs[0] == "err":
+            assert ours[1][0] == theirs[1][0], (name, ours, theirs)
+            continue
+        _same_result(f"{name} {form}", ours, theirs, dtype)
+
+
+GRADS = {
+    "logaddexp": lambda T, a, b: T.logaddexp(a, b),
+    "logaddexp2": lambda T, a, b: a.logaddexp2(b),
+    "fmax": lambda T, a, b: T.fmax(a, b),
+    "fmin": lambda T, a, b: T.fmin(a, b),
+    "copysign": lambda T, a, b: T.copysign(a, b),
+    "copysign_scalar": lambda T, a, b: T.copysign(a, -2.0) * b,
+    "frac": lambda T, a, b: T.frac(a) * b,
+    "deg2rad": lambda T, a, b: T.deg2rad(a) * b,
+    "rad2deg": lambda T, a, b: a.rad2deg() * b,
+    "erfc": lambda T, a, b: T.erfc(a) * b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+@pytest.mark.parametrize("dtype", ("float64", "float16", "bfloat16", "float32"))
+def test_gradients_and_node_names(torch, name, dtype):
+    rng = np.random.default_rng(len(name))
+    a = rng.standard_normal((3, 4)) * 2
+    b = rng.standard_normal((1, 4)) * 2
+    a[0, :3] = [0.0, -0.0, np.nan]  # (ties, zeros and NaN: the masks of fmax/copysign)
+    b[0, 1] = a[1, 1]
+    g = rng.standard_normal((3, 4))
+    res = []
+    for T in (mt, torch):
+        ta = _make(T, a, dtype).requires_grad_()
+        tb = _make(T, b, dtype).requires_grad_()
+        out = GRADS[name](T, ta, tb)
+        out.backward(_make(T, g, dtype))
+        res.append((out, ta.grad, tb.grad, out.grad_fn.name()))
+    (o1, ga1, gb1, n1), (o2, ga2, gb2, n2) = res
+    if name.startswith("copysign") or name not in ("frac", "deg2rad", "rad2deg", "erfc"):
+        assert n1 == n2, (n1, n2)
+    _same_result(name, ("ok", o1), ("ok", o2), dtype)
+    for x, y in ((ga1, ga2), (gb1, gb2)):
+        assert (x is None) == (y is None), name
+        if x is not None:
+            # (gradients reduced over a broadcast dim are summed in another order than torch's
+            # in float32/float64: compared to rounding there)
+            kind = name if dtype in ("float16", "bfloat16") else "logaddexp"
+            _same_result(kind, ("ok", x), ("ok", y), dtype)
+
+
+@pytest.mark.parametrize("name", ["frac", "deg2rad", "rad2deg", "erfc"])
+def test_unary_node_names(torch, name):
+    x = [T.tensor([0.25, -1.5], requires_grad=True) for T in (mt, torch)]
+    assert getattr(mt, name)(x[0]).grad_fn.name() == getattr(torch, name)(x[1]).grad_fn.name()
+
+
+def test_heaviside_has_no_derivative(torch):
+    for T in (mt, torch):
+        x = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        y = T.heaviside(x, T.tensor([0.5]))
+        assert y.requires_grad and y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not "
+                                               "implemented"):
+            y.sum().backward()
+
+
+SHAPE_SWEEP = ("add", "sub", "mul", "div", "fmod", "remainder", "hypot", "atan2", "xlogy",
+               "logaddexp", "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "maximum",
+               "minimum", "pow", "float_power", "bitwise_and", "eq", "lt", "logical_and",
+               "floor_divide")
+
+
+@pytest.mark.parametrize("name", SHAPE_SWEEP)
+@pytest.mark.parametrize("dtype", ("bool", "int64", "float16", "float32"))
+def test_broadcast_error_comes_before_the_dtype_checks(torch, name, dtype):
+    """torch's TensorIterator infers the broadcast shape before the kernel looks at dtypes: two
+    operands that do not broadcast are a size error even for a dtype the kernel refuses."""
+    res = [_outcome(lambda: getattr(T, name)(_make(T, _values(dtype, 3), dtype),
+                                             _make(T, _values(dtype, 4), dtype)))
+           for T in (mt, torch)]
+    assert res[0][0] == res[1][0] == "err" and res[0][1] == res[1][1], (name, dtype, res)
+
+
+def test_tensor_only_arguments_name_their_position(torch):
+    for T in (mt, torch):
+        for call, msg in [
+                (lambda: T.logaddexp(T.tensor([1.0]), 2.0),
+                 "logaddexp(): argument 'other' (position 2) must be Tensor, not float"),
+                (lambda: T.tensor([1.0]).fmax(2),
+                 "fmax(): argument 'other' (position 1) must be Tensor, not int"),
+                (lambda: T.heaviside(T.tensor([1.0]), 0.5),
+                 "heaviside(): argument 'values' (position 2) must be Tensor, not float"),
+                (lambda: T.copysign(T.tensor([1.0]), "x"), None)]:
+            with pytest.raises(TypeError) as info:
+                call()
+            if msg is not None:
+                assert str(info.value) == msg, (T.__name__, str(info.value))
+
+
+# ----- without torch: numpy references -----------------------------------------------------------
+def test_reference_values_without_torch():
+    x = mt.tensor([-1.5, -0.0, 2.25, np.inf, -3.0])
+    got = mt.frac(x).numpy()
+    assert np.array_equal(got[[0, 2, 4]], [-0.5, 0.25, 0.0]) and np.isnan(got[3])
+    assert not np.signbit(got[1]) and not np.signbit(got[4])
+    a = mt.tensor([np.inf, -np.inf, 1.0, np.nan, -np.inf])
+    b = mt.tensor([np.inf, -np.inf, np.nan, 1.0, np.inf])
+    r = mt.logaddexp(a, b).numpy()
+    assert r[0] == np.inf and r[1] == -np.inf and np.isnan(r[2:4]).all() and r[4] == np.inf
+    m = mt.fmax(mt.tensor([1.0, np.nan, np.nan, -0.0]), mt.tensor([np.nan, 2.0, np.nan, 0.0]))
+    assert m.tolist()[:2] == [1.0, 2.0] and np.isnan(m.tolist()[2])
+    assert np.signbit(m.numpy()[3])  # equal operands: the first (C's fmax), as torch float32
+    s = mt.copysign(mt.tensor([0.0, 2, -3]), mt.tensor([-1.0, -0.0, np.inf]))
+    assert np.array_equal(np.signbit(s.numpy()), [True, True, False])
+    assert mt.deg2rad(mt.tensor([180])).dtype == mt.float32
+    assert mt.deg2rad(mt.tensor([180.0], dtype=mt.float64)).item() == np.pi
+    with pytest.raises(NotImplementedError, match='"frac_cpu" not implemented for \'Long\''):
+        mt.frac(mt.tensor([1]))
+    with pytest.raises(RuntimeError, match="signbit does not support non-boolean outputs"):
+        mt.signbit(mt.tensor([1.0]), out=mt.empty(1))
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with "
+                                           "different dtypes"):
+        mt.heaviside(mt.tensor([1.0]), mt.tensor([1.0], dtype=mt.float64))
+    erfc = mt.erfc(mt.tensor([0.0, 1.0, 26.0], dtype=mt.float64)).numpy()
+    assert erfc[0] == 1.0 and abs(erfc[1] - 0.15729920705028513) < 1e-16 * 3 and 0 < erfc[2] < 1e-290
