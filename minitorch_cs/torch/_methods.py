@@ -34,7 +34,7 @@ diag trace tril triu gather scatter scatter_add index_select masked_fill masked_
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
-scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf""".split()
+scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu""".split()
 
 
 def _unfold(self, dimension, size, step):

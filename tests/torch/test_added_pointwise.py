@@ -1,7 +1,8 @@
 """Differential sweep of the elementwise ops added with ``_ops/pointwise_extra.py``:
 ``logaddexp``, ``logaddexp2``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``frac``,
 ``deg2rad``, ``rad2deg``, ``erfc``, ``signbit``, ``isposinf`` and ``isneginf`` -- functions,
-methods, in-place forms and ``out=``.
+methods, in-place forms and ``out=`` -- and the activations ``hardshrink``, ``softshrink`` and
+``prelu`` (with their modules).
 
 Every call runs in both namespaces over every dtype pair (bool, uint8, int32, int64, float16,
 bfloat16, float32, float64), with values that hold the special cases (signed zeros, both
@@ -235,8 +236,118 @@ def test_tensor_only_arguments_name_their_position(torch):
                 assert str(info.value) == msg, (T.__name__, str(info.value))
 
 
+# ----- hardshrink, softshrink, prelu --------------------------------------------------------------
+SHRINK = {
+    "hardshrink": lambda T, x, lam: T.nn.functional.hardshrink(x, lam),
+    "Tensor.hardshrink": lambda T, x, lam: x.hardshrink(lam),
+    "softshrink": lambda T, x, lam: T.nn.functional.softshrink(x, lam),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHRINK))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lam", [0.5, 0.0, 2.5, 0.1, -1.0, float("nan"), 7e4, 1e39])
+def test_shrink_values_and_errors(torch, name, dtype, lam):
+    vals = np.concatenate([_values(dtype), _values(dtype) * 0.2])
+    res = [_outcome(lambda: SHRINK[name](T, _make(T, vals, dtype), lam)) for T in (mt, torch)]
+    _same_result(name, res[0], res[1], dtype)
+
+
+PRELU_CASES = [((2, 3, 4), (3,)), ((2, 3), (1,)), ((4,), (1,)), ((), (1,)), ((2, 3), ()),
+               ((0, 3), (3,)), ((2, 3), (2,)), ((4,), (3,)), ((), (2,)), ((2, 3), (1, 3)),
+               ((2, 3, 4), (3, 1))]
+
+
+@pytest.mark.parametrize("xs, ws", PRELU_CASES)
+@pytest.mark.parametrize("dx, dw", [("float32", "float32"), ("float64", "float64"),
+                                    ("float16", "float16"), ("bfloat16", "bfloat16"),
+                                    ("int64", "int64"), ("bool", "bool"),
+                                    ("float32", "float64"), ("float32", "int64")])
+def test_prelu_checks_values_and_gradients(torch, xs, ws, dx, dw):
+    rng = np.random.default_rng(sum(xs) + len(ws))
+    x = np.round(rng.standard_normal(xs) * 3, 1)
+    if x.size > 2:
+        x.flat[:3] = [-0.0, 0.0, np.nan]
+    w = np.round(rng.uniform(-1, 1, ws), 2)
+    res = []
+    for T in (mt, torch):
+        def run():
+            tx = _make(T, x.reshape(-1), dx).reshape(xs)
+            tw = _make(T, w.reshape(-1), dw).reshape(ws)
+            if dx in ("float32", "float64", "float16", "bfloat16") and dx == dw:
+                tx.requires_grad_()
+                tw.requires_grad_()
+            y = T.prelu(tx, tw) if len(res) % 2 else T.nn.functional.prelu(tx, tw)
+            if y.requires_grad:
+                y.backward(T.ones_like(y))
+                return y, tx.grad, tw.grad, y.grad_fn.name()
+            return y, None, None, None
+        res.append(_outcome(run))
+    (k1, a), (k2, b) = res
+    assert k1 == k2, (xs, ws, dx, dw, a, b)
+    if k1 == "err":
+        assert a == b, (xs, ws, dx, dw)
+        return
+    assert a[3] == b[3]
+    _same_result("prelu", ("ok", a[0]), ("ok", b[0]), dx)
+    for ga, gb in ((a[1], b[1]), (a[2], b[2])):
+        assert (ga is None) == (gb is None)
+        if ga is not None:  # (the weight's gradient: a sum over the broadcast dims)
+            kind = "prelu" if dx in ("float16", "bfloat16") or ga.numel() == ga.shape.numel() \
+                and ws == xs else "logaddexp"
+            _same_result(kind, ("ok", ga), ("ok", gb), dx)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["hardshrink", "softshrink"])
+def test_shrink_gradients(torch, name, dtype):
+    vals = np.array([-1.0, -0.5, -0.25, 0.0, -0.0, 0.25, 0.5, 1.0, np.nan, np.inf, 0.7, -3.0])
+    g = np.linspace(-2, 2, vals.size)
+    out = []
+    for T in (mt, torch):
+        x = _make(T, vals, dtype).requires_grad_()
+        y = getattr(T.nn.functional, name)(x, 0.5)
+        y.backward(_make(T, g, dtype))
+        out.append((y, x.grad, y.grad_fn.name()))
+    assert out[0][2] == out[1][2]
+    _same_result(name, ("ok", out[0][0]), ("ok", out[1][0]), dtype)
+    _same_result(name, ("ok", out[0][1]), ("ok", out[1][1]), dtype)
+
+
+def test_activation_modules(torch):
+    for make in (lambda nn: nn.PReLU(), lambda nn: nn.PReLU(3, init=0.1),
+                 lambda nn: nn.PReLU(2, dtype=getattr(type(nn.Module()), "__module__", None)
+                                     and None),
+                 lambda nn: nn.Hardshrink(), lambda nn: nn.Softshrink(0.3)):
+        ours, theirs = make(mt.nn), make(torch.nn)
+        assert repr(ours) == repr(theirs)
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        for k, v in ours.state_dict().items():
+            assert v.tolist() == theirs.state_dict()[k].tolist()
+    m = mt.nn.PReLU(3)
+    y = m(mt.tensor([[-1.0, 2.0, -4.0]]))
+    assert y.tolist() == [[-0.25, 2.0, -1.0]] and m.init == 0.25
+
+
 # ----- without torch: numpy references -----------------------------------------------------------
 def test_reference_values_without_torch():
+    F = mt.nn.functional
+    x = mt.tensor([-1.0, -0.5, -0.25, -0.0, 0.25, 1.0])
+    assert F.hardshrink(x).tolist() == [-1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    s = F.softshrink(x).numpy()  # (6 elements: torch's scalar loop, whose zeros keep the sign)
+    assert s.tolist() == [-0.5, 0.0, 0.0, 0.0, 0.0, 0.5] and np.signbit(s[1:4]).all()
+    s = F.softshrink(mt.full((16,), -0.25)).numpy()  # (16 float32: its vector loop, +0.0)
+    assert not np.signbit(s).any()
+    with pytest.raises(RuntimeError, match=r"lambda must be in range \[0, 65504\] for input dtype "
+                                           r"Half, but found -1"):
+        F.softshrink(x.half(), -1.0)
+    w = mt.tensor([0.1, 0.2, 0.3])
+    xs, ws = np.array([[-1.0, 2.0, -3.0]], np.float32), np.array([0.1, 0.2, 0.3], np.float32)
+    want = np.where(xs > 0, xs, ws * xs)
+    assert np.array_equal(F.prelu(mt.tensor([[-1.0, 2.0, -3.0]]), w).numpy(), want)
+    with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel size. "
+                                           "Found parameter numbers = 3 and channel size = 2"):
+        F.prelu(mt.ones(2, 2), w)
     x = mt.tensor([-1.5, -0.0, 2.25, np.inf, -3.0])
     got = mt.frac(x).numpy()
     assert np.array_equal(got[[0, 2, 4]], [-0.5, 0.25, 0.0]) and np.isnan(got[3])

@@ -181,6 +181,14 @@ for _name, _ref, _call, _dom in [
     ("F.tanhshrink", lambda x: x - np.tanh(x), lambda T, x: nn(T).tanhshrink(x), {}),
     ("F.threshold", lambda x: np.where(x > 0.5, x, -1.0), lambda T, x: nn(T).threshold(x, 0.5, -1.0),
      dict(avoid=(0.5,), gap=0.05)),
+    ("F.hardshrink", lambda x: np.where(np.abs(x) > 0.5, x, 0.0),
+     lambda T, x: nn(T).hardshrink(x), dict(avoid=(-0.5, 0.5), gap=0.05)),
+    ("Tensor.hardshrink", lambda x: np.where(np.abs(x) > 0.3, x, 0.0),
+     lambda T, x: x.hardshrink(0.3), dict(avoid=(-0.3, 0.3), gap=0.05)),
+    ("F.softshrink", lambda x: np.where(x > 0.4, x - 0.4, np.where(x < -0.4, x + 0.4, 0.0)),
+     lambda T, x: nn(T).softshrink(x, 0.4), dict(avoid=(-0.4, 0.4), gap=0.05)),
+    ("F.prelu_shared", lambda x: np.where(x > 0, x, 0.25 * x),
+     lambda T, x: nn(T).prelu(x, T.tensor([0.25], dtype=x.dtype)), NONZERO),
     ("pow_2", lambda x: x ** 2, lambda T, x: x ** 2, {}),
     ("pow_3", lambda x: x ** 3, lambda T, x: T.pow(x, 3), {}),
     ("pow_half", np.sqrt, lambda T, x: x ** 0.5, POS),
@@ -242,6 +250,10 @@ for _name, _ref, _call, _l, _r in [
 ]:
     row(_name, _ref, _call, two(_l, _r))
 
+row("F.prelu", lambda x, w: np.where(x > 0, x, w[:, None] * x),
+    lambda T, x, w: T.prelu(x, w),
+    n_arrays(2, shapes=st.sampled_from([((3, 4), (3,)), ((3, 1), (3,)), ((1, 2), (1,))])
+             .map(lambda s: ((2,) + s[0], s[1])), avoid=(0.0,), gap=0.1))
 row("where", lambda c, a, b: np.where(c > 0, a, b), lambda T, c, a, b: T.where(c > 0, a, b),
     n_arrays(3, avoid=(0.0,), gap=0.1))
 row("Tensor.where", lambda c, a, b: np.where(c > 0, a, b), lambda T, c, a, b: a.where(c > 0, b),

@@ -74,6 +74,19 @@ FUNCTIONS = {  # torch.<name>
         'Whether each element is ``+inf`` (bool); ``out`` must be bool.', ""),
     'isneginf': ('isneginf(input, *, out=None) -> Tensor',
         'Whether each element is ``-inf`` (bool); ``out`` must be bool.', ""),
+    'hardshrink': ('hardshrink(input, lambd=0.5) -> Tensor',
+        ('``x`` where ``x < -lambd`` or ``x > lambd``, else 0 (NaN stays NaN), ``lambd`` '
+         'converted to the input\'s dtype first as torch\'s kernel does; floating dtypes only. '
+         'Gradient: 0 where ``-lambd <= x <= lambd``, else ``grad``.'), ""),
+    'prelu': ('prelu(input, weight) -> Tensor',
+        ('``x`` where ``x > 0``, else ``weight * x`` in the input\'s dtype. ``weight`` holds one '
+         'slope or one per channel (dim 1 of ``input``; 1 for inputs of fewer than 2 dims) and '
+         'is broadcast along that dim. torch\'s checks in its order: both tensors of one dtype '
+         '("Type promoting not supported"), the number of slopes against the channels, a '
+         'weight of at most one dim; integer and bool inputs raise NotImplementedError. '
+         'Gradients (torch\'s ``_prelu_kernel_backward``, node ``PreluKernelBackward0``): '
+         '``grad`` or ``weight * grad`` for ``input``; 0 or ``x * grad`` for ``weight``, summed '
+         'over the broadcast dims.'), ""),
 }
 
 METHODS = {  # Tensor.<name>
@@ -139,4 +152,6 @@ METHODS = {  # Tensor.<name>
     'signbit': ('Tensor.signbit() -> Tensor', "", _METHOD_OUT),
     'isposinf': ('Tensor.isposinf() -> Tensor', "", _METHOD_OUT),
     'isneginf': ('Tensor.isneginf() -> Tensor', "", _METHOD_OUT),
+    'hardshrink': ('Tensor.hardshrink(lambd=0.5) -> Tensor', "", ""),
+    'prelu': ('Tensor.prelu(weight) -> Tensor', "", ""),
 }

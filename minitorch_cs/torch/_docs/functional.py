@@ -290,6 +290,16 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'softsign': ('softsign(input) -> Tensor', 'x / (1 + |x|).', ''),
     'tanh': ('tanh(input) -> Tensor', 'Hyperbolic tangent, as torch.tanh.', ''),
     'tanhshrink': ('tanhshrink(input) -> Tensor', 'x - tanh(x).', ''),
+    'hardshrink': ('hardshrink(input, lambd=0.5) -> Tensor',
+        '``torch.hardshrink``: ``x`` outside ``[-lambd, lambd]``, else 0.', ''),
+    'softshrink': ('softshrink(input, lambd=0.5) -> Tensor',
+        ('``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else ``x * 0`` '
+         '(a signed zero; NaN stays NaN); float16/bfloat16 computed in float32 and rounded once. '
+         '``lambd`` must lie in ``[0, the dtype\'s largest value]`` (torch\'s RuntimeError '
+         'naming the range); floating dtypes only. Gradient: 0 where ``-lambd <= x <= lambd``, '
+         'else ``grad``.'), ''),
+    'prelu': ('prelu(input, weight) -> Tensor',
+        '``torch.prelu``: ``x`` where positive, else ``weight * x`` along the channel dim.', ''),
     'threshold': ('threshold(input, threshold, value, inplace=False) -> Tensor',
         ('x where x > threshold, ``value`` elsewhere (strict comparison). With '
          "``inplace=True`` the result is written into ``input`` (torch's in-place checks "

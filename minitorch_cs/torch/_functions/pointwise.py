@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._ops import pointwise_extra as PE
+from .._ops import activation as G
 from .._ops.binary import lerp_dtype
 from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
@@ -26,7 +27,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
            "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logaddexp",
            "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg",
-           "erfc", "signbit", "isposinf", "isneginf", "logit"]
+           "erfc", "signbit", "isposinf", "isneginf", "logit", "hardshrink", "prelu"]
 
 
 # ----- elementwise --------------------------------------------------------------------------------
@@ -117,35 +118,6 @@ def _logit_inplace(self, eps=None):
     return apply_inplace(E.Logit, self, eps=_logit_eps(eps, "logit_"))
 
 
-def hypot(input, other, *, out=None):
-    """``sqrt(input^2 + other^2)`` elementwise; both arguments must be tensors (torch's)."""
-    _tensor_args("hypot", input=input, other=other)
-    return apply(E.Hypot, input, other)
-
-
-def _hypot_method(self, other, *, out=None):
-    _tensor_args("hypot", other=other)
-    return apply(E.Hypot, self, other)
-
-
-def _hypot_inplace(self, other):
-    _tensor_args("hypot_", other=other)
-    return apply_inplace(E.Hypot, self, other)
-
-
-hypot.method = _hypot_method
-
-
-def _hypot_out_check(out, input, other):
-    """``out=``: torch checks that ``out`` can take the result type before the kernel refuses
-    integer operands."""
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        E._out_check(D.result_type(input, other).np, out._data)
-
-
-hypot.out_check = _hypot_out_check
-
-
 def _tensor_args(fname, **args):
     """torch's argument parser for tensor-only parameters: a number is a TypeError naming the
     argument and its position (counted without a method's ``self``)."""
@@ -176,6 +148,19 @@ def _tensors_only(op, name, inplace=False):
         inplace_form.__name__ = name + "_"
         fn.inplace = inplace_form
     return fn
+
+
+hypot = _tensors_only(E.Hypot, "hypot", inplace=True)
+
+
+def _hypot_out_check(out, input, other):
+    """``out=``: torch checks that ``out`` can take the result type before the kernel refuses
+    integer operands."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        E._out_check(D.result_type(input, other).np, out._data)
+
+
+hypot.out_check = _hypot_out_check
 
 
 logaddexp = _tensors_only(PE.Logaddexp, "logaddexp")
@@ -245,6 +230,34 @@ def _copysign_inplace(self, other):
 
 
 copysign.method = _copysign_method
+
+
+def hardshrink(input, lambd=0.5):
+    return apply(G.Hardshrink, input, lambd=lambd)
+
+
+def prelu(input, weight):
+    _tensor_args("prelu", input=input, weight=weight)
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{D.scalar_name(input.dtype)} and {D.scalar_name(weight.dtype)}")
+    n = weight.numel()
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if channels != n:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if input.ndim != weight.ndim:  # the weights along dim 1 (torch reshapes them so)
+        shape = [1] * input.ndim
+        if input.ndim > 1:
+            shape[1] = n
+        weight = weight.reshape(shape)
+    return apply(G.PreluKernel, input, weight)
 
 
 def xlogy(input, other, *, out=None):
@@ -464,7 +477,6 @@ def _bool_out(name):
     return check
 
 
-signbit.inplace = isposinf.inplace = isneginf.inplace = None  # (torch has no in-place forms)
 signbit.out_check = _bool_out("signbit")
 isposinf.out_check = _bool_out("isposinf")
 isneginf.out_check = _bool_out("isneginf")
@@ -670,7 +682,6 @@ for _fn, _ip in [
     (fmod, _inplace_binary(E.Fmod, "fmod")),
     (atan2, _inplace_binary(E.Atan2, "atan2")),
     (xlogy, _inplace_binary(E.Xlogy, "xlogy")),
-    (hypot, _hypot_inplace),
     (heaviside, _heaviside_inplace),
     (copysign, _copysign_inplace),
     (logit, _logit_inplace),
@@ -685,7 +696,7 @@ for _fn, _ip in [
                                                          logical_or, logical_xor)]:
     _fn.inplace = _ip
 sgn.inplace = sign.inplace
-for _fn in (isnan, isinf, isfinite):  # torch has no isnan_/isinf_/isfinite_
+for _fn in (isnan, isinf, isfinite, signbit, isposinf, isneginf):  # torch has no isnan_ & co.
     del _fn.inplace
 del _fn, _ip
 

@@ -1,6 +1,6 @@
 """Activations torch computes in one kernel, in its order of operations: the gated linear unit
 (not the composition ``a * sigmoid(b)``, which would round the sigmoid to a half dtype before
-the product) and the tanh approximation of GELU."""
+the product), the tanh approximation of GELU, hardshrink/softshrink and PReLU's kernel."""
 from __future__ import annotations
 
 import math
@@ -9,10 +9,11 @@ import numpy as np
 
 from .._layout import _strided_like, torch_layout
 from ._kernel import Kernel, Pointwise
-from ._opmath import opmath_dtype
+from ._opmath import HALF as _HALF, opmath_dtype, scalar_loop_positions
 from ._xp import graph_mode, ns
+from .elementwise import _not_implemented, _to_dtype_checked
 
-__all__ = ["Glu", "GeluTanh"]
+__all__ = ["Glu", "GeluTanh", "Hardshrink", "PreluKernel", "Softshrink"]
 
 
 class Glu(Kernel):
@@ -95,3 +96,84 @@ class GeluTanh(Pointwise):
         sq = xw * xw
         right_d = c(0.5) * xw * (1 - t * t) * (c(beta) * (1 + c(3) * c(kappa) * sq))
         return ((g.astype(wide, copy=False) * (c(0.5) * (1 + t) + right_d)).astype(g.dtype),)
+
+
+def _shrink_bwd(ctx, g):
+    """hardshrink's and softshrink's backward kernel: 0 where ``-lambd <= x <= lambd``, else
+    the gradient (NaN passes it), ``lambd`` in the input's dtype."""
+    xp = ns(g)
+    x, lam = ctx.x, ctx.lam
+    return (xp.where((x >= -lam) & (x <= lam), xp.zeros((), g.dtype), g),)
+
+
+class Hardshrink(Pointwise):
+    """``hardshrink(x, lambd)``: 0 where ``-lambd <= x <= lambd``, else ``x`` (NaN stays;
+    ``lambd`` converted to the input's dtype first, as torch's kernel reads it); floating
+    dtypes only."""
+
+    name = "hardshrink"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, lambd=0.5):
+        if x.dtype.kind != "f" and x.dtype not in _HALF:
+            raise _not_implemented("hardshrink_cpu", x.dtype)
+        lam = np.asarray(_to_dtype_checked(lambd, x.dtype))  # (torch's conversion: a value
+        ctx.x, ctx.lam = x, lam  # beyond the dtype's range is refused, not inf)
+        with np.errstate(invalid="ignore"):
+            return np.where((x >= -lam) & (x <= lam), np.zeros((), x.dtype), x)
+
+    backward = staticmethod(_shrink_bwd)
+
+
+class Softshrink(Pointwise):
+    """``softshrink(x, lambd)``: ``x - lambd`` above ``lambd``, ``x + lambd`` below
+    ``-lambd``, else zero (NaN stays), computed in float32 for float16/bfloat16 (torch's
+    kernel) and rounded once. The zero's sign is the loop's (measured on torch 2.13): torch's
+    vector loop gives +0.0, its scalar loop ``x * 0`` (-0.0 for a negative ``x``), so the
+    elements of its scalar tail (:func:`scalar_loop_positions`) keep the sign."""
+
+    name = "softshrink"
+    saved = (0,)
+
+    @staticmethod
+    def forward(ctx, x, lambd=0.5):
+        wide = opmath_dtype(x.dtype)
+        lam = np.asarray(lambd).astype(wide)
+        ctx.x, ctx.lam = x, np.asarray(lambd).astype(x.dtype)
+        xw = x.astype(wide, copy=False)
+        with np.errstate(invalid="ignore"):
+            zero = np.where(scalar_loop_positions(x), xw * 0, np.abs(xw) * 0)
+            r = np.where(xw > lam, xw - lam, np.where(xw < -lam, xw + lam, zero))
+        return r.astype(x.dtype, copy=False)
+
+    backward = staticmethod(_shrink_bwd)
+
+
+class PreluKernel(Pointwise):
+    """torch's ``_prelu_kernel(x, w)``: ``x`` where ``x > 0``, else ``w * x`` in the operands'
+    dtype (``w`` already shaped to broadcast along the channel dim). Backward (torch's
+    ``_prelu_kernel_backward``): ``grad`` or ``w * grad`` for ``x``; ``0`` or ``x * grad`` for
+    ``w``, summed over the broadcast dims."""
+
+    name = "prelu_kernel"
+    saved = (0, 1)
+    graph_inputs = {"x": 0, "w": 1}
+
+    @staticmethod
+    def forward(ctx, x, w):
+        if x.dtype.kind != "f" and x.dtype not in _HALF:
+            raise _not_implemented("prelu_cpu", x.dtype)
+        ctx.x, ctx.w = x, w
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(x > 0, x, w * x)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        x, w = ctx.x, ctx.w
+        pos = x > 0
+        need = ctx.needs_input_grad
+        gx = xp.where(pos, g, w * g) if need[0] else None
+        gw = xp.where(pos, xp.zeros((), g.dtype), x * g) if len(need) > 1 and need[1] else None
+        return (gx, gw)

@@ -23,7 +23,8 @@ __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "gelu", "silu", "mish", "leaky_relu",
     "elu", "selu", "celu", "softplus", "hardtanh", "hardsigmoid", "hardswish", "sigmoid",
     "tanh", "logsigmoid", "softsign", "tanhshrink", "threshold", "glu", "softmax", "softmin",
-    "log_softmax", "dropout", "dropout1d", "dropout2d", "alpha_dropout", "pad",
+    "log_softmax", "dropout", "dropout1d", "dropout2d", "alpha_dropout", "pad", "hardshrink",
+    "softshrink", "prelu",
 ]
 
 
@@ -214,6 +215,22 @@ def softsign(input):
 
 def tanhshrink(input):
     return input - T.tanh(input)
+
+
+hardshrink = T.hardshrink  # (torch's F.hardshrink and F.prelu are torch.hardshrink/torch.prelu)
+prelu = T.prelu
+
+
+def softshrink(input, lambd=0.5):
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"softshrink_check" not implemented for '
+                                  f"'{D.scalar_name(input.dtype)}'")
+    hi = float(D.finfo(input.dtype).max)
+    lam = float(lambd)
+    if not 0 <= lam <= hi:
+        raise RuntimeError(f"lambda must be in range [0, {hi:g}] for input dtype "
+                           f"{D.scalar_name(input.dtype)}, but found {lam:g}")
+    return apply(G.Softshrink, input, lambd=lambd)
 
 
 def threshold(input, threshold, value, inplace=False):

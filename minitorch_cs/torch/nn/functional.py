@@ -17,7 +17,8 @@ from .._tensor import Tensor, _size, _wrap_dim
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "gelu", "silu", "mish", "leaky_relu", "elu",
     "selu", "celu", "softplus", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh",
-    "logsigmoid", "softsign", "tanhshrink", "threshold", "glu", "dropout", "dropout1d", "dropout2d",
+    "logsigmoid", "softsign", "tanhshrink", "threshold", "hardshrink", "softshrink", "prelu",
+    "glu", "dropout", "dropout1d", "dropout2d",
     "alpha_dropout", "softmax", "softmin", "log_softmax", "conv1d", "conv2d", "max_pool1d",
     "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "layer_norm", "batch_norm", "group_norm", "instance_norm", "normalize", "embedding", "one_hot",

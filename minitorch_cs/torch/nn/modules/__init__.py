@@ -3,7 +3,7 @@
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax,
                          Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
-                         MultiheadAttention)
+                         MultiheadAttention, Hardshrink, Softshrink, PReLU)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -33,7 +33,7 @@ __all__ = [
     "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "ReLU", "ReLU6",
     "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus", "Hardtanh",
     "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink",
-    "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d",
+    "Threshold", "Hardshrink", "Softshrink", "PReLU", "GLU", "Softmax", "Softmin", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d",
     "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "Embedding", "Flatten", "Unflatten",
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "L1Loss", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",

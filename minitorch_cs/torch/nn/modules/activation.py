@@ -11,7 +11,7 @@ from .module import Module
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus",
            "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign",
            "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax",
-           "MultiheadAttention"]
+           "MultiheadAttention", "Hardshrink", "Softshrink", "PReLU"]
 
 
 def _inplace_only(inplace: bool) -> str:
@@ -94,6 +94,29 @@ class ReLU6(Hardtanh):
 
     def extra_repr(self) -> str:
         return _inplace_only(self.inplace)
+
+
+class Hardshrink(Module):
+    """0 where ``-lambd <= x <= lambd``, else x."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
 
 
 class LeakyReLU(Module):
@@ -475,3 +498,27 @@ class MultiheadAttention(Module):
                 merged = expanded + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
                     -1, self.num_heads, -1, -1)
         return merged, mask_type
+
+
+class PReLU(Module):
+    """x where positive, else ``weight * x``: one learnable slope (``num_parameters=1``) or one
+    per channel (dim 1 of the input), all ``init`` at first."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
+                 dtype=None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = _Parameter(_C.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
