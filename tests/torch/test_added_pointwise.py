@@ -220,6 +220,19 @@ def test_broadcast_error_comes_before_the_dtype_checks(torch, name, dtype):
     assert res[0][0] == res[1][0] == "err" and res[0][1] == res[1][1], (name, dtype, res)
 
 
+@pytest.mark.parametrize("name", ["bitwise_and_", "bitwise_or_", "hypot_", "fmod_", "copysign_",
+                                  "heaviside_", "atan2_", "remainder_"])
+@pytest.mark.parametrize("dtype, other", [("float32", "int64"), ("int64", "float32"),
+                                          ("bool", "bool"), ("float16", "float16")])
+def test_inplace_forms_order_their_errors_as_torch(torch, name, dtype, other):
+    """In place: the operands' broadcast against the target, then the dtypes (the target's
+    castability, the kernel's refusal), each with torch's message."""
+    for n_other in (4, 1):
+        res = [_outcome(lambda: getattr(_make(T, _values(dtype, 3), dtype), name)(
+            _make(T, _values(other, n_other), other))) for T in (mt, torch)]
+        _same_result(name, res[0], res[1], dtype)
+
+
 def test_tensor_only_arguments_name_their_position(torch):
     for T in (mt, torch):
         for call, msg in [

@@ -12,7 +12,7 @@ from .._ops import activation as G
 from .._ops.binary import lerp_dtype
 from .._layout import (channels_last, channels_last_order, checked_format, contiguous_format)
 from .._tensor import Tensor
-from ._common import _check_integral, _check_tensor, _number_arg, _parser_error, _t, tensor_like
+from ._common import _check_integral, _check_tensor, _number_arg, _parser_error, _t
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "pow", "float_power", "remainder", "fmod", "maximum", "minimum",
@@ -171,16 +171,25 @@ fmin = _tensors_only(PE.Fmin, "fmin")
 
 def heaviside(input, values, *, out=None):
     _tensor_args("heaviside", input=input, values=values)
+    _same_dtypes_heaviside(input, values)
     return apply(PE.Heaviside, input, values)
+
+
+def _same_dtypes_heaviside(input, values):
+    """torch checks the dtypes before it broadcasts (a mismatch is reported first)."""
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
 def _heaviside_method(self, values, *, out=None):
     _tensor_args("heaviside", values=values)
+    _same_dtypes_heaviside(self, values)
     return apply(PE.Heaviside, self, values)
 
 
 def _heaviside_inplace(self, values):
     _tensor_args("heaviside_", values=values)
+    _same_dtypes_heaviside(self, values)
     return apply_inplace(PE.Heaviside, self, values)
 
 
@@ -665,16 +674,6 @@ def _bitwise_not_inplace(self):
     return apply_inplace(E.BitwiseNot, self)
 
 
-def _bitwise_inplace(op):
-    binary = _inplace_binary(op, op.name)
-
-    def inplace(self, other):
-        _check_integral(self, op.name)
-        return binary(self, other)
-    inplace.__name__ = op.name + "_"
-    return inplace
-
-
 for _fn, _ip in [
     (div, _inplace_binary(E.Div, "div")),
     (floor_divide, _inplace_binary(E.Div, "floor_divide", rounding_mode="floor")),
@@ -689,9 +688,9 @@ for _fn, _ip in [
     (neg, _neg_inplace),
     (sign, sign.inplace),
     (bitwise_not, _bitwise_not_inplace),
-    (bitwise_and, _bitwise_inplace(E.BitwiseAnd)),
-    (bitwise_or, _bitwise_inplace(E.BitwiseOr)),
-    (bitwise_xor, _bitwise_inplace(E.BitwiseXor)),
+    (bitwise_and, _inplace_binary(E.BitwiseAnd, "bitwise_and")),  # (the kernel refuses floats)
+    (bitwise_or, _inplace_binary(E.BitwiseOr, "bitwise_or")),
+    (bitwise_xor, _inplace_binary(E.BitwiseXor, "bitwise_xor")),
 ] + [(f, _inplace_binary(f._op, f.__name__)) for f in (eq, ne, lt, le, gt, ge, logical_and,
                                                          logical_or, logical_xor)]:
     _fn.inplace = _ip
