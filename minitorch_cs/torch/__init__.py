@@ -22,6 +22,7 @@ from ._dtype import result_type as _result_type
 from ._functions import *  # noqa: F401,F403  (the functional surface; see _functions.__all__)
 from ._functions import __all__ as _fn_all
 from . import linalg  # noqa: F401  (``torch.linalg``; its functions use _with_out)
+from . import special  # noqa: F401  (``torch.special``: SciPy names of the main namespace's ops)
 from ._random import (Generator, default_generator, fork_rng, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
 from ._layout import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401

@@ -171,7 +171,12 @@ class inference_mode(_GradModeContext):
 
 # ops whose torch node has another name than the CamelCase of ours (torch's decomposition)
 _TORCH_NODE_NAMES = {"cross_entropy": "NllLoss", "max_dim": "Max", "linear": "Addmm",
-                     "matmul": "Mm"}
+                     "matmul": "Mm", "log1p": "Log1P", "avg_pool2d": "AvgPool2D",
+                     "adaptive_avg_pool2d": "AdaptiveAvgPool2D",
+                     "max_pool2d": "MaxPool2DWithIndices",
+                     "max_pool2d_with_indices": "MaxPool2DWithIndices",
+                     "layer_norm": "NativeLayerNorm", "batch_norm": "NativeBatchNorm",
+                     "gelu_tanh": "Gelu"}
 
 
 # Every node takes the next number when it is made, as torch's nodes take a sequence number;

@@ -897,7 +897,7 @@ class _CopySlices(Op):
     """Gradient bookkeeping for an in-place op applied to a view of a tensor in the graph."""
 
     name = "copy_slices"
-    node_name = "CopySlices"
+    node_name = "torch::autograd::CopySlices"
 
     @staticmethod
     def backward(ctx, g):

@@ -539,12 +539,16 @@ def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
     return apply_inplace(E.NanToNum, input, **_nan_to_num_args(nan, posinf, neginf))
 
 
-def round(input, *, decimals=0):
+def round(input, *, decimals=None):
     """Round half to even; ``decimals`` rounds to that many decimal places (negative: tens,
-    hundreds, ...) in one kernel, as torch does (floating dtypes only)."""
+    hundreds, ...) in one kernel, as torch does (floating dtypes only). Given explicitly, even
+    as 0, it selects torch's ``round.decimals`` overload (node ``RoundBackward1``; the values of
+    ``decimals=0`` are the plain rounding's)."""
+    if decimals is None:
+        return apply(E.Round, input)
     if decimals:
         return apply(E.RoundDecimals, input, decimals=decimals)
-    return apply(E.Round, input)
+    return apply(PE.RoundZeroDecimals, input)
 
 
 def sgn(input):

@@ -20,9 +20,11 @@ from ._xp import HalfOps, graph_mode, ns
 from .binary import PowScalarBase
 from .elementwise import _binary, _not_implemented, _out_check, _prep, _rtype, _unary
 from . import _special as special
+from . import elementwise as E
 
 __all__ = ["Copysign", "CopysignScalar", "Deg2rad", "Erfc", "Fmax", "Fmin", "Frac", "Heaviside",
-           "IsNegInf", "IsPosInf", "Logaddexp", "Logaddexp2", "Rad2deg", "Signbit"]
+           "IsNegInf", "IsPosInf", "Logaddexp", "Logaddexp2", "Rad2deg", "RoundZeroDecimals",
+           "Signbit"]
 
 # torch's constants (c10/util/MathConstants.h), correctly rounded to double
 _PI_180 = float("0.017453292519943295769236907684886127134428718885417")
@@ -253,3 +255,19 @@ Erfc = _unary("erfc", _erfc, lambda xp, x, y, g: -2 / np.sqrt(np.pi) * xp.exp(-(
 Signbit = _unary("signbit", _signbit, None, saved=(), float_only=False, differentiable=False)
 IsPosInf = _unary("isposinf", _is_inf(1), None, saved=(), float_only=False, differentiable=False)
 IsNegInf = _unary("isneginf", _is_inf(-1), None, saved=(), float_only=False, differentiable=False)
+
+
+class RoundZeroDecimals(E.Round):
+    """``round(x, decimals=0)``: the plain rounding's values under torch's ``round.decimals``
+    overload (its node is ``RoundBackward1``), which has no integer or bool kernel."""
+
+    node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, x, out=None):
+        if x.dtype.kind in "biu":
+            raise _not_implemented("round_vml_cpu", x.dtype)
+        return _ROUND(ctx, x, out=out)
+
+
+_ROUND = E.Round.forward.__wrapped__  # (the plain kernel, before its result normalisation)
