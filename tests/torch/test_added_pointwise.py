@@ -342,8 +342,48 @@ def test_activation_modules(torch):
     assert y.tolist() == [[-0.25, 2.0, -1.0]] and m.init == 0.25
 
 
+# ----- torch.special ------------------------------------------------------------------------------
+SPECIAL_CALLS = {
+    "digamma": lambda S, x: S.digamma(x), "psi": lambda S, x: S.psi(x),
+    "erf": lambda S, x: S.erf(x), "erfc": lambda S, x: S.erfc(x),
+    "erfinv": lambda S, x: S.erfinv(x * 0.3), "exp2": lambda S, x: S.exp2(x),
+    "expit": lambda S, x: S.expit(x), "expm1": lambda S, x: S.expm1(x),
+    "gammaln": lambda S, x: S.gammaln(x), "log1p": lambda S, x: S.log1p(x.abs()),
+    "logit": lambda S, x: S.logit(x.sigmoid(), eps=1e-3), "round": lambda S, x: S.round(x),
+    "round_decimals": lambda S, x: S.round(x, decimals=1), "sinc": lambda S, x: S.sinc(x),
+    "xlogy": lambda S, x: S.xlogy(x, 2.5), "logsumexp": lambda S, x: S.logsumexp(x, 1),
+    "softmax": lambda S, x: S.softmax(x, 0), "log_softmax": lambda S, x: S.log_softmax(x, -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_CALLS))
+def test_special_namespace(torch, name):
+    x = np.random.default_rng(5).uniform(-2, 2, (3, 4))
+    res = []
+    for T in (mt, torch):
+        t = T.tensor(x, dtype=T.float64, requires_grad=True)
+        y = SPECIAL_CALLS[name](T.special, t)
+        y.sum().backward()
+        res.append((y, t.grad, y.grad_fn.name()))
+    if name != "xlogy":  # (a number operand: torch's XlogyBackward2 overload, SPEC autograd)
+        assert res[0][2] == res[1][2], (res[0][2], res[1][2])
+    for a, b in ((res[0][0], res[1][0]), (res[0][1], res[1][1])):
+        np.testing.assert_allclose(np.array(a.tolist()), b.detach().numpy(), rtol=1e-13,
+                                   atol=1e-300)
+    fn = name.split("_decimals")[0]
+    if fn not in ("xlogy",):
+        errs = [_outcome(lambda: getattr(T.special, fn)(2.0, *(() if fn not in (
+            "logsumexp", "softmax", "log_softmax") else (0,)))) for T in (mt, torch)]
+        assert errs[0] == errs[1], errs
+
+
 # ----- without torch: numpy references -----------------------------------------------------------
 def test_reference_values_without_torch():
+    e = mt.special.expit(mt.tensor([0.0, 2.0]))
+    assert e.tolist() == mt.sigmoid(mt.tensor([0.0, 2.0])).tolist() and e.tolist()[0] == 0.5
+    with pytest.raises(TypeError, match=r"special_gammaln\(\): argument 'input' \(position 1\) "
+                                        r"must be Tensor, not float"):
+        mt.special.gammaln(2.0)
     F = mt.nn.functional
     x = mt.tensor([-1.0, -0.5, -0.25, -0.0, 0.25, 1.0])
     assert F.hardshrink(x).tolist() == [-1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
