@@ -508,6 +508,8 @@ EXAMPLES: dict[str, list[Example]] = {
     "F.bilinear": [ex(lambda: (f23(), f23b(), torch.ones(4, 3, 3)))],
     "F.glu": [ex(lambda: (f234(),))],
     "F.interpolate": [ex(lambda: (f234(),), run=lambda x: F.interpolate(x, size=8))],
+    "F.unfold": [ex(lambda: (img(), 2))],
+    "F.fold": [ex(lambda: (torch.ones(1, 4, 4), (3, 3), 2))],
     "F.scaled_dot_product_attention": [
         ex(lambda: (f23(), f23b(), f23c())),
         ex(lambda: (f23(), f23b(), f23c()), run=lambda q, k, v: F.scaled_dot_product_attention(
@@ -715,8 +717,6 @@ ALLOWED: dict[str, Allowed] = {
     # ---- nn.functional ----
     "F.alpha_dropout": ident("identity outside training (its only supported use)",
                              lambda: (f23(),)),
-    "F.unfold": Allowed("unsupported", "raises NotImplementedError",
-                        Example(lambda: (img(), 2))),
     # ---- Tensor: shape, dtype, device, flags ----
     "Tensor.shape": meta("the shape", lambda: (f23(),)),
     "Tensor.size": meta("the shape", lambda: (f23(),)),

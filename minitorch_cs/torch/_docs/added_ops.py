@@ -74,7 +74,7 @@ FUNCTIONS = {  # torch.<name>
         'Whether each element is ``+inf`` (bool); ``out`` must be bool.', ""),
     'isneginf': ('isneginf(input, *, out=None) -> Tensor',
         'Whether each element is ``-inf`` (bool); ``out`` must be bool.', ""),
-    'hardshrink': ('hardshrink(input, lambd=0.5) -> Tensor',
+    'hardshrink': ('hardshrink(input, lambd=0.5, *, out=None) -> Tensor',
         ('``x`` where ``x < -lambd`` or ``x > lambd``, else 0 (NaN stays NaN), ``lambd`` '
          'converted to the input\'s dtype first as torch\'s kernel does; floating dtypes only. '
          'Gradient: 0 where ``-lambd <= x <= lambd``, else ``grad``.'), ""),
@@ -152,6 +152,6 @@ METHODS = {  # Tensor.<name>
     'signbit': ('Tensor.signbit() -> Tensor', "", _METHOD_OUT),
     'isposinf': ('Tensor.isposinf() -> Tensor', "", _METHOD_OUT),
     'isneginf': ('Tensor.isneginf() -> Tensor', "", _METHOD_OUT),
-    'hardshrink': ('Tensor.hardshrink(lambd=0.5) -> Tensor', "", ""),
+    'hardshrink': ('Tensor.hardshrink(lambd=0.5) -> Tensor', "", _METHOD_OUT),
     'prelu': ('Tensor.prelu(weight) -> Tensor', "", ""),
 }

@@ -290,7 +290,7 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'softsign': ('softsign(input) -> Tensor', 'x / (1 + |x|).', ''),
     'tanh': ('tanh(input) -> Tensor', 'Hyperbolic tangent, as torch.tanh.', ''),
     'tanhshrink': ('tanhshrink(input) -> Tensor', 'x - tanh(x).', ''),
-    'hardshrink': ('hardshrink(input, lambd=0.5) -> Tensor',
+    'hardshrink': ('hardshrink(input, lambd=0.5, *, out=None) -> Tensor',
         '``torch.hardshrink``: ``x`` outside ``[-lambd, lambd]``, else 0.', ''),
     'softshrink': ('softshrink(input, lambd=0.5) -> Tensor',
         ('``x - lambd`` where ``x > lambd``, ``x + lambd`` where ``x < -lambd``, else ``x * 0`` '
@@ -315,9 +315,9 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
         ('triplet_margin_with_distance_loss(anchor, positive, negative, *, '
          "distance_function=None, margin=1.0, swap=False, reduction='mean') -> Tensor"),
         "", ""),
-    'unfold': ('unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor',
-        ('Extracts sliding local blocks (im2col). Not provided here: every call raises '
-         'NotImplementedError.'), ""),
+    'unfold': ('unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor', '', ''),
+    'fold': ('fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor',
+        '', ''),
 }
 
 

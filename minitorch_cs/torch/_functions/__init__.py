@@ -90,10 +90,10 @@ stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc v
 where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
 searchsorted bucketize xlogy hypot logit kthvalue mode nanmedian cummax cummin addmv addr take
 scatter_reduce logaddexp logaddexp2 fmax fmin copysign heaviside frac deg2rad rad2deg erfc signbit
-isposinf isneginf""".split()
+isposinf isneginf hardshrink""".split()
 _OUT_POLICY = dict.fromkeys(
     "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
-    "clamp_max clip frac".split(), "same")
+    "clamp_max clip frac hardshrink".split(), "same")
 _OUT_POLICY.update(dict.fromkeys(
     "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
     "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "

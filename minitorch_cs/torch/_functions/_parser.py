@@ -147,7 +147,7 @@ EXTRA = {"select": {"index": "int"},
          "bucketize": {"input": "Tensor|Number"},
          "random": {"a": "int", "b": "int"}, "normal": {"mean": "float", "std": "float"},
          "uniform": {"a": "float", "b": "float"}, "exponential": {"lambd": "float"},
-         "bernoulli": {"p": "Tensor|Number"},
+         "bernoulli": {"p": "Tensor|Number"}, "hardshrink": {"lambd": "Number"},
          # (a number input or other: torch's parser takes it for these)
          "where": {"condition": "Tensor", "input": "Tensor|Number", "other": "Tensor|Number"},
          "add": {"input": "Tensor|Number"}, "sub": {"input": "Tensor|Number"},

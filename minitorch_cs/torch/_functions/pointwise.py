@@ -241,7 +241,7 @@ def _copysign_inplace(self, other):
 copysign.method = _copysign_method
 
 
-def hardshrink(input, lambd=0.5):
+def hardshrink(input, lambd=0.5, *, out=None):
     return apply(G.Hardshrink, input, lambd=lambd)
 
 

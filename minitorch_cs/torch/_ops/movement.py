@@ -891,3 +891,45 @@ class ViewSet(Op):
         if len(n) > 1 and n[1]:
             gv = xp.call(ViewTake, g, view_fn=ctx.view_fn)
         return (gx, gv)
+
+
+class Im2Col(Kernel):
+    """``F.unfold``: the sliding blocks of a (C, H, W) or (N, C, H, W) image as columns
+    (``_kernels/fold.py``); backward sums the gradient's columns back (``col2im``)."""
+
+    name = "im2col"
+    node_name = "Im2ColBackward0"
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, kernel_size, dilation, padding, stride):
+        from .._kernels import fold
+        ctx.args = (kernel_size, dilation, padding, stride)
+        ctx.size, ctx.unbatched = x.shape[-2:], x.ndim == 3
+        r = fold.im2col(x[None] if ctx.unbatched else x, *ctx.args)
+        return r[0] if ctx.unbatched else r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (ns(g).call(Col2Im, g, tuple(ctx.size), *ctx.args),)
+
+
+class Col2Im(Kernel):
+    """``F.fold``: columns (C*kh*kw, L) or (N, C*kh*kw, L) summed into an image of spatial
+    size ``output_size``; backward takes the gradient's blocks (``im2col``)."""
+
+    name = "col2im"
+    node_name = "Col2ImBackward0"
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, output_size, kernel_size, dilation, padding, stride):
+        from .._kernels import fold
+        ctx.args = (kernel_size, dilation, padding, stride)
+        ctx.unbatched = x.ndim == 2
+        r = fold.col2im(x[None] if ctx.unbatched else x, tuple(output_size), *ctx.args)
+        return r[0] if ctx.unbatched else r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (ns(g).call(Im2Col, g, *ctx.args),)

@@ -46,8 +46,9 @@ def _plain(r):
 # ----- logaddexp, logaddexp2 ----------------------------------------------------------------------
 def _log_add(two):
     """torch's ``logaddexp{,2}_kernel``: ``m + log1p(exp(-|a - b|))`` with ``m = max(a, b)``
-    (``exp2`` and a factor ``1 / ln 2`` for base 2), except that two equal infinities give
-    themselves (``inf - inf`` would be NaN); NaN propagates. Half precision in float32."""
+    (``exp2`` and a factor ``1 / ln 2`` for base 2, added with one fused multiply-add in
+    float32), except that two equal infinities give themselves (``inf - inf`` would be NaN); NaN
+    propagates. Half precision in float32."""
 
     def forward(ctx, a, b, out=None):
         rt = np.dtype(_rtype(a, b))
@@ -60,8 +61,15 @@ def _log_add(two):
         x, y = np.asarray(a).astype(wide, copy=False), np.asarray(b).astype(wide, copy=False)
         with np.errstate(all="ignore"):
             d = -np.abs(x - y)
-            tail = np.log1p(np.exp2(d)) * wide.type(_INV_LN2) if two else np.log1p(np.exp(d))
-            r = np.maximum(x, y) + tail
+            m = np.maximum(x, y)
+            if not two:
+                r = m + np.log1p(np.exp(d))
+            elif wide == np.float32:  # torch's kernel fuses ``m + tail * (1 / ln 2)`` into one
+                # multiply-add (measured): the float32 product is exact in float64
+                r = (m.astype(np.float64) + np.log1p(np.exp2(d)).astype(np.float64)
+                     * float(np.float32(_INV_LN2))).astype(np.float32)
+            else:
+                r = m + np.log1p(np.exp2(d)) * _INV_LN2
             r = np.where((x == y) & (np.abs(x) == np.inf), x, r)
         r = r.astype(rt, copy=False)
         return write_out(r, out) if out is not None else r

@@ -12,6 +12,7 @@ from .._dispatch import also_saved, apply
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
+from .._ops import movement as M
 from .._tensor import Tensor, _size, _wrap_dim
 
 __all__ = [
@@ -27,7 +28,8 @@ __all__ = [
     "pairwise_distance", "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
     "margin_ranking_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
     "triplet_margin_with_distance_loss",
-    "multilabel_soft_margin_loss", "interpolate", "unfold", "scaled_dot_product_attention",
+    "multilabel_soft_margin_loss", "interpolate", "unfold", "fold",
+    "scaled_dot_product_attention",
 ]
 
 from ._functional_base import *  # noqa: F401,F403
@@ -150,8 +152,95 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+def _fold_pairs(**args):
+    """torch's ``_pair`` of each argument, then its check that each has two entries."""
+    out = []
+    for name, v in args.items():
+        v = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+        out.append(tuple(int(i) for i in v))
+    return out
+
+
+def _fold_params(k, d, p, s, stride_first=False):
+    """torch's im2col/col2im argument checks, in each one's order (col2im checks the stride
+    before the dilation)."""
+    checks = [("kernel size should be greater than zero", "kernel", k, k[0] > 0 and k[1] > 0),
+              ("dilation should be greater than zero", "dilation", d, d[0] > 0 and d[1] > 0),
+              ("padding should be non-negative", "pad", p, p[0] >= 0 and p[1] >= 0),
+              ("stride should be greater than zero", "stride", s, s[0] > 0 and s[1] > 0)]
+    if stride_first:
+        checks = [checks[0], checks[3], checks[1], checks[2]]
+    for msg, name, v, ok in checks:
+        if not ok:
+            raise RuntimeError(f"{msg}, but got {name}_height: {v[0]} {name}_width: {v[1]}")
+
+
+def _fold_dtype(input, kernel):
+    if not (input.dtype.is_floating_point or input.dtype is D.bool):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{D.scalar_name(input.dtype)}'")
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    raise NotImplementedError("F.unfold is not supported")
+    """The sliding ``kernel_size`` blocks of a batched (N, C, H, W) or unbatched (C, H, W)
+    image as columns: (N, C * kh * kw, L), rows ordered by channel then kernel offset."""
+    k, d, p, s = _fold_pairs(kernel_size=kernel_size, dilation=dilation, padding=padding,
+                             stride=stride)
+    _fold_params(k, d, p, s)
+    shape = input.shape
+    for i in (1, 2):  # (torch reads these sizes before it checks the rank)
+        _wrap_dim(i, input.ndim)
+    if not ((input.ndim == 3 and shape[0] and shape[1] and shape[2]) or
+            (input.ndim == 4 and shape[1] and shape[2] and shape[3])):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(shape)}")
+    h, w = shape[-2:]
+    from .._kernels.fold import blocks
+    ho, wo = blocks(h, k[0], d[0], p[0], s[0]), blocks(w, k[1], d[1], p[1], s[1])
+    if ho < 1 or wo < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), "
+                           f"calculated shape of the array of sliding blocks as ({ho}, {wo}), "
+                           "but its components must be at least one.")
+    _fold_dtype(input, "im2col_out_cpu")
+    return apply(M.Im2Col, input, kernel_size=k, dilation=d, padding=p, stride=s)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Columns (N, C * kh * kw, L) or (C * kh * kw, L) summed into an image of spatial size
+    ``output_size``: the adjoint of ``unfold`` (overlapping blocks add up)."""
+    o, k, d, p, s = _fold_pairs(output_size=output_size, kernel_size=kernel_size,
+                                dilation=dilation, padding=padding, stride=stride)
+    _fold_params(k, d, p, s, stride_first=True)
+    shape = input.shape
+    if not ((input.ndim == 2 and shape[0] and shape[1]) or
+            (input.ndim == 3 and shape[1] and shape[2])):
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+                           f"size and non-zero dimensions for input, but got: {list(shape)}")
+    planes, length = shape[-2], shape[-1]
+    if planes % (k[0] * k[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={planes} and "
+                           f"kernel_size=({k[0]}, {k[1]}).")
+    from .._kernels.fold import blocks
+    bh, bw = blocks(o[0], k[0], d[0], p[0], s[0]), blocks(o[1], k[1], d[1], p[1], s[1])
+    given = (f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=("
+             f"{d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), ")
+    if length != bh * bw:
+        raise RuntimeError(given + "expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {bh} * {bw} = {bh * bw}, but got "
+                           f"input.size(2)={length}.")
+    if bh < 1 or bw < 1:
+        raise RuntimeError(given + f"calculated shape of the array of sliding blocks as ({bh}, "
+                           f"{bw}), which is too small (non-positive)")
+    if o[0] < 1 or o[1] < 1:
+        raise RuntimeError("Expected output spatial size to be positive, but got: output_size=("
+                           f"{o[0]}, {o[1]}).")
+    _fold_dtype(input, "col2im_out_cpu")
+    return apply(M.Col2Im, input, output_size=o, kernel_size=k, dilation=d, padding=p,
+                 stride=s)
 
 
 # ----- normalization ------------------------------------------------------------------------------
