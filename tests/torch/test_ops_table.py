@@ -250,6 +250,33 @@ for _name, _ref, _call, _l, _r in [
 ]:
     row(_name, _ref, _call, two(_l, _r))
 
+def _im2col_ref(x, k=2, p=1, s=1):
+    """Sliding blocks as columns (rows: channel, then kernel offset)."""
+    lead = x.shape[:-2]
+    xp = np.pad(x, [(0, 0)] * len(lead) + [(p, p), (p, p)])
+    v = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(-2, -1))[..., ::s, ::s, :, :]
+    ho, wo = v.shape[-4], v.shape[-3]
+    v = np.moveaxis(v, (-2, -1), (-4, -3))  # (..., C, k, k, Ho, Wo)
+    return v.reshape(lead[:-1] + (lead[-1] * k * k, ho * wo))
+
+
+def _col2im_ref(c, size=(4, 5), k=2, p=1, s=1):
+    lead, (h, w) = c.shape[:-2], size
+    ho, wo = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    v = c.reshape(lead + (c.shape[-2] // (k * k), k, k, ho, wo))
+    img = np.zeros(v.shape[:-4] + (h + 2 * p, w + 2 * p))
+    for i in range(k):
+        for j in range(k):
+            img[..., i:i + (ho - 1) * s + 1:s, j:j + (wo - 1) * s + 1:s] += v[..., i, j, :, :]
+    return img[..., p:p + h, p:p + w]
+
+
+_IMG = st.sampled_from([(1, 2, 4, 5), (2, 1, 4, 5), (3, 4, 5)])
+row("F.unfold", _im2col_ref, lambda T, x: nn(T).unfold(x, 2, padding=1), one(shape=_IMG))
+row("F.unfold_strided", lambda x: _im2col_ref(x, 2, 0, 2),
+    lambda T, x: nn(T).unfold(x, 2, stride=2), one(shape=_IMG))
+row("F.fold", _col2im_ref, lambda T, c: nn(T).fold(c, (4, 5), 2, padding=1),
+    one(shape=st.sampled_from([(2, 8, 30), (12, 30)])))
 row("F.prelu", lambda x, w: np.where(x > 0, x, w[:, None] * x),
     lambda T, x, w: T.prelu(x, w),
     n_arrays(2, shapes=st.sampled_from([((3, 4), (3,)), ((3, 1), (3,)), ((1, 2), (1,))])
