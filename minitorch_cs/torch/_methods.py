@@ -34,7 +34,8 @@ diag trace tril triu gather scatter scatter_add index_select masked_fill masked_
 unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh arcsinh acosh arccosh
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
-scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu""".split()
+scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
+fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit""".split()
 
 
 def _unfold(self, dimension, size, step):
@@ -445,7 +446,24 @@ def _split_ints(key):
     return tuple(first), tuple(rest)
 
 
+def _zero_dim_key(key):
+    """torch's errors for indexing a 0-d tensor with anything but None, ``...`` and bool masks
+    (a lone slice and a lone int have their own messages)."""
+    if isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    for k in key if isinstance(key, tuple) else (key,):
+        if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) or (
+                isinstance(k, Tensor) and k.ndim == 0 and k._dtype is D.bool):
+            continue
+        raise IndexError("too many indices for tensor of dimension 0")
+
+
 def __getitem__(self, key):
+    if not self.ndim:
+        _zero_dim_key(key)
     k, adv = _norm_key(key)
     split = _split_ints(k) if adv else None
     if split is not None:
@@ -462,6 +480,8 @@ def __getitem__(self, key):
 
 
 def __setitem__(self, key, value):
+    if not self.ndim:
+        _zero_dim_key(key)
     k, adv = _norm_key(key)
     split = _split_ints(k) if adv else None
     if split is not None:

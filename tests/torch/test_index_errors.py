@@ -109,3 +109,46 @@ def test_index_errors_match_torch(seed):
                 diffs.append((shape, parts, form, w, g))
     assert errors > 50  # (the draws reach the errors they are about)
     assert not diffs, diffs[:5]
+
+
+_ZERO_DIM_KEYS = ["slice", "int", "np_int", "list", "bool_list", "mask_1d", "int_0d", "tuple_int",
+                  "index_2d", "ellipsis", "none", "bool", "bool_0d", "none_ellipsis"]
+
+
+def _zero_dim_key(T, name):
+    return {"slice": slice(None, 1), "int": 0, "np_int": np.int64(0), "list": [0],
+            "bool_list": [True], "mask_1d": T.tensor([True]), "int_0d": T.tensor(0),
+            "tuple_int": (0,), "index_2d": T.tensor([[0]]), "ellipsis": Ellipsis, "none": None,
+            "bool": True, "bool_0d": T.tensor(True), "none_ellipsis": (None, Ellipsis)}[name]
+
+
+@pytest.mark.parametrize("name", _ZERO_DIM_KEYS)
+def test_indexing_a_zero_dim_tensor_as_torch(name):
+    """A 0-d tensor takes None, ``...`` and bool masks; a lone slice, a lone int and every
+    other key are torch's IndexErrors, reading and writing alike."""
+    torch = pytest.importorskip("torch")
+    res = []
+    for T in (ours, torch):
+        out = []
+        for write in (False, True):
+            s = T.tensor(2.0)
+            try:
+                if write:
+                    s[_zero_dim_key(T, name)] = 5.0
+                    out.append(("ok", s.tolist()))
+                else:
+                    out.append(("ok", tuple(s[_zero_dim_key(T, name)].shape)))
+            except Exception as e:  # noqa: BLE001 -- the exception is what is compared
+                out.append((type(e).__name__, str(e)))
+        res.append(out)
+    assert res[0] == res[1]
+
+
+def test_zero_dim_index_messages_without_torch():
+    s = ours.tensor(2.0)
+    with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor\.$"):
+        s[:1]
+    with pytest.raises(IndexError, match="invalid index of a 0-dim tensor"):
+        s[0] = 1.0
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
+        s[[0]]

@@ -87,6 +87,23 @@ FUNCTIONS = {  # torch.<name>
          'Gradients (torch\'s ``_prelu_kernel_backward``, node ``PreluKernelBackward0``): '
          '``grad`` or ``weight * grad`` for ``input``; 0 or ``x * grad`` for ``weight``, summed '
          'over the broadcast dims.'), ""),
+    'flipud': ('flipud(input) -> Tensor', "", ""),
+    'fliplr': ('fliplr(input) -> Tensor', "", ""),
+    'ravel': ('ravel(input) -> Tensor', "", ""),
+    'atleast_1d': ('atleast_1d(*tensors) -> Tensor or tuple of Tensors', "", ""),
+    'atleast_2d': ('atleast_2d(*tensors) -> Tensor or tuple of Tensors', "", ""),
+    'atleast_3d': ('atleast_3d(*tensors) -> Tensor or tuple of Tensors', "", ""),
+    'nanmean': ('nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor', "", ""),
+    'diff': ('diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor', "", ""),
+    'argwhere': ('argwhere(input) -> Tensor', "", ""),
+    'rsub': ('rsub(input, other, *, alpha=1) -> Tensor', "", ""),
+    'hsplit': ('hsplit(input, indices_or_sections) -> List of Tensors', "", ""),
+    'vsplit': ('vsplit(input, indices_or_sections) -> List of Tensors', "", ""),
+    'dsplit': ('dsplit(input, indices_or_sections) -> List of Tensors', "", ""),
+    'msort': ('msort(input) -> Tensor', "", "Differs from torch: no ``out`` parameter."),
+    'column_stack': ('column_stack(tensors) -> Tensor', "", "Differs from torch: no ``out`` parameter."),
+    'row_stack': ('row_stack(tensors) -> Tensor', "", "Differs from torch: no ``out`` parameter."),
+    'dstack': ('dstack(tensors) -> Tensor', "", "Differs from torch: no ``out`` parameter."),
 }
 
 METHODS = {  # Tensor.<name>
@@ -154,4 +171,14 @@ METHODS = {  # Tensor.<name>
     'isneginf': ('Tensor.isneginf() -> Tensor', "", _METHOD_OUT),
     'hardshrink': ('Tensor.hardshrink(lambd=0.5) -> Tensor', "", _METHOD_OUT),
     'prelu': ('Tensor.prelu(weight) -> Tensor', "", ""),
+    'flipud': ('Tensor.flipud() -> Tensor', "", ""),
+    'fliplr': ('Tensor.fliplr() -> Tensor', "", ""),
+    'ravel': ('Tensor.ravel() -> Tensor', "", ""),
+    'nanmean': ('Tensor.nanmean(dim=None, keepdim=False, *, dtype=None) -> Tensor', "", _METHOD_OUT),
+    'diff': ('Tensor.diff(n=1, dim=-1, prepend=None, append=None) -> Tensor', "", ""),
+    'argwhere': ('Tensor.argwhere() -> Tensor', "", ""),
+    'msort': ('Tensor.msort() -> Tensor', "", ""),
+    'hsplit': ('Tensor.hsplit(indices_or_sections) -> List of Tensors', "", ""),
+    'vsplit': ('Tensor.vsplit(indices_or_sections) -> List of Tensors', "", ""),
+    'dsplit': ('Tensor.dsplit(indices_or_sections) -> List of Tensors', "", ""),
 }

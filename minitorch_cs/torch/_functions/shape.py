@@ -322,20 +322,23 @@ def stack(tensors, dim=0, *, out=None):
     return apply(M.Stack, *tensors, dim=dim % nd)
 
 
-def _need_sequence(tensors, fname):
+def _need_sequence(tensors, fname, nonempty=False):
     if not isinstance(tensors, (list, tuple)):  # (a tensor would iterate over its rows)
         raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {'Tensor' if isinstance(tensors, Tensor) else type(tensors).__name__}")
+    if nonempty and not tensors:
+        raise RuntimeError(f"{fname} expects a non-empty TensorList")
 
 
 def hstack(tensors):
-    _need_sequence(tensors, "hstack")
-    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+    _need_sequence(tensors, "hstack", True)  # (torch's atleast_1d first: a 0-d tensor is one element)
+    tensors = [x.reshape(1) if x.ndim == 0 else x for x in tensors]
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    _need_sequence(tensors, "vstack")
-    return cat([x.reshape(1, -1) if x.ndim == 1 else x for x in tensors], 0)
+    _need_sequence(tensors, "vstack", True)  # (torch's atleast_2d first)
+    return cat([x.reshape(1, -1) if x.ndim <= 1 else x for x in tensors], 0)
 
 
 def flip(input, dims):
