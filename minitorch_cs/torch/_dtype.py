@@ -88,18 +88,23 @@ def scalar_name(d) -> str:
     return _SCALAR_NAMES[to_dtype(d).name]
 
 
-_F16, _F64 = np.dtype(np.float16), np.dtype(np.float64)
+_F16, _F64, _BF16 = np.dtype(np.float16), np.dtype(np.float64), np.dtype(ml_dtypes.bfloat16)
 
 
 def np_cast(a, dt):
     """``a`` (a numpy array or scalar, or a Python number) converted to numpy dtype ``dt`` as
     torch converts: a double becomes a float16 through float32 (c10's Half is built from a float,
     so the value rounds twice: -42.98437372777596 is -43.0, where numpy's direct cast gives
-    -42.96875). Every other conversion is numpy's (ml_dtypes' bfloat16 already goes through
-    float32). Always a new array (or numpy scalar)."""
+    -42.96875), and a bfloat16 becomes an integer through float32 too. Every other conversion is
+    numpy's (ml_dtypes' bfloat16 from a double already goes through float32). Always a new array
+    (or numpy scalar)."""
     a = np.asarray(a) if not isinstance(a, (np.ndarray, np.generic)) else a
     if a.dtype == _F64 and np.dtype(dt) == _F16:
         return a.astype(np.float32).astype(_F16)
+    if a.dtype == _BF16 and np.dtype(dt).kind in "iu":  # c10's BFloat16 converts to an
+        # integer through float: NaN, inf and out-of-range values give the float's C cast
+        # (INT_MIN for int32/int64; -1.5 is 255 as uint8), where ml_dtypes' direct cast gives 0
+        return a.astype(np.float32).astype(dt)
     return a.astype(dt)
 
 

@@ -425,3 +425,14 @@ def test_reference_values_without_torch():
         mt.heaviside(mt.tensor([1.0]), mt.tensor([1.0], dtype=mt.float64))
     erfc = mt.erfc(mt.tensor([0.0, 1.0, 26.0], dtype=mt.float64)).numpy()
     assert erfc[0] == 1.0 and abs(erfc[1] - 0.15729920705028513) < 1e-16 * 3 and 0 < erfc[2] < 1e-290
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_bool_operand_backward_raises_as_torch(name):
+    """torch's derivative subtracts the operands as given: a bool one makes backward raise (the
+    forward promotes it); found by the random programs."""
+    x = mt.tensor([0.3, -1.2], requires_grad=True)
+    y = getattr(mt, name)(x, mt.tensor([True, False]))
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is "
+                                           "not supported"):
+        y.sum().backward()

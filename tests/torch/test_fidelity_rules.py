@@ -1344,3 +1344,17 @@ def test_linear_checks_follow_torchs_path():
     path (bmm's errors for a permuted bool input), then adds the bias."""
     real = pytest.importorskip("torch")
     assert _linear_outcomes(torch) == _linear_outcomes(real)
+
+
+def test_bfloat16_to_integer_goes_through_float():
+    """c10's BFloat16 converts to an integer through float (found by the random programs: NaN
+    to int32 was 0 here, INT_MIN in torch)."""
+    import minitorch_cs.torch as mt
+    v = [float("nan"), float("inf"), -float("inf"), -1.5, 3e38, 2.75]
+    t = mt.tensor(v, dtype=mt.bfloat16)
+    assert t.to(mt.int32).tolist() == [-2 ** 31] * 3 + [-1, -2 ** 31, 2]
+    assert t.to(mt.uint8).tolist() == [0, 0, 0, 255, 0, 2]
+    torch = pytest.importorskip("torch")
+    for name in ("int8", "int16", "int32", "int64", "uint8", "bool"):
+        want = torch.tensor(v, dtype=torch.bfloat16).to(getattr(torch, name)).tolist()
+        assert t.to(getattr(mt, name)).tolist() == want, name

@@ -55,6 +55,8 @@ def _log_add(two):
         _out_check(rt, out)  # (torch checks an out= target's dtype before the kernel's)
         if rt.kind in "biu":
             raise _not_implemented("logaddexp2_cpu" if two else "logaddexp_cpu", rt)
+        # torch's derivative subtracts the operands as given: a bool one makes it raise
+        ctx.bool_operand = any(isinstance(v, np.ndarray) and v.dtype == np.bool_ for v in (a, b))
         a, b, _ = _prep(a, b)
         ctx.a, ctx.b = a, b
         wide = opmath_dtype(rt)
@@ -77,6 +79,10 @@ def _log_add(two):
     def backward(ctx, g):
         # self: grad / (1 + exp(other - self)), other: grad / (1 + exp(self - other)); base 2:
         # pow(2, other - self)
+        if ctx.__dict__.get("bool_operand"):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                               "supported. If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
         xp = ns(g)
         a, b = ctx.a, ctx.b
         if not graph_mode(xp):
