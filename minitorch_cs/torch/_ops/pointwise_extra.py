@@ -1,7 +1,7 @@
 """Elementwise ops of torch 2.13 added after the first op table: ``logaddexp``/``logaddexp2``,
 the NaN-ignoring extrema ``fmax``/``fmin``, ``copysign``, ``heaviside``, ``frac``, the angle
-conversions ``deg2rad``/``rad2deg``, ``erfc`` and the tests ``signbit``, ``isposinf`` and
-``isneginf``.
+conversions ``deg2rad``/``rad2deg``, ``erfc``, the tests ``signbit``, ``isposinf`` and
+``isneginf``, and ``round``'s ``decimals=0`` overload.
 
 Each follows torch's CPU kernel: the dtypes it has an implementation for (others raise its
 NotImplementedError), its result dtype (integer inputs give the default float where torch's
