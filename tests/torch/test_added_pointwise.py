@@ -436,3 +436,31 @@ def test_bool_operand_backward_raises_as_torch(name):
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is "
                                            "not supported"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "permuted", "strided", "transposed"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_softshrink_zero_signs_follow_torchs_loops_in_any_layout(layout, dtype):
+    """torch's loop is vectorized over each run of contiguous memory (the whole buffer of a dense
+    tensor in any dim order, each row of one with gaps) and its scalar tail gives ``x * 0``; the
+    zeros' signs show which loop computed each element (found by the random programs on a
+    permuted input)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(len(layout) + len(dtype))
+    x = rng.uniform(-0.6, 0.6, (3, 5, 7))
+    x[rng.random(x.shape) < 0.3] = -0.0
+    outs = []
+    for T in (mt, torch):
+        t = T.tensor(x, dtype=getattr(T, dtype))
+        t = {"contiguous": t, "permuted": t.permute(2, 0, 1), "strided": t[..., ::2],
+             "transposed": t.transpose(0, 2)}[layout]
+        outs.append(np.array(T.nn.functional.softshrink(t, 0.4).double().tolist()))
+    assert np.array_equal(np.signbit(outs[0]), np.signbit(outs[1]))
+    assert np.array_equal(outs[0], outs[1])
+
+
+def test_logaddexp_out_dtype_checked_before_the_kernel():
+    t = mt.tensor([1, 2], dtype=mt.int16)
+    with pytest.raises(RuntimeError, match="result type Short can't be cast to the desired "
+                                           "output type Bool"):
+        mt.logaddexp(t, t, out=mt.empty(2, dtype=mt.bool))

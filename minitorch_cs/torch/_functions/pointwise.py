@@ -153,18 +153,19 @@ def _tensors_only(op, name, inplace=False):
 hypot = _tensors_only(E.Hypot, "hypot", inplace=True)
 
 
-def _hypot_out_check(out, input, other):
+def _castable_out_check(out, input, other):
     """``out=``: torch checks that ``out`` can take the result type before the kernel refuses
-    integer operands."""
+    integer operands (hypot, logaddexp, logaddexp2)."""
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         E._out_check(D.result_type(input, other).np, out._data)
 
 
-hypot.out_check = _hypot_out_check
+hypot.out_check = _castable_out_check
 
 
 logaddexp = _tensors_only(PE.Logaddexp, "logaddexp")
 logaddexp2 = _tensors_only(PE.Logaddexp2, "logaddexp2")
+logaddexp.out_check = logaddexp2.out_check = _castable_out_check
 fmax = _tensors_only(PE.Fmax, "fmax")
 fmin = _tensors_only(PE.Fmin, "fmin")
 

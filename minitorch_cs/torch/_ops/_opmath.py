@@ -64,14 +64,33 @@ LOOP_STEP = {2: 32, 4: 16, 8: 8}
 
 def scalar_loop_positions(x):
     """Where torch's scalar loop computes an elementwise result over ``x`` (a bool array of its
-    shape): the last ``n mod LOOP_STEP`` elements in memory order of a C- or F-contiguous array,
-    everything otherwise."""
+    shape). TensorIterator orders the dims by stride and merges those that are contiguous with
+    each other into one run: its loop is vectorized over each run of contiguous elements, whose
+    last ``run mod LOOP_STEP`` elements the scalar loop takes -- the last of the whole array for
+    a dense one (C-, F- or otherwise permuted order), of each row for one with gaps between its
+    rows. With no contiguous inner dim (or a broadcast one) every element is the scalar loop's."""
+    step = LOOP_STEP[x.dtype.itemsize]
     if x.flags.c_contiguous or x.flags.f_contiguous:
         n = x.size
         flat = np.zeros(n, bool)
-        flat[n - n % LOOP_STEP[x.dtype.itemsize]:] = True
+        flat[n - n % step:] = True
         return flat.reshape(x.shape, order="C" if x.flags.c_contiguous else "F")
-    return np.ones(x.shape, bool)
+    size = x.dtype.itemsize
+    dims = sorted((d for d in range(x.ndim) if x.shape[d] > 1), key=lambda d: abs(x.strides[d]))
+    if not dims or x.strides[dims[0]] != size:
+        return np.ones(x.shape, bool)
+    run, span, run_dims = 1, size, []
+    for d in dims:  # the contiguous run: dims that continue the innermost one in memory
+        if x.strides[d] != span:
+            break
+        run_dims.append(d)
+        run *= x.shape[d]
+        span *= x.shape[d]
+    pos = np.zeros(x.shape, np.int64)  # each element's position within its run
+    for d in run_dims:
+        idx = np.arange(x.shape[d]) * (x.strides[d] // size)
+        pos = pos + idx.reshape([-1 if i == d else 1 for i in range(x.ndim)])
+    return pos >= run - run % step
 
 
 def rounder(half):
