@@ -40,6 +40,16 @@ import numpy as np
 __all__ = ["forward", "input_grad", "weight_grad"]
 
 
+def _runs(cols, xf, wp, run):
+    """The column matrix (m, C, kh, kw, L) of flat images ``xf`` (m, C, Hp*Wp): kernel offset
+    (i, j)'s run of ``L`` elements from ``i * Wp + j``."""
+    kh, kw = cols.shape[2:4]
+    for i in range(kh):
+        for j in range(kw):
+            off = i * wp + j
+            cols[:, :, i, j] = xf[:, :, off:off + run]
+
+
 def forward(xp, wmat, kh, kw, out, chunk):
     """``out`` (N, G*Og, Ho, Wo) = the convolution of ``xp`` (N, C, Hp, Wp, padded) with
     ``wmat`` (G, Og, Cg*kh*kw); ``chunk(n, bytes_per_sample)`` sizes the batch chunks."""
@@ -53,10 +63,7 @@ def forward(xp, wmat, kh, kw, out, chunk):
     wide = np.empty((step, groups, og, ho * wp), xp.dtype)
     for a in range(0, n, step):
         m = min(step, n - a)
-        for i in range(kh):
-            for j in range(kw):
-                off = i * wp + j
-                cols[:m, :, i, j] = xf[a:a + m, :, off:off + run]
+        _runs(cols[:m], xf[a:a + m], wp, run)
         np.matmul(wmat, cols[:m].reshape(m, groups, k, run), out=wide[:m, :, :, :run])
         out[a:a + m] = wide[:m].reshape(m, groups * og, ho, wp)[..., :wo]
     return out
@@ -131,10 +138,7 @@ def weight_grad(gy, xp, kh, kw, groups, chunk):
     wrapped = wp > wo and ho > 1 and not np.isfinite(xp).all()
     for a in range(0, n, step):
         m = min(step, n - a)
-        for i in range(kh):
-            for j in range(kw):
-                off = i * wp + j
-                cols[:m, :, i, j] = xf[a:a + m, :, off:off + run]
+        _runs(cols[:m], xf[a:a + m], wp, run)
         if wrapped:  # the wrapped positions: zero, so a non-finite input there multiplies
             # nothing (0 * inf would be NaN); with a finite input, 0 * x adds nothing
             cols[:m, ..., :(ho - 1) * wp].reshape(m, c, kh, kw, ho - 1, wp)[..., wo:] = 0
