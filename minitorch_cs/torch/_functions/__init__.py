@@ -126,7 +126,8 @@ _OUT_GRAD_NAME = {
     "arccosh": "acosh", "arctanh": "atanh", "clip": "clamp", "concat": "cat",
     "concatenate": "cat", "hstack": "cat", "vstack": "cat", "divide": "div",
     "true_divide": "div", "multiply": "mul", "outer": "mul", "kron": "mul", "subtract": "sub",
-    "negative": "neg", "square": "pow", "float_power": "pow", "norm": "linalg_vector_norm"}
+    "negative": "neg", "square": "pow", "float_power": "pow", "norm": "linalg_vector_norm",
+    "nanmean": "nansum"}
 _OUT_NO_GRAD = set(
     "eq ne lt le gt ge greater greater_equal less less_equal not_equal argmax argmin all any "
     "logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "

@@ -148,6 +148,9 @@ EXTRA = {"select": {"index": "int"},
          "random": {"a": "int", "b": "int"}, "normal": {"mean": "float", "std": "float"},
          "uniform": {"a": "float", "b": "float"}, "exponential": {"lambd": "float"},
          "bernoulli": {"p": "Tensor|Number"}, "hardshrink": {"lambd": "Number"},
+         "diff": {"n": "int", "dim": "int", "prepend": "Tensor", "append": "Tensor"},
+         **dict.fromkeys(("hsplit", "vsplit", "dsplit"),
+                         {"indices_or_sections": "tuple of ints"}),
          # (a number input or other: torch's parser takes it for these)
          "where": {"condition": "Tensor", "input": "Tensor|Number", "other": "Tensor|Number"},
          "add": {"input": "Tensor|Number"}, "sub": {"input": "Tensor|Number"},
@@ -172,7 +175,7 @@ OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_
 fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal gt greater ge
 greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
 count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
-scatter masked_fill index_fill xlogy bucketize random bernoulli copysign""".split())
+scatter masked_fill index_fill xlogy bucketize random bernoulli copysign hsplit vsplit dsplit""".split())
 
 
 def type_name(v) -> str:

@@ -37,11 +37,18 @@ def ravel(input):
 
 
 def _atleast(n, expand, tensors):
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(expand(t) for t in tensors[0])
-    if len(tensors) == 1:
+    seq = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else \
+        tensors
+    if len(tensors) == 1 and seq is tensors and not isinstance(tensors[0], Tensor):
+        raise TypeError(f"atleast_{n}d() received an invalid combination of arguments - got "
+                        f"({type(tensors[0]).__name__}), but expected one of:")
+    for i, t in enumerate(seq):  # (torch's parser: the elements of one tensor-list argument)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    if len(tensors) == 1 and seq is tensors:
         return expand(tensors[0])
-    return tuple(expand(t) for t in tensors)
+    return tuple(expand(t) for t in seq)
 
 
 def _at_least_1d(t):
