@@ -81,3 +81,19 @@ def test_memory_format_rules():
     assert torch.equal(y, w) and y.grad_fn is not None
     (y * 2).sum().backward()
     assert torch.equal(w.grad, torch.full_like(w, 2.0))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_pad_result_layout_follows_torch(mode, dtype):
+    """constant, reflect and replicate padding allocate in the input's suggested memory format
+    (a channels-last input gives a channels-last result), circular contiguously (found by the
+    random programs on a permuted int8 input)."""
+    torch = pytest.importorskip("torch")
+    import minitorch_cs.torch as mt
+    got = []
+    for T in (mt, torch):
+        x = T.arange(48).reshape(4, 4, 3, 1).expand(4, 4, 3, 3).to(getattr(T, dtype)).clone()
+        x = x.permute(0, 3, 1, 2)
+        got.append(tuple(T.nn.functional.pad(x, (1, 2, 1, 1), mode=mode).stride()))
+    assert got[0] == got[1]

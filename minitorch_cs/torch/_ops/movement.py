@@ -814,8 +814,11 @@ Triu = _triangle("triu", np.triu)
 
 class Pad(Kernel):
     name = "constant_pad_nd"
-    suggest_format = (0,)  # torch (constant mode): the input's suggest_memory_format()
-    suggests = staticmethod(lambda attrs: attrs.get("mode", "constant") == "constant")
+    # torch's constant, reflect and replicate modes allocate in the input's
+    # suggest_memory_format() (a channels-last input gives a channels-last result); circular's
+    # result is contiguous (measured, torch 2.13)
+    suggest_format = (0,)
+    suggests = staticmethod(lambda attrs: attrs.get("mode", "constant") != "circular")
 
     @staticmethod
     def forward(ctx, x, pad, mode="constant", value=0.0):
