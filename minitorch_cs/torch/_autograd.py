@@ -176,7 +176,7 @@ _TORCH_NODE_NAMES = {"cross_entropy": "NllLoss", "max_dim": "Max", "linear": "Ad
                      "max_pool2d": "MaxPool2DWithIndices",
                      "max_pool2d_with_indices": "MaxPool2DWithIndices",
                      "layer_norm": "NativeLayerNorm", "batch_norm": "NativeBatchNorm",
-                     "gelu_tanh": "Gelu"}
+                     "gelu_tanh": "Gelu", "deg2rad": "Deg2Rad", "rad2deg": "Rad2Deg"}
 
 
 # Every node takes the next number when it is made, as torch's nodes take a sequence number;

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 from . import _functions as _T
+from ._functions._common import _check_tensor
 from ._tensor import Tensor
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
@@ -23,15 +24,13 @@ __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammal
 
 
 def _input(name, input):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    _check_tensor(input, "special_" + name)
 
 
 def _unary(name, target):
     def fn(input, *, out=None):
         _input(name, input)
-        return target(input) if out is None else target(input, out=out)
+        return target(input, out=out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"{name}(input, *, out=None) -> Tensor\n\n``torch.{target.__name__}`` under "
                   "torch.special's name.")
@@ -57,8 +56,6 @@ def round(input, *, decimals=0, out=None):
     ``torch.round(input, decimals=decimals)`` (torch's ``round.decimals`` overload: node
     ``RoundBackward1``; no integer or bool kernel)."""
     _input("round", input)
-    if out is None:
-        return _T.round(input, decimals=decimals)
     return _T.round(input, decimals=decimals, out=out)
 
 
@@ -67,7 +64,7 @@ def logit(input, eps=None, *, out=None):
 
     ``torch.logit``: ``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when given."""
     _input("logit", input)
-    return _T.logit(input, eps) if out is None else _T.logit(input, eps, out=out)
+    return _T.logit(input, eps, out=out)
 
 
 def xlogy(input, other, *, out=None):
@@ -79,7 +76,7 @@ def xlogy(input, other, *, out=None):
         raise TypeError("special_xlogy() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__}), but expected one "
                         "of:")
-    return _T.xlogy(input, other) if out is None else _T.xlogy(input, other, out=out)
+    return _T.xlogy(input, other, out=out)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -87,8 +84,6 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
     ``torch.logsumexp``."""
     _input("logsumexp", input)
-    if out is None:
-        return _T.logsumexp(input, dim, keepdim)
     return _T.logsumexp(input, dim, keepdim, out=out)
 
 

@@ -6,6 +6,8 @@ same ops in the same order, so their values, gradients and graph nodes are those
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._dispatch import apply
+from .._ops import elementwise as E
 from .._tensor import Tensor, _wrap_dim
 from . import indexing as I
 from . import pointwise as P
@@ -51,39 +53,21 @@ def _atleast(n, expand, tensors):
     return tuple(expand(t) for t in seq)
 
 
-def _at_least_1d(t):
-    return S.reshape(t, (1,)) if t.ndim == 0 else t
-
-
-def _at_least_2d(t):
-    if t.ndim == 0:
-        return S.reshape(t, (1, 1))
-    return S.unsqueeze(t, 0) if t.ndim == 1 else t
-
-
-def _at_least_3d(t):
-    if t.ndim == 0:
-        return S.reshape(t, (1, 1, 1))
-    if t.ndim == 1:
-        return S.unsqueeze(S.unsqueeze(t, 0), -1)
-    return S.unsqueeze(t, -1) if t.ndim == 2 else t
-
-
 def atleast_1d(*tensors):
     """Each tensor with at least one dim (a 0-d one reshaped to ``(1,)``; others returned as
     they are); several tensors, or one sequence, give a tuple."""
-    return _atleast(1, _at_least_1d, tensors)
+    return _atleast(1, S._at_least_1d, tensors)
 
 
 def atleast_2d(*tensors):
     """Each tensor with at least two dims: 0-d ``(1, 1)``, 1-D ``(1, n)``."""
-    return _atleast(2, _at_least_2d, tensors)
+    return _atleast(2, S._at_least_2d, tensors)
 
 
 def atleast_3d(*tensors):
     """Each tensor with at least three dims: 0-d ``(1, 1, 1)``, 1-D ``(1, n, 1)``, 2-D
     ``(h, w, 1)``."""
-    return _atleast(3, _at_least_3d, tensors)
+    return _atleast(3, S._at_least_3d, tensors)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -154,7 +138,7 @@ def rsub(input, other, *, alpha=1):
     if input.dtype is D.bool and isinstance(other, bool):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    return P.apply(P.E.Sub, other, input, alpha=alpha)
+    return apply(E.Sub, other, input, alpha=alpha)
 
 
 def column_stack(tensors):
@@ -173,7 +157,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """The tensors stacked along a third dim (each made at least 3-D first)."""
     S._need_sequence(tensors, "dstack", True)
-    return S.cat([_at_least_3d(t) for t in tensors], 2)
+    return S.cat([S._at_least_3d(t) for t in tensors], 2)
 
 
 def _split(name, input, sections, need, dim):

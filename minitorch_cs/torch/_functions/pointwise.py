@@ -172,25 +172,19 @@ fmin = _tensors_only(PE.Fmin, "fmin")
 
 def heaviside(input, values, *, out=None):
     _tensor_args("heaviside", input=input, values=values)
-    _same_dtypes_heaviside(input, values)
+    PE.heaviside_dtypes(input.dtype, values.dtype)  # (torch: before broadcasting)
     return apply(PE.Heaviside, input, values)
-
-
-def _same_dtypes_heaviside(input, values):
-    """torch checks the dtypes before it broadcasts (a mismatch is reported first)."""
-    if input.dtype is not values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
 def _heaviside_method(self, values, *, out=None):
     _tensor_args("heaviside", values=values)
-    _same_dtypes_heaviside(self, values)
+    PE.heaviside_dtypes(self.dtype, values.dtype)
     return apply(PE.Heaviside, self, values)
 
 
 def _heaviside_inplace(self, values):
     _tensor_args("heaviside_", values=values)
-    _same_dtypes_heaviside(self, values)
+    PE.heaviside_dtypes(self.dtype, values.dtype)
     return apply_inplace(PE.Heaviside, self, values)
 
 
@@ -199,16 +193,16 @@ heaviside.method = _heaviside_method
 
 def _heaviside_out_check(out, input, values):
     """``out=``: torch refuses an ``out`` of another dtype than the inputs' (before anything)."""
-    if isinstance(input, Tensor) and isinstance(values, Tensor) and \
-            input.dtype is values.dtype and out.dtype is not input.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if isinstance(input, Tensor) and isinstance(values, Tensor) and input.dtype is values.dtype:
+        PE.heaviside_dtypes(input.dtype, out.dtype)
 
 
 heaviside.out_check = _heaviside_out_check
 
 
 def copysign(input, other, *, out=None):
-    if not isinstance(input, Tensor) or not isinstance(other, (Tensor,) + _NUMBERS):
+    if not isinstance(input, Tensor):  # (the argument parser takes a number input: an overload
+        # of other ops; a wrong ``other`` it refuses itself)
         got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
                         for a in (input, other))
         raise TypeError(f"copysign() received an invalid combination of arguments - got ({got}), "

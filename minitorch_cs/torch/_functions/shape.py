@@ -330,15 +330,36 @@ def _need_sequence(tensors, fname, nonempty=False):
         raise RuntimeError(f"{fname} expects a non-empty TensorList")
 
 
+def _at_least_1d(t):
+    """torch's ``atleast_1d`` of one tensor: a 0-d one reshaped to ``(1,)``, others as given."""
+    return reshape(t, (1,)) if t.ndim == 0 else t
+
+
+def _at_least_2d(t):
+    """``atleast_2d``: 0-d ``(1, 1)``, 1-D ``(1, n)``."""
+    if t.ndim == 0:
+        return reshape(t, (1, 1))
+    return unsqueeze(t, 0) if t.ndim == 1 else t
+
+
+def _at_least_3d(t):
+    """``atleast_3d``: 0-d ``(1, 1, 1)``, 1-D ``(1, n, 1)``, 2-D ``(h, w, 1)``."""
+    if t.ndim == 0:
+        return reshape(t, (1, 1, 1))
+    if t.ndim == 1:
+        return unsqueeze(unsqueeze(t, 0), -1)
+    return unsqueeze(t, -1) if t.ndim == 2 else t
+
+
 def hstack(tensors):
-    _need_sequence(tensors, "hstack", True)  # (torch's atleast_1d first: a 0-d tensor is one element)
-    tensors = [x.reshape(1) if x.ndim == 0 else x for x in tensors]
-    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    _need_sequence(tensors, "hstack", True)  # (torch makes each at least 1-D first)
+    tensors = [_at_least_1d(x) for x in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    _need_sequence(tensors, "vstack", True)  # (torch's atleast_2d first)
-    return cat([x.reshape(1, -1) if x.ndim <= 1 else x for x in tensors], 0)
+    _need_sequence(tensors, "vstack", True)  # (torch makes each at least 2-D first)
+    return cat([_at_least_2d(x) for x in tensors], 0)
 
 
 def flip(input, dims):

@@ -66,20 +66,12 @@ class Pointwise(Kernel):
 
 
 def _broadcast_first(args):
-    """Raise torch's broadcast error if the array operands' shapes do not broadcast (folded left
-    to right, as TensorIterator infers its shape)."""
-    shape = None
-    for a in args:
-        if type(a) is not np.ndarray:
-            continue
-        if shape is None:
-            shape = a.shape
-            continue
-        try:
-            shape = np.broadcast_shapes(shape, a.shape)
-        except ValueError:
-            from .elementwise import _size_mismatch  # (elementwise imports this module)
-            raise _size_mismatch(shape, a.shape) from None
+    """Raise torch's broadcast error if the array operands' shapes do not broadcast (the check
+    ``_errors.translate`` makes for numpy's errors)."""
+    from .._errors import _size_mismatch
+    err = _size_mismatch([a.shape for a in args if type(a) is np.ndarray])
+    if err is not None:
+        raise err
 
 
 def _normalising(forward, cls):

@@ -9,9 +9,9 @@ import numpy as np
 
 from .._layout import _strided_like, torch_layout
 from ._kernel import Kernel, Pointwise
-from ._opmath import HALF as _HALF, opmath_dtype, scalar_loop_positions
+from ._opmath import opmath_dtype, scalar_loop_positions
 from ._xp import graph_mode, ns
-from .elementwise import _not_implemented, _to_dtype_checked
+from .elementwise import _refuse, _to_dtype_checked
 
 __all__ = ["Glu", "GeluTanh", "Hardshrink", "PreluKernel", "Softshrink"]
 
@@ -116,8 +116,7 @@ class Hardshrink(Pointwise):
 
     @staticmethod
     def forward(ctx, x, lambd=0.5):
-        if x.dtype.kind != "f" and x.dtype not in _HALF:
-            raise _not_implemented("hardshrink_cpu", x.dtype)
+        _refuse("hardshrink_cpu", x.dtype, "biu")
         lam = np.asarray(_to_dtype_checked(lambd, x.dtype))  # (torch's conversion: a value
         ctx.x, ctx.lam = x, lam  # beyond the dtype's range is refused, not inf)
         with np.errstate(invalid="ignore"):
@@ -162,8 +161,7 @@ class PreluKernel(Pointwise):
 
     @staticmethod
     def forward(ctx, x, w):
-        if x.dtype.kind != "f" and x.dtype not in _HALF:
-            raise _not_implemented("prelu_cpu", x.dtype)
+        _refuse("prelu_cpu", x.dtype, "biu")
         ctx.x, ctx.w = x, w
         with np.errstate(invalid="ignore", over="ignore"):
             return np.where(x > 0, x, w * x)

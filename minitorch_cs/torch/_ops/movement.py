@@ -6,6 +6,7 @@ import numpy as np
 
 from .._dispatch import Op, view_target
 from .._errors import in_range, index_error
+from .._kernels import fold
 from ._kernel import (Kernel, _strided_like, index_layout, is_channels_last, preserve_format,
                       write_out)
 from ._opmath import HALF
@@ -906,7 +907,6 @@ class Im2Col(Kernel):
 
     @staticmethod
     def forward(ctx, x, kernel_size, dilation, padding, stride):
-        from .._kernels import fold
         ctx.args = (kernel_size, dilation, padding, stride)
         ctx.size, ctx.unbatched = x.shape[-2:], x.ndim == 3
         r = fold.im2col(x[None] if ctx.unbatched else x, *ctx.args)
@@ -927,7 +927,6 @@ class Col2Im(Kernel):
 
     @staticmethod
     def forward(ctx, x, output_size, kernel_size, dilation, padding, stride):
-        from .._kernels import fold
         ctx.args = (kernel_size, dilation, padding, stride)
         ctx.unbatched = x.ndim == 2
         r = fold.col2im(x[None] if ctx.unbatched else x, tuple(output_size), *ctx.args)

@@ -17,14 +17,14 @@ from .. import _dtype as D
 from ._kernel import Pointwise, write_out
 from ._opmath import HALF, opmath_dtype
 from ._xp import HalfOps, graph_mode, ns
-from .binary import PowScalarBase
-from .elementwise import _binary, _not_implemented, _out_check, _prep, _rtype, _unary
+from .binary import PowScalarBase, _plain
+from .elementwise import _binary, _out_check, _prep, _refuse, _rtype, _unary
 from . import _special as special
 from . import elementwise as E
 
 __all__ = ["Copysign", "CopysignScalar", "Deg2rad", "Erfc", "Fmax", "Fmin", "Frac", "Heaviside",
            "IsNegInf", "IsPosInf", "Logaddexp", "Logaddexp2", "Rad2deg", "RoundZeroDecimals",
-           "Signbit"]
+           "Signbit", "heaviside_dtypes"]
 
 # torch's constants (c10/util/MathConstants.h), correctly rounded to double
 _PI_180 = float("0.017453292519943295769236907684886127134428718885417")
@@ -39,10 +39,6 @@ def _half_view(*arrays):
                  for a in arrays)
 
 
-def _plain(r):
-    return np.asarray(r) if isinstance(r, np.ndarray) else r
-
-
 # ----- logaddexp, logaddexp2 ----------------------------------------------------------------------
 def _log_add(two):
     """torch's ``logaddexp{,2}_kernel``: ``m + log1p(exp(-|a - b|))`` with ``m = max(a, b)``
@@ -53,8 +49,7 @@ def _log_add(two):
     def forward(ctx, a, b, out=None):
         rt = np.dtype(_rtype(a, b))
         _out_check(rt, out)  # (torch checks an out= target's dtype before the kernel's)
-        if rt.kind in "biu":
-            raise _not_implemented("logaddexp2_cpu" if two else "logaddexp_cpu", rt)
+        _refuse("logaddexp2_cpu" if two else "logaddexp_cpu", rt, "biu")
         # torch's derivative subtracts the operands as given: a bool one makes it raise
         ctx.bool_operand = any(isinstance(v, np.ndarray) and v.dtype == np.bool_ for v in (a, b))
         a, b, _ = _prep(a, b)
@@ -195,6 +190,13 @@ class CopysignScalar(Copysign):
 
 
 # ----- heaviside ----------------------------------------------------------------------------------
+def heaviside_dtypes(*dtypes):
+    """torch's refusal of heaviside operands (and ``out``) of different dtypes; the functions
+    make it before broadcasting, as torch does."""
+    if any(d != dtypes[0] for d in dtypes[1:]):
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
 class Heaviside(Pointwise):
     """``values`` where ``input`` is 0, else ``input > 0`` (NaN gives 0), in the common dtype of
     two tensors that must share it (and any ``out``): torch has no mixed-dtype kernel. torch has
@@ -207,9 +209,7 @@ class Heaviside(Pointwise):
     @staticmethod
     def forward(ctx, a, b, out=None):
         target = out if out is not None else getattr(ctx, "inplace_target", None)
-        if a.dtype != b.dtype or (target is not None and target.dtype != a.dtype):
-            raise RuntimeError("heaviside is not yet implemented for tensors with different "
-                               "dtypes.")
+        heaviside_dtypes(a.dtype, b.dtype, *(() if target is None else (target.dtype,)))
         with np.errstate(invalid="ignore"):
             r = np.where(a == 0, b, (a > 0).astype(a.dtype))
         return write_out(r, out) if out is not None else r
@@ -221,8 +221,7 @@ class Heaviside(Pointwise):
 
 # ----- unary --------------------------------------------------------------------------------------
 def _frac(x, out=None):
-    if x.dtype.kind in "biu":
-        raise _not_implemented("frac_cpu", x.dtype)
+    _refuse("frac_cpu", x.dtype, "biu")
     with np.errstate(invalid="ignore"):  # (inf - inf: NaN, as torch's)
         return np.subtract(x, np.trunc(x), out=out) if out is not None else x - np.trunc(x)
 
@@ -234,10 +233,6 @@ def _scale(c):
         f = x.dtype.type(c)
         return np.multiply(x, f, out=out) if out is not None else x * f
     return fwd
-
-
-def _erfc(x, out=None):
-    return special.erfc(x, out=out) if out is not None else np.asarray(special.erfc(x))
 
 
 def _signbit(x, out=None):
@@ -261,11 +256,9 @@ Frac = _unary("frac", _frac, lambda xp, x, y, g: g, saved=(), float_only=False)
 # deg2rad/rad2deg: torch multiplies by the constant (integer inputs first become the default
 # float); the gradient is grad times the same constant
 Deg2rad = _unary("deg2rad", _scale(_PI_180), lambda xp, x, y, g: g * _PI_180, saved=())
-Deg2rad.node_name = "Deg2RadBackward0"
 Rad2deg = _unary("rad2deg", _scale(_180_PI), lambda xp, x, y, g: g * _180_PI, saved=())
-Rad2deg.node_name = "Rad2DegBackward0"
 # torch: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
-Erfc = _unary("erfc", _erfc, lambda xp, x, y, g: -2 / np.sqrt(np.pi) * xp.exp(-(x * x)) * g)
+Erfc = _unary("erfc", special.erfc, lambda xp, x, y, g: -2 / np.sqrt(np.pi) * xp.exp(-(x * x)) * g)
 Signbit = _unary("signbit", _signbit, None, saved=(), float_only=False, differentiable=False)
 IsPosInf = _unary("isposinf", _is_inf(1), None, saved=(), float_only=False, differentiable=False)
 IsNegInf = _unary("isneginf", _is_inf(-1), None, saved=(), float_only=False, differentiable=False)
@@ -279,8 +272,7 @@ class RoundZeroDecimals(E.Round):
 
     @staticmethod
     def forward(ctx, x, out=None):
-        if x.dtype.kind in "biu":
-            raise _not_implemented("round_vml_cpu", x.dtype)
+        _refuse("round_vml_cpu", x.dtype, "biu")
         return _ROUND(ctx, x, out=out)
 
 

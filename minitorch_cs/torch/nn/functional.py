@@ -13,6 +13,7 @@ from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
 from .._ops import movement as M
+from .._kernels.fold import blocks
 from .._tensor import Tensor, _size, _wrap_dim
 
 __all__ = [
@@ -156,7 +157,7 @@ def _fold_pairs(**args):
     """torch's ``_pair`` of each argument, then its check that each has two entries."""
     out = []
     for name, v in args.items():
-        v = tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+        v = _pair(v)
         if len(v) != 2:
             raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
         out.append(tuple(int(i) for i in v))
@@ -197,7 +198,6 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(shape)}")
     h, w = shape[-2:]
-    from .._kernels.fold import blocks
     ho, wo = blocks(h, k[0], d[0], p[0], s[0]), blocks(w, k[1], d[1], p[1], s[1])
     if ho < 1 or wo < 1:
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, "
@@ -224,7 +224,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
                            f"of kernel_size, but got input.size(1)={planes} and "
                            f"kernel_size=({k[0]}, {k[1]}).")
-    from .._kernels.fold import blocks
     bh, bw = blocks(o[0], k[0], d[0], p[0], s[0]), blocks(o[1], k[1], d[1], p[1], s[1])
     given = (f"Given output_size=({o[0]}, {o[1]}), kernel_size=({k[0]}, {k[1]}), dilation=("
              f"{d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), ")

@@ -96,8 +96,8 @@ class ReLU6(Hardtanh):
         return _inplace_only(self.inplace)
 
 
-class Hardshrink(Module):
-    """0 where ``-lambd <= x <= lambd``, else x."""
+class _Shrink(Module):
+    """The ``lambd`` of the shrink activations (they are unrelated classes in torch)."""
 
     __constants__ = ["lambd"]
 
@@ -105,14 +105,18 @@ class Hardshrink(Module):
         super().__init__()
         self.lambd = lambd
 
-    def forward(self, input):
-        return F.hardshrink(input, self.lambd)
-
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
-class Softshrink(Hardshrink):
+class Hardshrink(_Shrink):
+    """0 where ``-lambd <= x <= lambd``, else x."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Softshrink(_Shrink):
     """x - lambd above lambd, x + lambd below -lambd, else 0."""
 
     def forward(self, input):
