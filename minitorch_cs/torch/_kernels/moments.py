@@ -1,0 +1,155 @@
+"""Row moments (mean and biased variance) in torch's CPU order of float32 operations.
+
+torch's layer-norm and group-norm kernels compute each row's moments with Welford's update,
+vectorized and combined in a cascade (PyTorch 2.13, ``aten/src/ATen/native/cpu/
+moments_utils.h``, ``RowwiseMoments``). The row is read in vectors of 8 lanes; blocks of up to
+16 vectors update a running mean and sum of squared deviations per lane; the blocks' results
+are merged in a binary-counter cascade; the elements past the last whole vector are taken one
+by one; then the 8 lanes are merged into the row's result. The compiled kernel fuses some of
+the multiply-adds (measured against torch 2.13 on x86-64, where every mean and inverse standard
+deviation below came out bit for bit as torch's):
+
+* the vector update: ``m1 = fma(d, 1/(j+1), m1)`` and ``m2 = fma(d, x - m1, m2)``, with
+  ``d = x - m1`` before the update;
+* merging two vector states: ``m1 + c * delta`` unfused, and
+  ``m2 = fma(delta * c, delta * m0, m2 + m2_add)``;
+* the element-by-element tail: unfused (``m1 += d / k``; ``m2 += d * (x - m1)``);
+* merging the lanes: ``m1 = fma(c, delta, m1)`` and ``m2 = m2 + fma(delta * delta * c, m0,
+  m2_add)``.
+
+Welford's update squares differences, not values, so a row of large equal values keeps its
+moments where a sum of squares would overflow. But when a difference overflows, or a square
+inside a merge does, the state turns infinite or NaN, and so does the normalized row, as in
+torch: merging the first lane into the empty state multiplies the square of that lane's mean
+by a count of zero, so any float32 row whose lane means reach about 1.8e19 in magnitude comes
+out NaN (a two-pass mean and variance would give finite values or zeros instead).
+
+A fused multiply-add of float32 operands is computed in float64: the product is exact there,
+and the sum is rounded to float64 and then to float32 (a double rounding, which can differ from
+one rounding only in rare halfway cases).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["fma32", "row_moments32"]
+
+LANES = 8  # float32 lanes of torch's vectorized moments kernel (measured)
+CHUNK = 16  # vectors per Welford block (torch's kChunkSize)
+
+_F64 = np.float64
+
+
+def fma32(a, b, c):
+    """``a * b + c`` with one rounding to float32 (see the module's note on double rounding):
+    the product and the sum in float64, cast to a float32 result by the add itself."""
+    p = np.multiply(a, b, dtype=_F64)
+    out = np.empty(np.broadcast_shapes(np.shape(p), np.shape(c)), np.float32)
+    return np.add(p, c, out=out, dtype=_F64, casting="unsafe")
+
+
+def _merge_vec(add, acc):
+    """Merge the vector state ``add`` = (m0, m1, m2) into ``acc``: torch's vector merge."""
+    m0a, m1a, m2a = add
+    m0, m1, m2 = acc
+    n = m0 + m0a
+    c = np.float32(0) if n == 0 else np.float32(m0a) / np.float32(n)
+    delta = m1a - m1
+    m1 = m1 + c * delta
+    m2 = fma32(delta * c, delta * np.float32(m0), m2 + m2a)
+    return (n, m1, m2)
+
+
+def row_moments32(x):
+    """(mean, biased variance) of each row of the float32 array ``x`` (rows, N), each of shape
+    (rows,), in torch's order of operations (module docstring)."""
+    rows, n_el = x.shape
+    f32 = np.float32
+    n = n_el // LANES  # whole vectors
+    m = -(-n // CHUNK)  # blocks
+    depth = (m - 1).bit_length() if m > 1 else 0
+    zero = np.zeros((rows, LANES), f32)
+    stk = [(0, zero, zero) for _ in range(max(depth, 1))]
+    with np.errstate(all="ignore"):
+        if m:
+            # every block's Welford pass at once: (rows, blocks, 16 vectors, 8 lanes)
+            full = n // CHUNK
+            blocks = []
+            if full:
+                blocks.append(_welford_blocks(
+                    x[:, :full * CHUNK * LANES].reshape(rows, full, CHUNK, LANES)))
+            if n % CHUNK:
+                start = full * CHUNK * LANES
+                blocks.append(_welford_blocks(
+                    x[:, start:n * LANES].reshape(rows, 1, n % CHUNK, LANES)))
+            m1s = np.concatenate([b[0] for b in blocks], axis=1) if len(blocks) > 1 else \
+                blocks[0][0]
+            m2s = np.concatenate([b[1] for b in blocks], axis=1) if len(blocks) > 1 else \
+                blocks[0][1]
+            for i in range(m):
+                size = min(CHUNK, n - i * CHUNK)
+                stk[0] = _merge_vec((size, m1s[:, i], m2s[:, i]), stk[0])
+                mask = i + 1
+                j = 1
+                while j < depth and (mask & 1) == 0:
+                    stk[j] = _merge_vec(stk[j - 1], stk[j])
+                    stk[j - 1] = (0, zero, zero)
+                    mask >>= 1
+                    j += 1
+            for i in range(1, depth):
+                stk[0] = _merge_vec(stk[i], stk[0])
+        # the lanes as contiguous (LANES, rows) arrays, the tail as (elements, rows)
+        lane_m1 = np.ascontiguousarray(stk[0][1].T)
+        lane_m2 = np.ascontiguousarray(stk[0][2].T)
+        tail = np.ascontiguousarray(x[:, n * LANES:].T)
+        k = 0
+        m1 = np.zeros(rows, f32)
+        m2 = np.zeros(rows, f32)
+        d = np.empty(rows, f32)
+        t = np.empty(rows, f32)
+        p = np.empty(rows, _F64)
+        subtract, multiply, add = np.subtract, np.multiply, np.add
+        for xi in tail:  # the tail, element by element
+            k += 1
+            subtract(xi, m1, out=d)
+            add(m1, d / f32(k), out=m1)
+            subtract(xi, m1, out=t)
+            multiply(d, t, out=t)
+            add(m2, t, out=m2)
+        for lane in range(LANES):  # the lanes, one by one: fma(c, delta, m1) and
+            # m2 + fma(delta * delta * c, k, lane_m2)
+            total = k + n
+            c = f32(0) if total == 0 else f32(n) / f32(total)
+            subtract(lane_m1[lane], m1, out=d)
+            multiply(d, _F64(c), out=p)
+            add(p, m1, out=m1, dtype=_F64, casting="unsafe")
+            multiply(d, d, out=t)
+            multiply(t, c, out=t)
+            multiply(t, _F64(k), out=p)
+            add(p, lane_m2[lane], out=t, dtype=_F64, casting="unsafe")
+            add(m2, t, out=m2)
+            k = total
+        return m1, m2 / f32(n_el)
+
+
+def _welford_blocks(v):
+    """Welford's vector update over axis 2 of ``v`` (rows, blocks, size, lanes): the
+    (rows, blocks, lanes) mean and sum of squared deviations of each block. Each fused
+    multiply-add is a float64 product and a float64 add cast into the float32 state."""
+    vt = np.ascontiguousarray(np.moveaxis(v, 2, 0))  # (size, rows, blocks, lanes)
+    shape = vt.shape[1:]
+    m1 = np.zeros(shape, np.float32)
+    m2 = np.zeros(shape, np.float32)
+    d = np.empty(shape, np.float32)
+    e = np.empty(shape, np.float32)
+    p = np.empty(shape, _F64)
+    subtract, multiply, add = np.subtract, np.multiply, np.add
+    for j in range(vt.shape[0]):
+        xj = vt[j]
+        subtract(xj, m1, out=d)
+        multiply(d, _F64(np.float32(1) / np.float32(j + 1)), out=p)
+        add(p, m1, out=m1, dtype=_F64, casting="unsafe")
+        subtract(xj, m1, out=e)
+        multiply(d, e, out=p, dtype=_F64)
+        add(p, m2, out=m2, dtype=_F64, casting="unsafe")
+    return m1, m2
