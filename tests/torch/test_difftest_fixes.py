@@ -326,3 +326,73 @@ def test_in_place_change_of_what_torchs_node_saves_refuses_backward(name, fn, wh
             out.sum().backward()
     else:
         out.sum().backward()
+
+
+# ----- seed 39 campaign ---------------------------------------------------------------------------
+@pytest.mark.parametrize("mat,vec,out,message", [
+    ("bool", "bool", "int8", "got Char, Bool, and Bool"),
+    ("float32", "float32", "float64", "got Double, Float, and Float"),
+    ("int32", "int32", "int64", "got Long, Int, and Int"),
+    ("float32", "float64", "float32", "got Float, Float, and Double"),
+])
+def test_mv_out_dtype_is_addmvs_check(mat, vec, out, message):
+    """mv(..., out=) is addmv with out in self's place: one dtype check of out, matrix and
+    vector (before the kernel's bool refusal), as torch 2.13 words it."""
+    a = torch.ones((2, 3), dtype=getattr(torch, mat))
+    b = torch.ones(3, dtype=getattr(torch, vec))
+    with pytest.raises(RuntimeError, match="addmv input tensors must have the same dtype, but "
+                       + message):
+        torch.mv(a, b, out=torch.empty(2, dtype=getattr(torch, out)))
+    with pytest.raises(RuntimeError, match="vector \\+ matrix @ vector expected"):
+        torch.mv(torch.ones(3), torch.ones(3), out=torch.empty(2))
+
+
+def test_lerp_weight_gradient_of_two_bool_ends_raises():
+    """torch's weight gradient subtracts the ends as given: bool ends make backward raise."""
+    w = torch.tensor(0.3, requires_grad=True)
+    r = torch.lerp(torch.tensor([True, False]), torch.tensor([False, True]), w)
+    assert r.dtype is torch.float32 and r.requires_grad
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported"):
+        r.sum().backward()
+
+
+def test_prod_gradient_reads_the_half_precision_result():
+    """prod's gradient is grad * result / input with the result torch saved: a float16 product
+    that overflowed is inf there, so a zero gradient gives NaN (torch 2.13)."""
+    x = torch.full((96,), -1.429, dtype=torch.float16, requires_grad=True)
+    p = torch.prod(x)
+    assert p.item() == float("inf")
+    (p * 0).backward()
+    assert torch.isnan(x.grad).all()
+    y = torch.full((3,), -1.429, dtype=torch.float16, requires_grad=True)
+    torch.prod(y).backward()
+    assert y.grad.tolist() == [2.041015625] * 3
+
+
+def test_mean_into_half_precision_sums_in_float32():
+    """torch's mean with a half-precision result dtype (dtype= or out=) converts the input to
+    float32, sums and divides there, then rounds: a tiny negative mean is -0.0 in float16."""
+    x = torch.tensor([-2.220446049250313e-16, -1e-20], dtype=torch.float64)
+    out = torch.empty((0,), dtype=torch.float16)
+    torch.mean(x, dim=0, out=out)
+    assert out.item() == 0 and np.signbit(out.numpy())
+    assert np.signbit(torch.mean(x, dtype=torch.float16).numpy())
+    # nanmean's out= runs nansum into out's dtype, then divides there: +0.0
+    out = torch.empty((0,), dtype=torch.float16)
+    torch.nanmean(x, dim=0, out=out)
+    assert out.item() == 0 and not np.signbit(out.numpy())
+    v = torch.tensor([1000.1, 2000.2, 4000.4, 3.3], dtype=torch.float64)
+    assert torch.mean(v, dtype=torch.float16).item() == 1751.0
+
+
+@pytest.mark.parametrize("fn,mode", [(torch.remainder, "floor"), (torch.fmod, "trunc")])
+def test_remainder_gradient_divides_the_operands_as_given(fn, mode):
+    """The divisor's gradient -grad * self.div(other, rounding_mode) divides the operands as
+    given: a 0-d float64 divisor of a bfloat16 result is a float32 number to the division
+    (0.62890625 / 0.63 rounds down to 0), not rounded to bfloat16 (where the quotient is 1)."""
+    v = torch.tensor(0.63, dtype=torch.float64, requires_grad=True)
+    a = v.reshape(-1).repeat(9).to(torch.bfloat16)
+    r = fn(a, v)
+    assert r.dtype is torch.bfloat16 and r.tolist() == [0.0] * 9  # (the forward: in bfloat16)
+    r.sum().backward()
+    assert v.grad.item() == 9.0

@@ -101,7 +101,7 @@ _OUT_POLICY.update(dict.fromkeys(
     "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
     "bucketize vector_norm matrix_norm svdvals kthvalue mode nanmedian cummax cummin addmv take "
     "scatter_reduce".split(), "exact"))
-_OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp".split(),
+_OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp nanmean".split(),
                                  "compute"))
 # torch's memory-overlap check between ``out`` and the inputs: "partial" for TensorIterator ops
 # (out may be an input itself, not a shifted view of one), "any" for index and concatenation ops

@@ -143,6 +143,17 @@ def mv(input, vec):
     return apply(L.Matmul, input, vec)
 
 
+def _mv_out_check(out, input, vec):
+    """``mv(..., out=)``: addmv's check of out, matrix and vector together (wrong ranks are
+    mv's own error, raised by the function)."""
+    if isinstance(input, Tensor) and isinstance(vec, Tensor) and input.ndim == 2 and \
+            vec.ndim == 1:
+        _matmul_out_check(out, input, vec)
+
+
+mv.out_check = _mv_out_check
+
+
 def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")

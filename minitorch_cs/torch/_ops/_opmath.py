@@ -22,20 +22,28 @@ def opmath_dtype(dt):
     return np.dtype(np.float32) if dt in HALF else dt
 
 
-def opmath(forward):
+def opmath(forward=None, *, half_dtype_in_float=False):
     """Wrap an ``Op.forward``: half-precision array arguments are widened to float32, and float32
     results are rounded back to the (first) half dtype. The op's saved context stays float32, so
-    its backward computes in float32 too (the engine rounds gradients to each input's dtype)."""
+    its backward computes in float32 too (the engine rounds gradients to each input's dtype).
+    ``half_dtype_in_float``: a reduction whose half-precision ``dtype=`` converts the input to
+    float32 instead, and rounds only its result (``mean``)."""
+    if forward is None:
+        return functools.partial(opmath, half_dtype_in_float=half_dtype_in_float)
+
     @functools.wraps(forward)
     def run(ctx, *args, **attrs):
         want = attrs.get("dtype")
         if want is not None:  # a reduction's ``dtype=``: torch converts the input to it first,
             want = np.dtype(want)  # then reduces by that dtype's rule (half: in float32)
             x = args[0]
-            if isinstance(x, np.ndarray) and x.dtype != want:
-                args = (D.np_cast(x, want),) + args[1:]
+            via = np.dtype(np.float32) if half_dtype_in_float and want in HALF else want
+            if isinstance(x, np.ndarray) and x.dtype != via:
+                args = (D.np_cast(x, via),) + args[1:]
             if want in HALF:
                 attrs = dict(attrs, dtype=np.dtype(np.float32))
+                if half_dtype_in_float:
+                    return forward(ctx, *args, **attrs).astype(want)
         half = None
         for a in args:
             if isinstance(a, np.ndarray) and a.dtype in HALF:

@@ -580,14 +580,26 @@ class Remainder(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = _grad_operands(a, b)
+        ctx.a, ctx.b = a, b  # (the quotient of the gradient divides them as given)
         _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(_remainder, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
-        return (g, -g * ns(g).floor_divide(ctx.a, ctx.b))
+        return (g, -g * _quotient(g, ctx, "floor"))
+
+
+def _quotient(g, ctx, mode):
+    """``self.div(other, rounding_mode=mode)`` of torch's remainder/fmod derivative, on the
+    operands as given (our div kernel: a 0-d divisor of a half-precision result is read as a
+    float32 number, as torch's div kernels read a CPU scalar), in the result's dtype."""
+    xp = ns(g)
+    q = xp.call(Div, ctx.a, ctx.b, rounding_mode=mode)
+    if graph_mode(xp):
+        return q
+    rt = np.dtype(_rtype(ctx.a, ctx.b))
+    return q if q.dtype == rt else q.astype(rt)
 
 
 class Fmod(Pointwise):
@@ -598,14 +610,14 @@ class Fmod(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        ctx.a, ctx.b = _grad_operands(a, b)
+        ctx.a, ctx.b = a, b  # (the quotient of the gradient divides them as given)
         _refuse("fmod_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
 
     @staticmethod
     def backward(ctx, g):
-        return (g, -g * ns(g).trunc(ctx.a / ctx.b))
+        return (g, -g * _quotient(g, ctx, "trunc"))
 
 
 def _nondiff_binary(name, f):
@@ -715,6 +727,8 @@ class Lerp(Pointwise):
             _refuse("lerp_kernel_tensor", rt, "biu")  # float weight is computed in float)
         else:  # a number weight does not promote: the scalar kernel runs in start's dtype
             _refuse("lerp_kernel_scalar", a.dtype, "biu")
+        # torch's weight gradient subtracts the ends as given: two bool ends make it raise
+        ctx.bool_ends = a.dtype == np.bool_ and b.dtype == np.bool_
         if rt != a.dtype:
             a, b = a.astype(rt), b.astype(rt)
         ctx.a, ctx.b, ctx.w = a, b, w
@@ -731,8 +745,11 @@ class Lerp(Pointwise):
     @staticmethod
     def backward(ctx, g):
         a, b, w = ctx.a, ctx.b, ctx.w
-        if _is_arr(w) and raw(ctx, "w").dtype == np.bool_ and ctx.needs_input_grad[0]:
-            # torch's formula takes 1 - weight
+        need = ctx.needs_input_grad
+        # torch's formulas take 1 - weight (start's gradient) and end - start (weight's): a
+        # bool weight, or two bool ends, make them raise
+        if _is_arr(w) and ((need[0] and raw(ctx, "w").dtype == np.bool_) or
+                           (len(need) > 2 and need[2] and raw(ctx, "bool_ends"))):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                "supported. Use the `^` or `logical_xor()` operator instead.")
         return (g * (1 - w), g * w, g * (b - a) if _is_arr(w) else None)

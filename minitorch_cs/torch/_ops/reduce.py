@@ -80,7 +80,8 @@ class Mean(Kernel):
     name = "mean"
 
     @staticmethod
-    @opmath
+    @opmath(half_dtype_in_float=True)  # torch's mean_out: a half-precision result dtype is
+    # summed and divided in float32 (the input converted to float32), then rounded
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         if x.dtype.kind in "biu" and dtype is None:
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
@@ -117,7 +118,10 @@ class Prod(Kernel):
         ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
         r = np.asarray(np.multiply.reduce(x, axis=axis, keepdims=keepdim,
                                           dtype=_acc_dtype(x, dtype)))
-        ctx.y = r
+        half = getattr(ctx, "half_dtype", None)
+        # the gradient reads the result torch saved: a half input's, rounded (inf where the
+        # float32 product overflows half precision: a zero gradient times it is NaN, as in torch)
+        ctx.y = r if half is None or dtype is not None else r.astype(half).astype(r.dtype)
         return r
 
     @staticmethod
