@@ -14,6 +14,8 @@ import re
 
 import numpy as np
 
+from ._layout import dense_layout, element_strides, laid_out
+
 __all__ = ["Node", "AccumulateGrad", "run_backward", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "GradState",
            "Anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
@@ -212,8 +214,8 @@ class Node:
             base = "".join(part.capitalize() for part in self.op.name.split("_"))
         return f"{base}Backward0"
 
-    def __repr__(self) -> str:
-        return f"<{self.name()} object>"
+    def __repr__(self) -> str:  # (torch's hand-written nodes print without their namespace)
+        return f"<{self.name().rsplit('::', 1)[-1]} object>"
 
     @property
     def next_functions(self):
@@ -588,8 +590,8 @@ def accumulate_grad(var, g, stored=None):
     if var._grad is None:
         Tensor = _tensor_class()
         if not g.flags.writeable or g.base is not None or (stored is not None and id(g) in stored) \
-                or g.dtype != var._data.dtype:
-            g = np.array(g, dtype=var._data.dtype, copy=True)
+                or g.dtype != var._data.dtype or not _obeys_layout(g, var._data):
+            g = _grad_copy(g, var._data)
         if stored is not None:
             stored.add(id(g))
         var._grad = Tensor._wrap(g)
@@ -603,6 +605,23 @@ def accumulate_grad(var, g, stored=None):
     gd += g
     var._grad._vc[0] += 1
     return g, False
+
+
+def _obeys_layout(g, x) -> bool:
+    """torch's gradient layout contract for a new ``.grad``: a dense variable's strides on every
+    dim of size above 1 (no zero stride on the others), or C order for any other variable."""
+    if not dense_layout(x):
+        return g.flags.c_contiguous
+    return all((gs == xs) if n != 1 else gs != 0
+               for n, gs, xs in zip(g.shape, g.strides, x.strides))
+
+
+def _grad_copy(g, x):
+    """A new ``.grad`` from ``g`` for variable ``x`` (torch's ``clone_obey_contract``): ``x``'s
+    own strides when ``x`` is dense, otherwise C order; in ``x``'s dtype."""
+    if g.size and dense_layout(x):
+        return laid_out(g.astype(x.dtype, copy=False), element_strides(x))
+    return np.array(g, dtype=x.dtype, copy=True, order="C")
 
 
 def _hook_tensor(g):

@@ -32,7 +32,8 @@ import numpy as np
 
 from ._autograd import (AccumulateGrad, Anomaly, GradState, Node, _toposort, anomaly_call,
                         freed_error, modified_error, versioned)
-from ._dispatch import OPS, apply
+from ._dispatch import OPS, apply, apply_inplace
+from ._layout import dense_layout, element_strides, strided_array
 
 
 class TX:
@@ -380,7 +381,15 @@ def accumulate_graph(acc, g) -> None:
     if g._data.dtype != var._data.dtype:
         g = TX.astype(g, var._data.dtype)
     if var._grad is None:
-        new = TX.call(OPS["clone"], g)
+        # torch's clone_obey_contract: a dense variable's gradient is a new tensor with the
+        # variable's strides that the gradient is copied into (a CopyBackwards node), any other
+        # variable's a contiguous clone
+        if g._data.size and dense_layout(var._data):
+            new = type(g)._wrap(strided_array(var._data.shape, var._data.dtype,
+                                              element_strides(var._data)))
+            new = apply_inplace(OPS["copy_"], new, g)
+        else:
+            new = TX.call(OPS["clone"], g, contiguous=True)
     else:
         cur = var._grad
         if tuple(cur.shape) != tuple(g.shape):

@@ -212,7 +212,7 @@ def tensor_repr(t) -> str:
             suffix.append(f"dtype={t._dtype!r}")
         body = _tensor_str(arr, indent)
     if t.grad_fn is not None:
-        suffix.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffix.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")  # (no C++ namespace)
     elif t._rg:
         suffix.append("requires_grad=True")
     head = "Parameter containing:\n" if type(t).__name__ == "Parameter" else ""

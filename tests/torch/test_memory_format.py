@@ -97,3 +97,55 @@ def test_pad_result_layout_follows_torch(mode, dtype):
         x = x.permute(0, 3, 1, 2)
         got.append(tuple(T.nn.functional.pad(x, (1, 2, 1, 1), mode=mode).stride()))
     assert got[0] == got[1]
+
+
+def _unbatched_conv_strides(T):
+    """Strides of unbatched (3-D) conv2d results over inputs and weights of each layout."""
+    v = T.tensor([-1, -1, 4], dtype=T.float32)
+    x = v.repeat(2)[:4].reshape((1, 1, 4)).permute(2, 1, 0)  # (4, 1, 1) with strides (1, 4, 4)
+    w = v.repeat(16).reshape((4, 2, 2, 3))
+    hwc = T.arange(60, dtype=T.float32).reshape(5, 6, 2).permute(2, 0, 1)
+    cl_weight = T.ones((3, 2, 3, 3)).to(memory_format=T.channels_last)
+    return [T.nn.functional.conv2d(x, w, padding=1, groups=2).stride(),
+            T.nn.functional.conv2d(x.to(T.int64), w.to(T.int64), padding=1, groups=2).stride(),
+            T.nn.functional.conv2d(hwc, T.ones((3, 2, 3, 3))).stride(),
+            T.nn.functional.conv2d(T.ones((2, 5, 6)), cl_weight).stride(),
+            T.nn.functional.conv1d(T.ones((2, 5)), T.ones((3, 2, 2))).stride()]
+
+
+def test_unbatched_conv2d_layout_is_the_squeezed_batch_of_one():
+    """torch runs a 3-D conv2d input as a batch of one (unsqueeze(0), whose new dim's stride is
+    size[0] * stride[0]): its format decides, and the result is the squeezed channels-last
+    result (found by the random programs on a permuted int64 input)."""
+    assert _unbatched_conv_strides(torch) == [(1, 4, 4), (1, 4, 4), (12, 4, 1), (1, 12, 3),
+                                              (4, 1)]
+    real = pytest.importorskip("torch")
+    assert _unbatched_conv_strides(torch) == _unbatched_conv_strides(real)
+
+
+def _grad_strides(T):
+    """Strides of new .grad tensors for leaves of each layout."""
+    leaves = {"transposed": T.ones(3, 4).t(), "strided": T.ones(3, 4)[:, ::2],
+              "expanded": T.ones(4, 1, 3).expand(4, 2, 3), "size1": T.ones(3, 1, 4).permute(1, 0, 2),
+              "channels_last": T.ones(2, 3, 4, 5).contiguous(memory_format=T.channels_last)}
+    out = {}
+    for name, leaf in leaves.items():
+        x = leaf.detach().requires_grad_()
+        (x * 2).sum().backward()
+        out[name] = x.grad.stride()
+    x = T.arange(60, dtype=T.float32).reshape(1, 5, 6, 2).permute(0, 3, 1, 2).detach()
+    x.requires_grad_()
+    T.nn.functional.conv2d(x, T.ones((3, 2, 3, 3))).sum().backward()
+    out["conv input"] = x.grad.stride()
+    return out
+
+
+def test_new_grad_follows_the_leafs_layout():
+    """torch's gradient layout contract: a new .grad has a dense leaf's strides (its size-1
+    dims' too), any other leaf's gradient is contiguous."""
+    assert _grad_strides(torch) == {"transposed": (1, 4), "strided": (2, 1),
+                                    "expanded": (6, 3, 1), "size1": (12, 4, 1),
+                                    "channels_last": (60, 1, 15, 3),
+                                    "conv input": (60, 1, 12, 2)}
+    real = pytest.importorskip("torch")
+    assert _grad_strides(torch) == _grad_strides(real)

@@ -44,6 +44,10 @@ class Kernel(Op):
     # conv2d, batch/group norm, upsampling, constant padding): the inputs whose layout decides
     # (any of them channels-last-like: 4-D results are channels-last; else contiguous)
     suggest_format: tuple = ()
+    # a kernel whose 3-D (unbatched) input torch runs as a batch of one (conv2d: unsqueeze(0),
+    # the batched kernel, squeeze(0)): that input's format is its unsqueezed view's, and a 3-D
+    # result is the squeezed channels-last result
+    unbatched = False
 
     @staticmethod
     def suggests(attrs) -> bool:
@@ -100,10 +104,11 @@ def _normalising(forward, cls):
             if elementwise:  # torch's TensorIterator broadcasts the operands before the kernel
                 _broadcast_first(args)  # checks their dtypes: a shape error comes first
             raise
-        if cls.suggest_format and any(i < len(args) and is_channels_last(args[i])
-                                      for i in cls.suggest_format) and cls.suggests(attrs):
+        if cls.suggest_format and any(i < len(args) and is_channels_last(
+                _unsqueezed(args[i]) if cls.unbatched else args[i])
+                for i in cls.suggest_format) and cls.suggests(attrs):
             return tuple(channels_last_copy(r, args) for r in res) if isinstance(res, tuple) \
-                else channels_last_copy(res, args)
+                else channels_last_copy(res, args, cls.unbatched)
         if cls.own_layout or (attrs and attrs.get("channels_last")):
             return tuple(_fresh(r, args) for r in res) if isinstance(res, tuple) else \
                 _fresh(res, args)
@@ -210,9 +215,21 @@ def preserve_format(x, r):
     return preserved_copy(x, r)
 
 
-def channels_last_copy(r, inputs=()):
-    """A 4-D result in channels-last layout (other results: fresh and contiguous)."""
+def _unsqueezed(a):
+    """A 3-D array as torch's ``unsqueeze(0)`` views it (the new dim's stride is the first
+    dim's extent, ``size[0] * stride[0]``, not numpy's 0); other values as they are."""
+    if not isinstance(a, np.ndarray) or a.ndim != 3:
+        return a
+    return np.lib.stride_tricks.as_strided(a, (1,) + a.shape,
+                                           (a.shape[0] * a.strides[0],) + a.strides)
+
+
+def channels_last_copy(r, inputs=(), unbatched=False):
+    """A 4-D result in channels-last layout (other results: fresh and contiguous);
+    ``unbatched``: a 3-D result as the squeezed channels-last result of a batch of one."""
     r = np.asarray(r)
+    if unbatched and r.ndim == 3 and r.size:
+        return channels_last_copy(r[np.newaxis], inputs)[0]
     if r.ndim != 4 or r.size == 0:
         return finish(r, inputs)
     if is_channels_last(r) and r.flags.writeable and not any(

@@ -234,6 +234,7 @@ class Copy(Pointwise):
     """``dst.copy_(src)``: dst takes src's values (broadcast, cast); dst's old value gets no grad."""
 
     name = "copy_"
+    node_name = "torch::autograd::CopyBackwards"  # (torch's hand-written node)
 
     @staticmethod
     def forward(ctx, dst, src, out=None):

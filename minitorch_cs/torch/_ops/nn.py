@@ -606,6 +606,7 @@ def _uses_onednn(x, w, groups, nd):
 class Conv(Kernel):
     name = "convolution"
     suggest_format = (0, 1)  # torch: input.suggest_memory_format()
+    unbatched = True
     saved = (0, 1)
     reads = {0: (1,), 1: (0,)}  # (torch saves an operand only for the gradients that read it)
     graph_inputs = {"x": 0, "w": 1}
