@@ -1,5 +1,5 @@
-"""``torch.nn.modules.normalization`` and ``batchnorm``: ``LayerNorm``, ``GroupNorm``,
-``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``.
+"""``torch.nn.modules.normalization``, ``batchnorm`` and ``instancenorm``: ``LayerNorm``,
+``GroupNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``, ``InstanceNorm1d/2d/3d``.
 
 Init (torch's): weights ones, biases zeros; running_mean zeros, running_var ones,
 num_batches_tracked 0 (int64).
@@ -7,6 +7,7 @@ num_batches_tracked 0 (int64).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 from ... import _creation as C
 from ... import _dtype as D
@@ -15,7 +16,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d",
+           "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class LayerNorm(Module):
@@ -248,3 +250,60 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    """Instance norm (torch 2.13's ``_InstanceNorm``): each sample's channels normalized over
+    their own spatial positions by ``F.instance_norm``; no affine parameters and no running
+    statistics by default. An input without its batch dim is run as a batch of one."""
+
+    _no_batch_dim = 0  # the rank of an input without a batch dim
+    _ranks = ""  # the ranks accepted, as torch's message words them
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False, device=None,
+                 dtype=None) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype)
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError(f"expected {self._ranks} input (got {input.dim()}D input)")
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                               self.bias, self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is not "
+                          "used because affine=False", stacklevel=2)
+        if input.dim() == self._no_batch_dim:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm over (N, C, L) or (C, L)."""
+
+    _no_batch_dim, _ranks = 2, "2D or 3D"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm over (N, C, H, W) or (C, H, W)."""
+
+    _no_batch_dim, _ranks = 3, "3D or 4D"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or (C, D, H, W)."""
+
+    _no_batch_dim, _ranks = 4, "4D or 5D"
