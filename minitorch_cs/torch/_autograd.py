@@ -203,7 +203,9 @@ class Node:
         self.freed = False
 
     def name(self) -> str:
-        fixed = getattr(self.op, "node_name", None)  # an op that names its node (MedianBackward1)
+        fixed = self.__dict__.get("torch_node")  # a call that names its node (squeeze's)
+        if fixed is None:  # an op that names its node (MedianBackward1)
+            fixed = getattr(self.op, "node_name", None)
         if fixed is not None:
             return fixed
         fn_cls = self.__dict__.get("fn_cls")  # a custom autograd.Function: "MyFnBackward"
@@ -239,10 +241,9 @@ class Node:
         self.freed = True
         d = self.__dict__
         if d:
-            fn_cls = d.get("fn_cls")
+            keep = {k: d[k] for k in ("fn_cls", "torch_node") if k in d}  # (its name)
             d.clear()  # the values the forward saved
-            if fn_cls is not None:
-                d["fn_cls"] = fn_cls
+            d.update(keep)
         self.saved_versions = None
 
 

@@ -126,6 +126,18 @@ def adaptive_avg_pool2d(x, output_size):
     return out
 
 
+def adaptive_max_pool2d(x, output_size):
+    oh, ow = _tuple(output_size, 2)
+    H, W = x.shape[-2:]
+    out = np.zeros(x.shape[:-2] + (oh, ow))
+    for i in range(oh):
+        h0, h1 = (i * H) // oh, -(-((i + 1) * H) // oh)
+        for j in range(ow):
+            w0, w1 = (j * W) // ow, -(-((j + 1) * W) // ow)
+            out[..., i, j] = x[..., h0:h1, w0:w1].max(axis=(-2, -1))
+    return out
+
+
 def nll(logp, target, weight=None, ignore_index=-100, reduction="mean"):
     """nll_loss over (N, C, ...) or (C,) log-probabilities."""
     cdim = 1 if logp.ndim > 1 else 0

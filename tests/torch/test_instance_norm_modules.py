@@ -13,7 +13,7 @@ import minitorch_cs.torch as mt
 CASES = [("InstanceNorm1d", (2, 3, 7)), ("InstanceNorm1d", (3, 7)),
          ("InstanceNorm2d", (2, 3, 4, 5)), ("InstanceNorm2d", (3, 4, 5)),
          ("InstanceNorm3d", (2, 3, 2, 3, 4)), ("InstanceNorm3d", (3, 2, 3, 4))]
-CONFIGS = [{}, {"affine": True}, {"track_running_stats": True},
+CONFIGS = [{}, {"affine": True}, {"track_running_stats": True}, {"affine": True, "bias": False},
            {"affine": True, "track_running_stats": True, "momentum": None}]
 
 

@@ -25,10 +25,9 @@ OVERLOAD = {  # torch's name is another overload's (a scalar or tensor operand, 
     "mean_dim", "sum_dtype", "mean_keepdim"}
 VIEWS = {  # torch records a view node (Select, Slice, Squeeze, T, Transpose, ...) or a chain
     "getitem_basic", "select", "narrow", "tensor_split", "chunk", "split", "split_sections",
-    "unbind", "getitem_advanced", "getitem_int_list", "squeeze", "squeeze_tuple", "unsqueeze",
+    "unbind", "getitem_advanced", "getitem_int_list",
     "t", "mT", "transpose", "rot90", "roll_flat", "flatten", "kron", "repeat_interleave",
-    "repeat_interleave_flat", "F.adaptive_avg_pool1d", "F.avg_pool1d", "F.max_pool1d",
-    "F.conv1d", "F.conv2d", "linear", "linear_nobias", "F.sdpa", "diag_matrix", "diag_vector",
+    "repeat_interleave_flat", "F.conv1d", "F.conv2d", "linear", "linear_nobias", "F.sdpa", "diag_matrix", "diag_vector",
     "setitem_basic", "setitem_scalar", "F.pad", "einsum[ij->]", "einsum[bij,bjk->bik]",
     "einsum[ijk,ik->j]", "einsum-broadcast[...ij,jk->...ik]", "einsum-broadcast[i...->...]"}
 COMPOSITE = {  # ours is one kernel or another composition (F.mse_loss: a mean of squares)

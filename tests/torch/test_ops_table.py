@@ -1338,6 +1338,14 @@ row("F.adaptive_avg_pool2d", R.adaptive_avg_pool2d,
     one(shape=st.tuples(st.integers(1, 2), st.integers(1, 6), st.integers(1, 6)),
         req=lambda s: dict(output_size=st.tuples(st.integers(1, 4), st.integers(1, 4)))),
     rtol=1e-6)
+row("F.adaptive_max_pool2d", R.adaptive_max_pool2d,
+    lambda T, x, output_size: nn(T).adaptive_max_pool2d(x, output_size),
+    one(shape=st.tuples(st.integers(1, 2), st.integers(1, 6), st.integers(1, 6)),
+        req=lambda s: dict(output_size=st.tuples(st.integers(1, 4), st.integers(1, 4))),
+        distinct=True))
+row("F.adaptive_max_pool1d", lambda x: R.adaptive_max_pool2d(x[..., None, :], (1, 3))[..., 0, :],
+    lambda T, x: nn(T).adaptive_max_pool1d(x, 3), fixed(st.tuples(
+        st.integers(1, 2), st.integers(1, 2), st.integers(1, 7)), distinct=True))
 row("F.max_pool1d", lambda x: R.max_pool2d(x[..., None, :], (1, 2), (1, 2))[..., 0, :],
     lambda T, x: nn(T).max_pool1d(x, 2), fixed(st.tuples(st.integers(1, 2), st.integers(1, 2),
                                                           st.integers(2, 6)), distinct=True))

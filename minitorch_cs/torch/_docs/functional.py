@@ -11,6 +11,16 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
     'adaptive_avg_pool2d': ('adaptive_avg_pool2d(input, output_size) -> Tensor',
         ('Average pooling to a fixed (H_out, W_out), windows chosen as in adaptive_avg_pool1d '
          'per dim (None keeps that size).'), ""),
+    'adaptive_max_pool1d': (
+        'adaptive_max_pool1d(input, output_size, return_indices=False) -> Tensor',
+        ('Max pooling to a fixed output length (adaptive_max_pool2d at height 1); with '
+         '``return_indices`` also the int64 argmax offsets.'), ""),
+    'adaptive_max_pool2d': (
+        'adaptive_max_pool2d(input, output_size, return_indices=False) -> Tensor',
+        ('Max pooling to a fixed (H_out, W_out) over the windows of adaptive_avg_pool2d (None keeps '
+         'that size): a tie keeps the first element, the last NaN wins; with ``return_indices`` '
+         'also the int64 argmax offsets in the H*W plane. The gradient sums into those '
+         'positions.'), ""),
     'alpha_dropout': ('alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor',
         ('Dropout that keeps the mean and variance of SELU activations: dropped elements take '
          "SELU's negative saturation value, then an affine correction is applied (training "

@@ -77,7 +77,10 @@ def squeeze(input, dim=None):
     else:
         dims = _dims(dim, input.ndim) or ()
         new = tuple(s for i, s in enumerate(shp) if not (i in dims and s == 1))
-    return apply(M.View, input, shape=new)
+    # torch's nodes by overload: no dim, one dim, a tuple of dims
+    node = "SqueezeBackward0" if dim is None else \
+        "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
+    return apply(M.View, input, shape=new, node=node)
 
 
 def unsqueeze(input, dim):
@@ -87,7 +90,8 @@ def unsqueeze(input, dim):
                          f"but got {dim})")
     d = dim % (nd + 1)
     shp = tuple(input.shape)
-    return apply(M.View, input, shape=shp[:d] + (1,) + shp[d:], unsqueeze=d)
+    return apply(M.View, input, shape=shp[:d] + (1,) + shp[d:], unsqueeze=d,
+                 node="UnsqueezeBackward0")
 
 
 def permute(input, *dims):

@@ -1,7 +1,8 @@
 """Average pooling kernels (``avg_pool2d`` and ``adaptive_avg_pool2d``, forward and backward):
 each window summed in torch's order from +0, and each gradient share added into its window
 output by output, as torch's CPU kernels do; the argument rules are the pooling helpers of
-``conv``."""
+``conv``. Adaptive max pooling's forward shares the adaptive windows (its gradient is max
+pooling's scatter into the argmax positions)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from .conv import _as_float, _is_int, _pad_extent, _pad_hw, _pool_batch, _pool_params, _shape_str
 
 __all__ = ["avg_pool2d_forward", "avg_pool2d_backward", "adaptive_avg_pool2d_forward",
-           "adaptive_avg_pool2d_backward"]
+           "adaptive_avg_pool2d_backward", "adaptive_max_pool2d_forward"]
 
 
 # ---------------------------------------------------------------------------
@@ -127,15 +128,16 @@ def _adaptive_out(x_shape, output_size):
     return oh, ow
 
 
-def _adaptive_check(x_shape):
+def _adaptive_check(x_shape, name="adaptive_avg_pool2d"):
     x_shape = tuple(int(v) for v in x_shape)
     if len(x_shape) not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_shape_str(x_shape)}")
+        colon = ":" if name == "adaptive_max_pool2d" else ""  # (torch's two wordings)
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} "
+                           f"{_shape_str(x_shape)}")
     for d in range(1, len(x_shape)):
         if x_shape[d] == 0:
             raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                f"{name}(): Expected input to have non-zero size for non-batch "
                 f"dimensions, but input has sizes {_shape_str(x_shape)} with dimension {d} "
                 "being empty")
     return x_shape
@@ -208,3 +210,24 @@ def adaptive_avg_pool2d_backward(gy, x_shape, output_size, rounding=None):
         idx = (Ellipsis, rows[:, None], cols[None, :])
         out[idx] = r(out[idx] + np.where(has, delta, zero))
     return out
+
+
+def adaptive_max_pool2d_forward(x, oh, ow):
+    """torch.nn.functional.adaptive_max_pool2d to ``(oh, ow)``: each window's largest value and
+    its flat offset in the H*W plane, read row by row as torch's kernel does: a larger value
+    replaces the current one, a tie keeps the first, and every NaN replaces it (so the last NaN
+    wins); a window of -inf keeps its first offset."""
+    shape = _adaptive_check(x.shape, "adaptive_max_pool2d")
+    h, wd = shape[-2], shape[-1]
+    out_shape = shape[:-2] + (oh, ow)
+    if oh == 0 or ow == 0 or x.size == 0:
+        return np.zeros(out_shape, x.dtype), np.zeros(out_shape, np.int64)
+    (sh, _), (sw, _) = _adaptive_bins(h, oh), _adaptive_bins(wd, ow)
+    best = np.full(out_shape, -np.inf, x.dtype)
+    where = np.broadcast_to(sh[:, None] * wd + sw[None, :], out_shape).copy()
+    for rows, cols, has in _adaptive_offsets(shape, oh, ow):
+        val = x[..., rows[:, None], cols[None, :]]
+        take = has & ((val > best) | np.isnan(val))
+        best = np.where(take, val, best)
+        where = np.where(take, rows[:, None] * wd + cols[None, :], where)
+    return best, where

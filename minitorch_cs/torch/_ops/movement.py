@@ -105,12 +105,18 @@ class UnsafeView(Op):
 
 
 class View(Op):
+    """A view of another shape. ``node``: the name of torch's node when the function that made
+    it is not ``view`` (``squeeze``: ``SqueezeBackward0/1/2`` by its dim argument,
+    ``unsqueeze``: ``UnsqueezeBackward0``)."""
+
     name = "view"
     is_view = True
 
     @staticmethod
-    def forward(ctx, x, shape, unsqueeze=None):
+    def forward(ctx, x, shape, unsqueeze=None, node=None):
         ctx.shape = x.shape
+        if node is not None:
+            ctx.torch_node = node
         return _torch_view(x, shape, np.reshape(x, shape, copy=False), unsqueeze)
 
     @staticmethod

@@ -23,6 +23,7 @@ __all__ = [
     "glu", "dropout", "dropout1d", "dropout2d",
     "alpha_dropout", "softmax", "softmin", "log_softmax", "conv1d", "conv2d", "max_pool1d",
     "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d",
     "layer_norm", "batch_norm", "group_norm", "instance_norm", "normalize", "embedding", "one_hot",
     "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
@@ -151,6 +152,60 @@ def adaptive_avg_pool1d(input, output_size):
     _pool1d_rank(input, "adaptive_avg_pool1d")
     o = _pair(output_size, 1)[0]
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
+
+
+def _list_with_default(out_size, defaults):
+    """torch's ``_list_with_default``: a number as it is; a sequence of sizes, ``None`` taking
+    the input's size there (the input must have more dims than the sequence has entries)."""
+    if isinstance(out_size, int) and not isinstance(out_size, bool):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def _int_sizes(sizes, fname, n):
+    """``sizes`` as torch's argument parser reads an ``int[n]`` (one int fills every entry)."""
+    if isinstance(sizes, int) and not isinstance(sizes, bool):
+        return (sizes,) * n
+    for i, v in enumerate(sizes):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of "
+                            f"ints, but found element of type {type(v).__name__} at pos {i}")
+    return tuple(sizes)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The largest value of each adaptive window (torch's ``floor``/``ceil`` bins) and, with
+    ``return_indices``, its int64 offset in the H*W plane; floating dtypes only."""
+    out = _int_sizes(_list_with_default(output_size, tuple(input.shape)), "adaptive_max_pool2d",
+                     2)
+    if len(out) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    from .._kernels.avgpool import _adaptive_check
+    _adaptive_check(input.shape, "adaptive_max_pool2d")
+    if min(out) < 0:
+        shape = list(input.shape[:-2]) + list(out)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {shape}")
+    if not input._dtype.is_floating_point:
+        raise _not_implemented("adaptive_max_pool2d", input)
+    y, idx = apply(N.AdaptiveMaxPool2d, input, output_size=out)
+    return (y, idx) if return_indices else y
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` of the input with a height of 1 (torch's composition)."""
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_max_pool1d() argument 'output_size' should contain one "
+                               f"int (got {len(output_size)})")
+        output_size = output_size[0]
+    if not isinstance(output_size, int) or isinstance(output_size, bool):
+        raise TypeError("adaptive_max_pool1d(): argument 'output_size' (position 2) must be "
+                        f"tuple of ints, not {type(output_size).__name__}")
+    _pool1d_rank(input, "adaptive_max_pool1d")
+    y, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, output_size), return_indices=True)
+    return (y.squeeze(-2), idx.squeeze(-2)) if return_indices else y.squeeze(-2)
 
 
 def _fold_pairs(**args):
