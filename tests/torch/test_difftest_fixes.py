@@ -396,3 +396,31 @@ def test_remainder_gradient_divides_the_operands_as_given(fn, mode):
     assert r.dtype is torch.bfloat16 and r.tolist() == [0.0] * 9  # (the forward: in bfloat16)
     r.sum().backward()
     assert v.grad.item() == 9.0
+
+
+# ----- seed 40 campaign ---------------------------------------------------------------------------
+def test_expand_that_grows_nothing_is_a_writable_view():
+    """torch's expand gives a zero stride only to a dim it grows: an expand to the same sizes
+    (or adding a leading 1) is an ordinary view that in-place ops write through, and the
+    kernel's own errors come first (lerp_ on int64: NotImplementedError)."""
+    x = torch.tensor([1, 2, 3])
+    v = x.expand(-1)
+    v.add_(1)
+    assert x.tolist() == [2, 3, 4] and v.stride() == (1,)
+    z = torch.ones(3)
+    z.expand(1, 3).mul_(2)
+    assert z.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(NotImplementedError, match='"lerp_kernel_tensor" not implemented'):
+        x.expand(3).lerp_(x, x)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        torch.ones(1, 3).expand(2, 3).add_(1)
+
+
+def test_copy_gradient_is_summed_in_the_sources_dtype():
+    """copy_'s source gradient is converted to the source's dtype before the sum over broadcast
+    dims: 64 float16 gradients of -8528 sum to -545792 in float64, not to inf in float16."""
+    src = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    dst = torch.zeros(64, dtype=torch.float16)
+    dst.copy_(src)
+    (dst * -8528.0).sum().backward()
+    assert src.grad.item() == -8528.0 * 64

@@ -101,3 +101,36 @@ def test_group_norm_of_equal_values_is_exactly_zero_in_half_precision(dtype):
     got = ours.nn.functional.group_norm(ours.tensor(x).to(getattr(ours, dtype)), 2)
     np.testing.assert_array_equal(np.array(got.float().tolist()), want.float().numpy())
     assert not np.array(got.float().tolist()).any()
+
+
+def test_log_softmax_last_dim_keeps_its_sum_and_log_in_half():
+    """torch's half-precision log_softmax along the last dim rounds the sum of exponentials,
+    then its log, to the half dtype before subtracting in float32 (over another dim all stays
+    float32): the largest logit's log-probability can be exactly 0 (seed 40 campaign: a
+    cross-entropy with an infinite target probability is then NaN, not inf)."""
+    from minitorch_cs import torch as mt
+    x = mt.tensor([6.0, -4.0], dtype=mt.float16)
+    assert mt.log_softmax(x, 0).tolist() == [0.0, -10.0]
+    assert mt.log_softmax(x.reshape(2, 1), 0).tolist() == [[-4.5418739318847656e-05], [-10.0]]
+    t = mt.tensor([float("inf"), 2.092], dtype=mt.float16)
+    assert mt.isnan(mt.nn.functional.cross_entropy(x, t, reduction="none"))
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_log_softmax_and_cross_entropy_half_bits_as_torch(dt):
+    torch = pytest.importorskip("torch")
+    from minitorch_cs import torch as mt
+    rng = np.random.default_rng(7)
+    for shape, dim in [((50, 7), -1), ((50, 7), 0), ((4, 30, 5), 1), ((200, 3), -1), ((9,), 0),
+                       ((3, 4, 40), 2)]:
+        x = (rng.standard_normal(shape) * 6).astype(np.float32)
+        want = torch.log_softmax(torch.tensor(x).to(getattr(torch, dt)), dim).float().numpy()
+        got = mt.log_softmax(mt.tensor(x).to(getattr(mt, dt)), dim).float().numpy()
+        np.testing.assert_array_equal(got, want)
+        if len(shape) == 2:
+            target = rng.integers(0, shape[1], shape[0])
+            want = torch.nn.functional.cross_entropy(torch.tensor(x).to(getattr(torch, dt)),
+                                                     torch.tensor(target), reduction="none")
+            got = mt.nn.functional.cross_entropy(mt.tensor(x).to(getattr(mt, dt)),
+                                                 mt.tensor(target), reduction="none")
+            np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

@@ -248,8 +248,16 @@ class Copy(Pointwise):
     @staticmethod
     def backward(ctx, g):
         # dst's old value gets a zero gradient (torch's CopyBackwards): the graph before the copy
-        # still sees the node, so leaves behind it get zeros, not None
-        return (ns(g).zeros_like(g), g)
+        # still sees the node, so leaves behind it get zeros, not None. src's gradient is the
+        # gradient converted to src's dtype first, then summed over the broadcast dims (in a
+        # float64 source, a half gradient's sum cannot overflow)
+        xp = ns(g)
+        meta = ctx.in_meta[1] if len(getattr(ctx, "in_meta", ())) > 1 else None
+        gs = g
+        if meta is not None and meta[1] != xp.npdtype(g) and \
+                (meta[1].kind == "f" or meta[1] in _HALF_DT):
+            gs = xp.astype(g, meta[1])
+        return (xp.zeros_like(g), gs)
 
 
 class Fill(Pointwise):

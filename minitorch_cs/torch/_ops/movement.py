@@ -173,8 +173,12 @@ class Expand(Op):
     @staticmethod
     def forward(ctx, x, shape):
         r = np.broadcast_to(x, shape)
-        return np.lib.stride_tricks.as_strided(x, r.shape, expand_strides(x, r.shape),
-                                               writeable=False)
+        strides = expand_strides(x, r.shape)
+        # memory shared by several elements (a grown dim) is read-only: in-place writes there
+        # raise; an expand that grows nothing is an ordinary view, writable as in torch
+        shared = any(st == 0 and n > 1 for st, n in zip(strides, r.shape))
+        return np.lib.stride_tricks.as_strided(x, r.shape, strides,
+                                               writeable=x.flags.writeable and not shared)
 
     @staticmethod
     def backward(ctx, g):

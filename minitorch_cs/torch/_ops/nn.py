@@ -21,13 +21,21 @@ from ._opmath import HALF as _HALF
 from .losses import _reduce
 
 
-def _log_softmax(x, axis):
+def _log_softmax(x, axis, half=None):
+    """``x - max - log(sum(exp(x - max)))`` along ``axis``. ``half``: the half dtype of a
+    float32-widened input; along its last dim torch's kernel keeps the sum, and then its log,
+    in that dtype (each rounded once) before subtracting in float32 (measured on torch 2.13;
+    over another dim everything stays float32)."""
     if x.size == 0:
         return x.copy()
     # (the ufuncs' reduce methods: numpy's max/sum are these, without their Python wrappers)
     m = np.maximum.reduce(x, axis=axis, keepdims=True)
     z = x - m
-    return z - np.log(np.add.reduce(np.exp(z), axis=axis, keepdims=True))
+    s = np.add.reduce(np.exp(z), axis=axis, keepdims=True)
+    if half is not None and axis in (-1, x.ndim - 1):
+        with np.errstate(all="ignore"):
+            return z - np.log(s.astype(half).astype(x.dtype)).astype(half).astype(x.dtype)
+    return z - np.log(s)
 
 
 class Softmax(Kernel):
@@ -60,7 +68,7 @@ class LogSoftmax(Kernel):
     @staticmethod
     @opmath
     def forward(ctx, x, dim):
-        y = _log_softmax(x, dim)
+        y = _log_softmax(x, dim, getattr(ctx, "half_dtype", None))
         ctx.y, ctx.dim = _as_saved(ctx, y), dim
         return y
 
@@ -193,8 +201,8 @@ class CrossEntropy(Kernel):
     def forward(ctx, x, target, weight=None, ignore_index=-100, reduction="mean",
                 label_smoothing=0.0):
         dim = 1 if x.ndim > 1 else 0
-        logp = _log_softmax(x, dim)
         half = getattr(ctx, "half_dtype", None)
+        logp = _log_softmax(x, dim, half)
         if half is not None:  # torch's cross_entropy is log_softmax then nll_loss: the log-
             # probabilities both read are the half-precision output of the first
             logp = logp.astype(half).astype(np.float32)
