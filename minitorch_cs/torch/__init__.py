@@ -13,7 +13,7 @@ from ._autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_strided, eye,
                         from_numpy, full, full_like, linspace, logspace, normal, ones, ones_like,
                         rand, rand_like, randint, randint_like, randn, randn_like, randperm,
-                        scalar_tensor, tensor, zeros, zeros_like)
+                        scalar_tensor, tensor, tril_indices, triu_indices, zeros, zeros_like)
 from ._device import device
 from ._dtype import (bfloat16, bool, double, dtype, float, float16, float32, float64,
                      get_default_dtype, half, int, int8, int16, int32, int64, long,

@@ -21,7 +21,7 @@ from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "linspace", "logspace",
            "eye", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "normal", "empty_strided", "scalar_tensor"]
+           "normal", "empty_strided", "scalar_tensor", "tril_indices", "triu_indices"]
 
 _default_device: list = []
 
@@ -408,6 +408,54 @@ class Eye(Op):
 def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     return _finish(apply(Eye, n=int(n), m=int(m if m is not None else n), dtype=dt.np), requires_grad)
+
+
+class TriIndices(Op):
+    """The (2, N) row and column indices of a ``row`` x ``col`` matrix's lower (``upper``:
+    upper) triangle about diagonal ``offset``, in row-major order."""
+
+    name = "tril_indices"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, row, col, offset, upper, dtype):
+        r, c = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+        return new_array(np.stack([r, c]).astype(dtype))
+
+
+def _tri_indices(name, row, col, offset, dtype, requires_grad, upper):
+    for arg, v in (("row", row), ("col", col), ("offset", offset)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{name}(): argument '{arg}' (position "
+                            f"{('row', 'col', 'offset').index(arg) + 1}) must be int, not "
+                            f"{type(v).__name__}")
+    dt = D.to_dtype(dtype) if dtype is not None else D.int64
+    if requires_grad:  # (torch's check of a tensor that cannot carry gradients)
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    for arg, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{arg} must be non-negative, got{v}")
+    if dt not in (D.int32, D.int64):  # torch's kernel has the index dtypes only
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{_TYPE_NAMES[dt.name][:-len('Tensor')]}'")
+    return apply(TriIndices, row=row, col=col, offset=offset, upper=upper, dtype=dt.np)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The indices of the lower triangle of a ``row`` x ``col`` matrix (with the diagonal
+    ``offset`` and those below it), as a (2, N) tensor: rows, then columns, in row-major order;
+    int64 by default (int32 too)."""
+    return _tri_indices("tril_indices", row, col, offset, dtype, requires_grad, False)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The indices of the upper triangle of a ``row`` x ``col`` matrix (with the diagonal
+    ``offset`` and those above it), as a (2, N) tensor: rows, then columns, in row-major order;
+    int64 by default (int32 too)."""
+    return _tri_indices("triu_indices", row, col, offset, dtype, requires_grad, True)
 
 
 # ----- random constructors ------------------------------------------------------------------------

@@ -372,6 +372,8 @@ EXAMPLES: dict[str, list[Example]] = {
     "torch.asarray": [ex(lambda: ([1, 2],), label="list"),
                       ex(lambda: (f23(), torch.float64), label="tensor cast")],
     "torch.scalar_tensor": [ex(lambda: (1.5,))],
+    "torch.tril_indices": [ex(lambda: (3, 4, 1))],
+    "torch.triu_indices": [ex(lambda: (3, 4, -1))],
     "torch.zeros": [ex(lambda: (2, 3)), ex(lambda: (i0(), 3), label="size tensor")],
     "torch.ones": [ex(lambda: (2, 3))],
     "torch.empty": [ex(lambda: (2, 3))],

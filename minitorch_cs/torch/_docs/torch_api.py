@@ -88,6 +88,16 @@ TORCH_API = {  # torch.<name>
          '``dtype`` defaults to the default float dtype (torch.get_default_dtype()).'),
         "Differs from torch: torch's ``layout``, ``pin_memory`` are not accepted here."),
     'enable_grad': ('enable_grad(orig_func=None)', '', ''),
+    'tril_indices': (
+        ('tril_indices(row, col, offset=0, *, dtype=torch.long, device=None, '
+         'layout=torch.strided, requires_grad=False) -> Tensor'),
+        ('The (2, N) row and column indices of the lower triangle of a row x col matrix (the '
+         'diagonal ``offset`` and those below it), in row-major order; int64 or int32.'), ""),
+    'triu_indices': (
+        ('triu_indices(row, col, offset=0, *, dtype=torch.long, device=None, '
+         'layout=torch.strided, requires_grad=False) -> Tensor'),
+        ('The (2, N) row and column indices of the upper triangle of a row x col matrix (the '
+         'diagonal ``offset`` and those above it), in row-major order; int64 or int32.'), ""),
     'eye': (
         ('eye(n, m=None, *, out=None, dtype=None, layout=torch.strided, device=None, '
          'requires_grad=False) -> Tensor'),
