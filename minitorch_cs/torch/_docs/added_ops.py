@@ -96,6 +96,8 @@ FUNCTIONS = {  # torch.<name>
     'nanmean': ('nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor', "", ""),
     'diff': ('diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor', "", ""),
     'argwhere': ('argwhere(input) -> Tensor', "", ""),
+    'isin': ('isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) '
+             '-> Tensor', "", ""),
     'rsub': ('rsub(input, other, *, alpha=1) -> Tensor', "", ""),
     'hsplit': ('hsplit(input, indices_or_sections) -> List of Tensors', "", ""),
     'vsplit': ('vsplit(input, indices_or_sections) -> List of Tensors', "", ""),

@@ -20,7 +20,7 @@ __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "mi
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
            "cdist", "searchsorted", "bucketize", "kthvalue", "mode", "nanmedian", "cummax",
-           "cummin"]
+           "cummin", "isin"]
 
 
 def _softmax_dtype(input, dtype, dim, kernel="softmax"):
@@ -541,6 +541,33 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each of ``elements`` is among ``test_elements`` (``invert``: is not), compared
+    in their promoted dtype; either may be a number (not both). A bool tensor of
+    ``elements``' shape; bool inputs are refused as torch refuses them. ``assume_unique`` only
+    speeds torch up; the result is the same."""
+    from .._ops.selection import Isin
+    def number(x):
+        return isinstance(x, (builtins.int, builtins.float, np.number))
+
+    if not ((isinstance(elements, Tensor) or number(elements)) and
+            (isinstance(test_elements, Tensor) or number(test_elements)) and
+            (isinstance(elements, Tensor) or isinstance(test_elements, Tensor))):
+        raise TypeError(f"isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__}), but "
+                        "expected one of:\n * (Tensor elements, Tensor test_elements, *, bool "
+                        "assume_unique = False, bool invert = False, Tensor out = None)\n * "
+                        "(Scalar element, Tensor test_elements, *, bool assume_unique = False, "
+                        "bool invert = False, Tensor out = None)\n * (Tensor elements, Scalar "
+                        "test_element, *, bool assume_unique = False, bool invert = False, "
+                        "Tensor out = None)\n")
+    for x in (elements, test_elements):
+        if isinstance(x, builtins.bool) or (isinstance(x, Tensor) and x._dtype is D.bool):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    dt = D.result_type(elements, test_elements)
+    return apply(Isin, elements, test_elements, dtype=dt.np, invert=builtins.bool(invert))
 
 
 def std_var_all(out, input, dim=None, *args, **kwargs):

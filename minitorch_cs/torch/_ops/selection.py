@@ -145,3 +145,19 @@ class Searchsorted(Op):
                 start = np.where(active & go_right, mid + 1, start)
                 end = np.where(active & ~go_right, mid, end)
         return start.reshape(vshape).astype(np.int32 if out_int32 else np.int64)
+
+
+class Isin(Op):
+    """Whether each of ``elements`` equals one of ``test`` (any shape), compared in ``dtype``,
+    their promoted dtype (a number converted as torch converts a Scalar: wrapping into an
+    integer dtype); NaN equals nothing, -0.0 equals 0.0. A bool result, not differentiable."""
+
+    name = "isin"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, elements, test, dtype, invert=False):
+        wide = np.dtype(np.float32) if dtype.kind not in "biuf" else dtype  # (half: exact)
+        e = np.asarray(np.asarray(elements).astype(dtype)).astype(wide, copy=False)
+        t = np.asarray(test).astype(dtype).astype(wide, copy=False).reshape(-1)
+        return np.asarray(np.isin(e, t, invert=invert))
