@@ -25,6 +25,18 @@ cummax = _return_type("cummax")
 cummin = _return_type("cummin")
 
 
+class aminmax(namedtuple("aminmax", ["min", "max"])):
+    """``torch.return_types.aminmax(min, max)``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+aminmax.__module__ = "minitorch_cs.torch.return_types"
+
+
 def MinMax(pair, name="max"):
     return (max if name == "max" else min)(*pair)
 

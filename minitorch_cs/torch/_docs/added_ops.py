@@ -98,6 +98,8 @@ FUNCTIONS = {  # torch.<name>
     'argwhere': ('argwhere(input) -> Tensor', "", ""),
     'isin': ('isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) '
              '-> Tensor', "", ""),
+    'aminmax': ('aminmax(input, *, dim=None, keepdim=False) -> (Tensor min, Tensor max)', "",
+                "Differs from torch: no ``out=``."),
     'rsub': ('rsub(input, other, *, alpha=1) -> Tensor', "", ""),
     'hsplit': ('hsplit(input, indices_or_sections) -> List of Tensors', "", ""),
     'vsplit': ('vsplit(input, indices_or_sections) -> List of Tensors', "", ""),
@@ -179,6 +181,7 @@ METHODS = {  # Tensor.<name>
     'nanmean': ('Tensor.nanmean(dim=None, keepdim=False, *, dtype=None) -> Tensor', "", _METHOD_OUT),
     'diff': ('Tensor.diff(n=1, dim=-1, prepend=None, append=None) -> Tensor', "", ""),
     'argwhere': ('Tensor.argwhere() -> Tensor', "", ""),
+    'aminmax': ('Tensor.aminmax(*, dim=None, keepdim=False) -> (Tensor min, Tensor max)', "", ""),
     'msort': ('Tensor.msort() -> Tensor', "", ""),
     'hsplit': ('Tensor.hsplit(indices_or_sections) -> List of Tensors', "", ""),
     'vsplit': ('Tensor.vsplit(indices_or_sections) -> List of Tensors', "", ""),

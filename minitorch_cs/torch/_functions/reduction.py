@@ -20,7 +20,7 @@ __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "mi
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
            "cdist", "searchsorted", "bucketize", "kthvalue", "mode", "nanmedian", "cummax",
-           "cummin", "isin"]
+           "cummin", "isin", "aminmax"]
 
 
 def _softmax_dtype(input, dtype, dim, kernel="softmax"):
@@ -541,6 +541,27 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``torch.return_types.aminmax(min, max)``: the smallest and largest values over ``dim``
+    (an int; None: every element) in one node, NaN propagating; each gradient shared evenly
+    among the elements equal to its result."""
+    from .._return_types import aminmax as AminMax
+    if dim is not None and (not isinstance(dim, builtins.int) or isinstance(dim, builtins.bool)):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        axis = None
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        axis = (d,) if input.ndim else None
+        keepdim = keepdim and input.ndim > 0
+    return AminMax(*apply(R.Aminmax, input, axis=axis, keepdim=builtins.bool(keepdim)))
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):

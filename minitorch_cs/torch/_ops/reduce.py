@@ -195,6 +195,42 @@ class Amax(Kernel):
             return ((gb / cnt) * mask,)
 
 
+class Aminmax(Kernel):
+    """``aminmax``: the smallest and largest values over ``axis`` (None: all) in one node
+    (torch's ``AminmaxBackward0``); NaN propagates. Each result's gradient is shared evenly
+    among the elements equal to it (torch's ``scale_grad_by_count``), and the two are added."""
+
+    name = "aminmax"
+    node_name = "AminmaxBackward0"
+    saved = (0,)
+    saved_outputs = (0, 1)  # torch's backward reads both results
+    n_outputs = 2
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False):
+        ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+        # (an empty reduction is refused before, by the function: its own error)
+        lo = np.asarray(np.minimum.reduce(x, axis=axis, keepdims=keepdim))
+        hi = np.asarray(np.maximum.reduce(x, axis=axis, keepdims=keepdim))
+        ctx.lo, ctx.hi = lo, hi
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grads):
+        xp = ns(grads[0])
+        x = ctx.x
+        shape = tuple(x.shape)
+        axis = tuple(range(len(shape))) if ctx.axis is None else ctx.axis
+        total = None
+        for g, y in zip(grads, (ctx.lo, ctx.hi)):
+            mask = x == _expand_back(xp, y, shape, ctx.axis, ctx.keepdim)
+            cnt = xp.sum(mask, axis=axis, keepdims=True)
+            part = (_expand_back(xp, g, shape, ctx.axis, ctx.keepdim) / cnt) * mask
+            total = part if total is None else total + part
+        return (total,)
+
+
 def _select_along(ctx, x, idx, dim, keepdim):
     """(values, int64 indices) of the entries ``idx`` (keepdims form) picks along ``dim``; saves
     what :func:`_select_along_backward` needs."""
