@@ -388,6 +388,8 @@ row("var_unbiased_false", lambda x: np.var(x, axis=-1), lambda T, x: x.var(-1, u
     one(_VARSHAPE))
 row("std_mean", lambda x: (np.std(x, axis=0, ddof=1), np.mean(x, axis=0)),
     lambda T, x: tuple(T.std_mean(x, 0)), one(_VARSHAPE, **DISTINCT))
+row("logcumsumexp", lambda x: np.logaddexp.accumulate(x, axis=-1) if x.ndim else x,
+    lambda T, x: T.logcumsumexp(x, -1), one())
 row("aminmax", lambda x: (np.min(x, axis=-1), np.max(x, axis=-1)),
     lambda T, x: tuple(T.aminmax(x, dim=-1)), one(_VARSHAPE, **DISTINCT))
 row("aminmax_all", lambda x: (np.min(x), np.max(x)), lambda T, x: tuple(T.aminmax(x)),

@@ -20,7 +20,7 @@ __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "mi
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
            "cdist", "searchsorted", "bucketize", "kthvalue", "mode", "nanmedian", "cummax",
-           "cummin", "isin", "aminmax"]
+           "cummin", "isin", "aminmax", "logcumsumexp"]
 
 
 def _softmax_dtype(input, dtype, dim, kernel="softmax"):
@@ -272,6 +272,15 @@ def cumsum(input, dim, *, dtype=None):
     _cumulative_dtype("cumsum", dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
+
+
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably by torch's scan (floating
+    dtypes only; a 0-d input is returned as a copy through the op)."""
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+    return apply(R.Logcumsumexp, input, dim=_wrap_dim(dim, input.ndim) if input.ndim else 0)
 
 
 def cumprod(input, dim, *, dtype=None):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .. import _dtype as D
@@ -565,6 +566,49 @@ class Cumsum(Kernel):
         if graph_mode(xp):
             return (xp.flip(xp.cumsum(xp.flip(g, ctx.dim), ctx.dim), ctx.dim),)
         return (np.flip(_cumsum(np.flip(g, ctx.dim), ctx.dim), ctx.dim),)
+
+
+class Logcumsumexp(Kernel):
+    """``log(cumsum(exp(x)))`` along ``dim`` by torch's scan: each step ``log1p(exp(min -
+    max)) + max`` of the running value and the next element (equal infinities keep
+    themselves, NaN propagates), accumulated in torch's CPU accumulation type (float64 for
+    float32 inputs, float32 for half ones) and rounded per element. Gradient: torch's
+    ``logcumsumexp_backward``, reverse scans of the positive and negative parts of the
+    gradient in log space."""
+
+    name = "logcumsumexp"
+    saved = (0,)
+    saves_output = True
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.x, ctx.dim = x, dim
+        acc = np.float64 if x.dtype == np.float32 else \
+            np.float32 if x.dtype in _HALF else x.dtype
+        with np.errstate(all="ignore"):
+            y = _accumulate(np.logaddexp, x.astype(acc), dim).astype(x.dtype)
+        ctx.y = y
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        if g.ndim == 0 or g.size == 0:
+            return (g,)
+        x, y, d = ctx.x, ctx.y, ctx.dim
+        dt = xp.npdtype(g)
+        lowest = float(ml_dtypes.finfo(dt).min)  # (torch's numeric_limits<scalar_t>::lowest())
+
+        def reverse(v):
+            return xp.flip(xp.call(Logcumsumexp, xp.flip(v, d), dim=d), d)
+
+        with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_abs = xp.log(xp.abs(g))
+            floor = xp.zeros((), dt) + lowest
+            pos = xp.where(g > 0, log_abs, floor)
+            neg = xp.where(g < 0, log_abs, floor)
+            return (xp.exp(reverse(pos - y) + x) - xp.exp(reverse(neg - y) + x),)
 
 
 class Cumprod(Kernel):
