@@ -424,3 +424,33 @@ def test_copy_gradient_is_summed_in_the_sources_dtype():
     dst.copy_(src)
     (dst * -8528.0).sum().backward()
     assert src.grad.item() == -8528.0 * 64
+
+
+# ----- seed 41 campaign ---------------------------------------------------------------------------
+def test_shrink_gradient_at_nan_follows_torchs_two_loops():
+    """hardshrink/softshrink backward at a NaN input: torch's vector loop gives 0, its scalar
+    tail (the last 24 % 16 = 8 float32 elements here) passes the gradient."""
+    for fn in (torch.nn.functional.hardshrink, torch.nn.functional.softshrink):
+        x = torch.full((24,), float("nan"), requires_grad=True)
+        fn(x).sum().backward()
+        assert x.grad.tolist() == [0.0] * 16 + [1.0] * 8
+        x = torch.full((24,), float("nan"), dtype=torch.float64, requires_grad=True)
+        fn(x).sum().backward()
+        assert x.grad.tolist() == [0.0] * 24  # (24 float64 elements: all in the vector loop)
+        x = torch.tensor([float("nan"), 2.0, 0.25], requires_grad=True)
+        fn(x).sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0, 0.0]  # (a short tensor: the scalar loop)
+
+
+def test_addbmm_out_dtype_is_checked_before_the_kernel():
+    """addbmm(..., out=) runs out.addmm_ per batch: out against batch2 comes before the bool
+    kernel's refusal."""
+    s = torch.zeros(2, 2, dtype=torch.bool)
+    a = torch.zeros(2, 2, 3, dtype=torch.bool)
+    b = torch.zeros(2, 3, 2, dtype=torch.bool)
+    with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype, but got Int "
+                                           "and Bool"):
+        torch.addbmm(s, a, b, out=torch.empty(2, 2, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="batch1 and batch2 must have same number of batches"):
+        torch.addbmm(s, a, torch.zeros(3, 3, 2, dtype=torch.bool),
+                     out=torch.empty(2, 2, dtype=torch.int32))

@@ -397,6 +397,21 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return apply(L.Addbmm, c, batch1, batch2, beta=beta, alpha=alpha)
 
 
+def _addbmm_out_check(out, input, batch1, batch2, *args, **kwargs):
+    """``addbmm(..., out=)``: torch copies ``input`` into ``out`` and runs ``out.addmm_`` per
+    batch, whose first check is out (as self) against ``batch2`` (as mat2), before any kernel
+    refuses a dtype."""
+    if not (isinstance(batch1, Tensor) and isinstance(batch2, Tensor)):
+        return
+    _check_addbmm(batch1, batch2)  # (its rank and size checks come first)
+    if out.dtype is not batch2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{D.scalar_name(out.dtype)} and {D.scalar_name(batch2.dtype)}")
+
+
+addbmm.out_check = _addbmm_out_check
+
+
 def _check_addbmm(batch1, batch2):
     _check_batches(batch1, batch2)
     if batch1.shape[0] != batch2.shape[0]:
