@@ -35,7 +35,7 @@ unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh a
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
 scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
-fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp""".split()
+fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross""".split()
 
 
 def _unfold(self, dimension, size, step):

@@ -1,4 +1,5 @@
-"""``torch.linalg``: the norms (``vector_norm``, ``matrix_norm``, ``norm``) and ``svdvals``.
+"""``torch.linalg``: the norms (``vector_norm``, ``matrix_norm``, ``norm``), ``svdvals`` and
+``cross``.
 
 Each follows torch 2.13's argument checks, dtype rules (floating inputs only; ``dtype=`` must
 widen, never narrow) and composition (``matrix_norm`` of order ±1/±inf is a max/min of 1-norms,
@@ -11,12 +12,14 @@ import math
 from . import _dtype as D
 from ._dispatch import apply as _apply
 from ._functions._common import _dims
+from ._functions.linalg import _linalg_cross
 from ._functions.reduction import amax as _amax, amin as _amin, sum as _sum
 from ._ops import linalg as L
 from ._ops import reduce as R
 from ._tensor import Tensor as _Tensor, _wrap_dim
 
-__all__ = ["vector_norm", "matrix_norm", "norm", "svdvals"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "svdvals", "cross"]
+_NO_OUT = {"cross"}  # (no out= here)
 
 LinAlgError = L._LinAlgError  # (torch.linalg.LinAlgError: torch._C._LinAlgError, a RuntimeError)
 
@@ -152,11 +155,19 @@ def svdvals(A, *, driver=None):
     return _apply(L.Svdvals, A)
 
 
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (size 3 in both) of two tensors with the same
+    number of dims, broadcast against each other, of one dtype (bool refused); torch's checks
+    in its order."""
+    return _linalg_cross(input, other, dim)
+
+
 def _install_out():
     from ._functions import _with_out
     g = globals()
     for name in __all__:  # torch's out= rules (argument check, autograd refusal, dtype policy)
-        g[name] = _with_out(name, g[name])
+        if name not in _NO_OUT:
+            g[name] = _with_out(name, g[name])
 
 
 _install_out()

@@ -388,6 +388,8 @@ row("var_unbiased_false", lambda x: np.var(x, axis=-1), lambda T, x: x.var(-1, u
     one(_VARSHAPE))
 row("std_mean", lambda x: (np.std(x, axis=0, ddof=1), np.mean(x, axis=0)),
     lambda T, x: tuple(T.std_mean(x, 0)), one(_VARSHAPE, **DISTINCT))
+row("linalg.cross", lambda a, b: np.cross(a, b), lambda T, a, b: T.linalg.cross(a, b),
+    fixed((2, 3), (1, 3)))
 row("logcumsumexp", lambda x: np.logaddexp.accumulate(x, axis=-1) if x.ndim else x,
     lambda T, x: T.logcumsumexp(x, -1), one())
 row("aminmax", lambda x: (np.min(x, axis=-1), np.max(x, axis=-1)),

@@ -256,6 +256,7 @@ TORCH_API = {  # torch.<name>
 
 
 LINALG = {  # torch.linalg.<name>
+    'cross': ('cross(input, other, *, dim=-1) -> Tensor', "", "Differs from torch: no ``out=``."),
     'matrix_norm': (
         ("matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None) -> "
          'Tensor'),

@@ -7,6 +7,8 @@ import math
 from .. import _dtype as D
 from .._autograd import also_checked
 from .._dispatch import apply, apply_inplace
+from .._errors import _size_mismatch
+from .._fpe import warn_user
 from .._ops import linalg as L
 from .._ops import matvec as MV
 from .._ops import movement as M
@@ -15,7 +17,7 @@ from .pointwise import mul
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "matmul", "mm", "bmm",
            "mv", "dot", "outer", "addmm", "einsum", "tensordot", "baddbmm", "addbmm", "kron",
-           "addmv", "addr"]
+           "addmv", "addr", "cross"]
 
 
 # ----- linear algebra -----------------------------------------------------------------------------
@@ -395,6 +397,44 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     c = input.expand(_size(batch1, 1), _size(batch2, 2))
     _check_addbmm(batch1, batch2)
     return apply(L.Addbmm, c, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def cross(input, other, dim=None):
+    """``linalg.cross`` along ``dim``; without ``dim``, along the input's first dim of size 3
+    (torch's deprecated default, with its warning)."""
+    if dim is None:
+        warn_user("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                  "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
+                  "of dim will change to agree with that of linalg.cross in a future release.")
+        sizes = list(input.shape) if isinstance(input, Tensor) else []
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    return _linalg_cross(input, other, dim)
+
+
+def _linalg_cross(input, other, dim):
+    """``torch.linalg.cross`` (see there); torch's checks in its order: the ranks, the size of
+    ``dim``, broadcasting, the kernel's bool refusal, then the second dtype."""
+    for arg, v, pos in (("input", input, 1), ("other", other, 2)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"linalg_cross(): argument '{arg}' (position {pos}) must be Tensor, "
+                            f"not {type(v).__name__}")
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    mismatch = _size_mismatch([tuple(input.shape), tuple(other.shape)])
+    if mismatch is not None:
+        raise mismatch
+    if input.dtype is D.bool:
+        raise NotImplementedError('"cross" not implemented for \'Bool\'')
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_name(input.dtype)} but found "
+                           f"{D.scalar_name(other.dtype)}")
+    return apply(L.LinalgCross, input, other, dim=d)
 
 
 def _addbmm_out_check(out, input, batch1, batch2, *args, **kwargs):

@@ -529,6 +529,40 @@ def _diag_view(a, sub):
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=True)
 
 
+class LinalgCross(Kernel):
+    """``linalg.cross`` along ``dim`` (size 3) of broadcast operands of one dtype: ``a1*b2 -
+    a2*b1``, ``a2*b0 - a0*b2``, ``a0*b1 - a1*b0``, each product and difference in that dtype
+    (a half dtype rounds each one, as c10's Half arithmetic does; integers wrap; float32 fuses
+    the first product into the difference, as torch's kernel does). Gradients:
+    ``cross(other, grad)`` and ``cross(grad, input)`` (torch's formula)."""
+
+    name = "linalg_cross"
+    saved = (0, 1)
+    reads = {0: (1,), 1: (0,)}  # (each operand is read only by the other's gradient)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.a, ctx.b, ctx.dim = a, b, dim
+        a, b = np.broadcast_arrays(a, b)
+        a0, a1, a2 = (np.take(a, i, axis=dim) for i in range(3))
+        b0, b1, b2 = (np.take(b, i, axis=dim) for i in range(3))
+        with np.errstate(all="ignore"):
+            if a.dtype == np.float32:  # torch's float32 kernel fuses each first product with
+                # the difference: fma(a1, b2, -(a2 * b1)) (measured; float64 and half do not)
+                from .._kernels.moments import fma32
+                return np.stack([fma32(a1, b2, -(a2 * b1)), fma32(a2, b0, -(a0 * b2)),
+                                 fma32(a0, b1, -(a1 * b0))], axis=dim)
+            return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        n = ctx.needs_input_grad
+        return (xp.call(LinalgCross, ctx.b, g, dim=ctx.dim) if n[0] else None,
+                xp.call(LinalgCross, g, ctx.a, dim=ctx.dim) if n[1] else None)
+
+
 class _LinAlgError(RuntimeError):
     """torch's linear-algebra error (``torch.linalg.LinAlgError``, a RuntimeError): a
     factorization LAPACK could not complete."""

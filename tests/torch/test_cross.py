@@ -1,0 +1,64 @@
+"""torch.linalg.cross / torch.cross / Tensor.cross against torch 2.13: values bit for bit in every
+dtype (float32's fused multiply-add), broadcasting, gradients, the deprecated default dim and
+torch's errors in its order."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch_cs.torch as mt
+
+
+def _outcomes(T):
+    out = []
+    a = T.tensor([[1., 2, 3], [4, 5, 6]], dtype=T.float64, requires_grad=True)
+    b = T.tensor([[0., 1, 0], [1, 1, 1]], dtype=T.float64, requires_grad=True)
+    c = T.linalg.cross(a, b)
+    (c * T.tensor([[1., 2, 3], [-1, 0.5, 2]], dtype=T.float64)).sum().backward()
+    out.append((c.tolist(), c.grad_fn.name(), a.grad.tolist(), b.grad.tolist()))
+    out.append(T.cross(a, b, dim=1).grad_fn.name())
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out.append((T.cross(a, b).tolist(), [str(w.message)[:60] for w in seen]))
+    rng = np.random.default_rng(0)
+    for dt in ("float32", "float64", "float16", "bfloat16", "int8", "int64"):
+        x = (rng.standard_normal((40, 3)) * 60).astype(np.float32)
+        y = (rng.standard_normal((1, 3)) * 60).astype(np.float32)
+        r = T.linalg.cross(T.tensor(x).to(getattr(T, dt)), T.tensor(y).to(getattr(T, dt)))
+        out.append((str(r.dtype), r.double().numpy().tobytes()))
+    for f in (lambda: T.linalg.cross(T.ones(2, 3), T.ones(3)),
+              lambda: T.linalg.cross(T.ones(2, 2), T.ones(2, 2)),
+              lambda: T.linalg.cross(T.ones(3, 2), T.ones(3, 2), dim=0).shape,
+              lambda: T.linalg.cross(T.ones(3), T.ones(3, dtype=T.float64)),
+              lambda: T.linalg.cross(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)),
+              lambda: T.cross(T.ones(2, 2), T.ones(2, 2)),
+              lambda: T.linalg.cross(T.ones(3), T.ones(3), dim=1),
+              lambda: T.ones(3).cross(T.ones(3)).tolist(),
+              lambda: T.linalg.cross(T.ones(4, 3), T.ones(2, 1, 3)),
+              lambda: T.linalg.cross(T.ones(2, 3), T.ones(4, 3)),
+              lambda: T.linalg.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.int64)),
+              lambda: T.linalg.cross(T.ones(3), 3), lambda: T.cross(T.ones(2, 4), T.ones(2, 4)),
+              lambda: T.linalg.cross(T.ones(2, 2), T.ones(2, 2, dtype=T.float64))):
+        try:
+            out.append(str(f()))
+        except Exception as e:  # noqa: BLE001 (the error is the outcome)
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+def test_cross_as_torch():
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _outcomes(mt) == _outcomes(torch)
+
+
+def test_cross_is_the_cross_product():
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
+    np.testing.assert_allclose(mt.linalg.cross(mt.tensor(x), mt.tensor(y)).numpy(),
+                               np.cross(x, y), rtol=1e-15)
+    e = mt.eye(3)
+    assert mt.linalg.cross(e[0], e[1]).tolist() == [0.0, 0.0, 1.0]
