@@ -52,3 +52,10 @@ def test_logcumsumexp_is_the_stable_log_of_cumsum_exp():
     got = mt.logcumsumexp(mt.tensor(x), 1).numpy()
     np.testing.assert_allclose(got, np.logaddexp.accumulate(x, axis=1), rtol=1e-15)
     assert got[0, 1] == -1000 + np.log(2)
+
+
+def test_logcumsumexp_never_gives_negative_zero():
+    # torch's step is log1p(exp(min - max)) + max: a -0.0 element comes out +0.0
+    for dt in (mt.float32, mt.float64, mt.bfloat16):
+        y = mt.logcumsumexp(mt.tensor([-0.0, -5.0], dtype=dt), 0)
+        assert not np.signbit(y.float().numpy()).any()

@@ -182,3 +182,20 @@ def test_group_norm_as_torch(shape, groups):
         F.group_norm(m, groups, mt.tensor(w), mt.tensor(b)).numpy(),
         torch.nn.functional.group_norm(t, groups, torch.tensor(w), torch.tensor(b)).numpy(),
         rtol=1e-5, atol=2e-5)
+
+
+def test_float64_overflow_rows_as_torch():
+    """float64 rows take torch's cascade (4 lanes) where it could overflow: NaN where torch's
+    is (the square of a lane's mean from about 1.3e154), finite elsewhere."""
+    torch = pytest.importorskip("torch")
+    rows = [[1e300, -1e300, 1, 2], [2e154] * 4, [1e154] * 4, [1e300] * 4,
+            [1e200, 1e200, -1e200, 5], [float("inf"), 1, 2, 3], [0.5, -1, 2, 0.25]]
+    for n in (4, 8, 13):
+        x = np.array([r * (n // 4) + [0.0] * (n % 4) for r in rows])
+        want = torch.nn.functional.layer_norm(torch.tensor(x), (n,)).numpy()
+        got = F.layer_norm(mt.tensor(x), (n,)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+        g = np.array([[6e161] * 8])
+        np.testing.assert_array_equal(
+            F.group_norm(mt.tensor(g.reshape(1, 4, 2)), 2).numpy(),
+            torch.nn.functional.group_norm(torch.tensor(g.reshape(1, 4, 2)), 2).numpy())

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma32", "row_moments32"]
+__all__ = ["fma32", "row_moments32", "row_moments64"]
 
 LANES = 8  # float32 lanes of torch's vectorized moments kernel (measured)
 CHUNK = 16  # vectors per Welford block (torch's kChunkSize)
@@ -48,108 +48,145 @@ def fma32(a, b, c):
     return np.add(p, c, out=out, dtype=_F64, casting="unsafe")
 
 
-def _merge_vec(add, acc):
+class _Float32:
+    """float32 arithmetic of torch's kernel: 8 lanes, multiply-adds fused (emulated in
+    float64, cast into the float32 state by the add)."""
+
+    T, lanes, wide = np.float32, LANES, _F64
+    fma = staticmethod(fma32)
+
+    @staticmethod
+    def fma_into(a, b, c, out, tmp):
+        np.multiply(a, b, out=tmp, dtype=_F64)
+        np.add(tmp, c, out=out, dtype=_F64, casting="unsafe")
+
+
+class _Float64:
+    """float64: torch's 4 lanes; its multiply-adds unfused here (an exact float64 fma would
+    need more than numpy offers), so the bits may differ while overflow and NaN fall where
+    torch's do."""
+
+    T, lanes, wide = np.float64, 4, _F64
+
+    @staticmethod
+    def fma(a, b, c):
+        return a * b + c
+
+    @staticmethod
+    def fma_into(a, b, c, out, tmp):
+        np.multiply(a, b, out=tmp)
+        np.add(tmp, c, out=out)
+
+
+def _merge_vec(add, acc, ar):
     """Merge the vector state ``add`` = (m0, m1, m2) into ``acc``: torch's vector merge."""
     m0a, m1a, m2a = add
     m0, m1, m2 = acc
     n = m0 + m0a
-    c = np.float32(0) if n == 0 else np.float32(m0a) / np.float32(n)
+    c = ar.T(0) if n == 0 else ar.T(m0a) / ar.T(n)
     delta = m1a - m1
     m1 = m1 + c * delta
-    m2 = fma32(delta * c, delta * np.float32(m0), m2 + m2a)
+    m2 = ar.fma(delta * c, delta * ar.T(m0), m2 + m2a)
     return (n, m1, m2)
 
 
 def row_moments32(x):
     """(mean, biased variance) of each row of the float32 array ``x`` (rows, N), each of shape
     (rows,), in torch's order of operations (module docstring)."""
+    return _row_moments(x, _Float32)
+
+
+def row_moments64(x):
+    """:func:`row_moments32` for float64 rows (4 lanes, multiply-adds unfused: the overflow
+    and NaN pattern of torch's kernel, its values to the last bits)."""
+    return _row_moments(x, _Float64)
+
+
+def _row_moments(x, ar):
     rows, n_el = x.shape
-    f32 = np.float32
-    n = n_el // LANES  # whole vectors
+    T, lanes = ar.T, ar.lanes
+    n = n_el // lanes  # whole vectors
     m = -(-n // CHUNK)  # blocks
     depth = (m - 1).bit_length() if m > 1 else 0
-    zero = np.zeros((rows, LANES), f32)
+    zero = np.zeros((rows, lanes), T)
     stk = [(0, zero, zero) for _ in range(max(depth, 1))]
     with np.errstate(all="ignore"):
         if m:
-            # every block's Welford pass at once: (rows, blocks, 16 vectors, 8 lanes)
+            # every block's Welford pass at once: (rows, blocks, 16 vectors, lanes)
             full = n // CHUNK
             blocks = []
             if full:
                 blocks.append(_welford_blocks(
-                    x[:, :full * CHUNK * LANES].reshape(rows, full, CHUNK, LANES)))
+                    x[:, :full * CHUNK * lanes].reshape(rows, full, CHUNK, lanes), ar))
             if n % CHUNK:
-                start = full * CHUNK * LANES
+                start = full * CHUNK * lanes
                 blocks.append(_welford_blocks(
-                    x[:, start:n * LANES].reshape(rows, 1, n % CHUNK, LANES)))
+                    x[:, start:n * lanes].reshape(rows, 1, n % CHUNK, lanes), ar))
             m1s = np.concatenate([b[0] for b in blocks], axis=1) if len(blocks) > 1 else \
                 blocks[0][0]
             m2s = np.concatenate([b[1] for b in blocks], axis=1) if len(blocks) > 1 else \
                 blocks[0][1]
             for i in range(m):
                 size = min(CHUNK, n - i * CHUNK)
-                stk[0] = _merge_vec((size, m1s[:, i], m2s[:, i]), stk[0])
+                stk[0] = _merge_vec((size, m1s[:, i], m2s[:, i]), stk[0], ar)
                 mask = i + 1
                 j = 1
                 while j < depth and (mask & 1) == 0:
-                    stk[j] = _merge_vec(stk[j - 1], stk[j])
+                    stk[j] = _merge_vec(stk[j - 1], stk[j], ar)
                     stk[j - 1] = (0, zero, zero)
                     mask >>= 1
                     j += 1
             for i in range(1, depth):
-                stk[0] = _merge_vec(stk[i], stk[0])
-        # the lanes as contiguous (LANES, rows) arrays, the tail as (elements, rows)
+                stk[0] = _merge_vec(stk[i], stk[0], ar)
+        # the lanes as contiguous (lanes, rows) arrays, the tail as (elements, rows)
         lane_m1 = np.ascontiguousarray(stk[0][1].T)
         lane_m2 = np.ascontiguousarray(stk[0][2].T)
-        tail = np.ascontiguousarray(x[:, n * LANES:].T)
+        tail = np.ascontiguousarray(x[:, n * lanes:].T)
         k = 0
-        m1 = np.zeros(rows, f32)
-        m2 = np.zeros(rows, f32)
-        d = np.empty(rows, f32)
-        t = np.empty(rows, f32)
-        p = np.empty(rows, _F64)
+        m1 = np.zeros(rows, T)
+        m2 = np.zeros(rows, T)
+        d = np.empty(rows, T)
+        t = np.empty(rows, T)
+        p = np.empty(rows, ar.wide)
         subtract, multiply, add = np.subtract, np.multiply, np.add
         for xi in tail:  # the tail, element by element
             k += 1
             subtract(xi, m1, out=d)
-            add(m1, d / f32(k), out=m1)
+            add(m1, d / T(k), out=m1)
             subtract(xi, m1, out=t)
             multiply(d, t, out=t)
             add(m2, t, out=m2)
-        for lane in range(LANES):  # the lanes, one by one: fma(c, delta, m1) and
+        for lane in range(lanes):  # the lanes, one by one: fma(c, delta, m1) and
             # m2 + fma(delta * delta * c, k, lane_m2)
             total = k + n
-            c = f32(0) if total == 0 else f32(n) / f32(total)
+            c = T(0) if total == 0 else T(n) / T(total)
             subtract(lane_m1[lane], m1, out=d)
-            multiply(d, _F64(c), out=p)
-            add(p, m1, out=m1, dtype=_F64, casting="unsafe")
+            ar.fma_into(d, _F64(c), m1, m1, p)
             multiply(d, d, out=t)
             multiply(t, c, out=t)
-            multiply(t, _F64(k), out=p)
-            add(p, lane_m2[lane], out=t, dtype=_F64, casting="unsafe")
+            ar.fma_into(t, _F64(k), lane_m2[lane], t, p)
             add(m2, t, out=m2)
             k = total
-        return m1, m2 / f32(n_el)
+        return m1, m2 / T(n_el)
 
 
-def _welford_blocks(v):
+def _welford_blocks(v, ar):
     """Welford's vector update over axis 2 of ``v`` (rows, blocks, size, lanes): the
-    (rows, blocks, lanes) mean and sum of squared deviations of each block. Each fused
-    multiply-add is a float64 product and a float64 add cast into the float32 state."""
+    (rows, blocks, lanes) mean and sum of squared deviations of each block, with ``ar``'s
+    multiply-adds."""
     vt = np.ascontiguousarray(np.moveaxis(v, 2, 0))  # (size, rows, blocks, lanes)
     shape = vt.shape[1:]
-    m1 = np.zeros(shape, np.float32)
-    m2 = np.zeros(shape, np.float32)
-    d = np.empty(shape, np.float32)
-    e = np.empty(shape, np.float32)
-    p = np.empty(shape, _F64)
-    subtract, multiply, add = np.subtract, np.multiply, np.add
+    T = ar.T
+    m1 = np.zeros(shape, T)
+    m2 = np.zeros(shape, T)
+    d = np.empty(shape, T)
+    e = np.empty(shape, T)
+    p = np.empty(shape, ar.wide)
+    subtract = np.subtract
     for j in range(vt.shape[0]):
         xj = vt[j]
         subtract(xj, m1, out=d)
-        multiply(d, _F64(np.float32(1) / np.float32(j + 1)), out=p)
-        add(p, m1, out=m1, dtype=_F64, casting="unsafe")
+        ar.fma_into(d, _F64(T(1) / T(j + 1)), m1, m1, p)
         subtract(xj, m1, out=e)
-        multiply(d, e, out=p, dtype=_F64)
-        add(p, m2, out=m2, dtype=_F64, casting="unsafe")
+        ar.fma_into(d, e, m2, m2, p)
     return m1, m2

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import Op
 from ._kernel import Kernel
-from .._kernels.moments import fma32, row_moments32
+from .._kernels.moments import fma32, row_moments32, row_moments64
 from ._opmath import as_saved as _as_saved, opmath, rounder
 from ._xp import NP, graph_mode, ns, raw
 from ._opmath import HALF as _HALF
@@ -279,8 +279,9 @@ class LayerNorm(Kernel):
     @opmath
     def forward(ctx, x, w=None, b=None, normalized_ndim=1, eps=1e-5, fused_half=True):
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-        if x.dtype == np.float32 and x.size and getattr(ctx, "half_dtype", None) is None:
-            return _layer_norm32(ctx, x, w, b, axes, eps, group=not fused_half)
+        if x.dtype in (np.float32, np.float64) and x.size and \
+                getattr(ctx, "half_dtype", None) is None:
+            return _layer_norm_rows(ctx, x, w, b, axes, eps, group=not fused_half)
         mu = NP.mean(x, axis=axes, keepdims=True)  # (NP: numpy's warnings silenced, as torch)
         mu = mu + NP.mean(x - mu, axis=axes, keepdims=True)  # torch's row moments are exact on
         xc = x - mu  # a row of equal values (a zero variance, a zero normalized value)
@@ -327,52 +328,59 @@ class LayerNorm(Kernel):
 # two-pass mean and variance; any other row (non-finite ones included) takes torch's Welford
 # cascade itself, which is exact but costs about 16 numpy passes per row
 _SAFE_SCALE32 = 2.0 ** 60
-_SKEW32 = 64.0  # rows with |mean| > 8 std also take the cascade (see _layer_norm32)
+_SKEW32 = 64.0  # rows with |mean| > 8 std also take the cascade (see _layer_norm_rows)
+_SAFE_SCALE64 = 2.0 ** 500  # (float64's: squares stay under 2**1000)
 
 
-def _layer_norm32(ctx, x, w, b, axes, eps, group=False):
-    """float32 layer norm. The statistics: a two-pass mean (with a correction pass, exact on a
-    row of equal values) and variance, within float32 rounding of torch's; except for rows that
-    could overflow inside torch's moments and rows whose mean exceeds 8 standard deviations
-    (where a last-bit difference in the mean would show in the output), which get torch's
-    vectorized Welford cascade (``_kernels.moments``) and its output formula ``fma((x - mean) * rstd, weight, bias)`` (``fma(x - mean, rstd, bias)`` without a
-    weight): bit for bit torch 2.13's forward there, NaN rows included. ``rstd = 1 / sqrt(var +
-    eps)`` in float32; ``group``: group norm's statistics, its ``rstd`` computed in float64 and
-    rounded once, and no affine parameters here (the caller applies them per channel). Without
-    a bias, torch's kernel adds a zero shift: an exact zero comes out +0.0."""
+def _layer_norm_rows(ctx, x, w, b, axes, eps, group=False):
+    """float32 and float64 layer norm. The statistics: a two-pass mean (with a correction pass,
+    exact on a row of equal values) and variance, within rounding of torch's; except for rows
+    that could overflow inside torch's moments, which get torch's vectorized Welford cascade
+    (``_kernels.moments``: NaN or infinite where torch's are), and, in float32, rows whose mean
+    exceeds 8 standard deviations (where a last-bit difference in the mean would show). Those
+    float32 rows take torch's output formula too, ``fma((x - mean) * rstd, weight, bias)``
+    (``fma(x - mean, rstd, bias)`` without a weight): bit for bit torch 2.13's forward there.
+    ``rstd = 1 / sqrt(var + eps)`` in the input's dtype; ``group``: group norm's statistics,
+    its ``rstd`` computed in float64 and rounded once, and no affine parameters here (the
+    caller applies them per channel). Without a bias, torch's kernel adds a zero shift: an
+    exact zero comes out +0.0."""
+    single = x.dtype == np.float32
+    T = x.dtype.type
+    safe = _SAFE_SCALE32 if single else _SAFE_SCALE64
     lead = x.shape[:x.ndim - len(axes)]
     keep = lead + (1,) * len(axes)
     rows = x.reshape(math.prod(lead), -1)
     with np.errstate(all="ignore"):
         scale = math.sqrt(rows.shape[1])
         risky = None  # (the whole array first: a per-row check costs more than the moments)
-        if not max(float(rows.max()), -float(rows.min())) * scale < _SAFE_SCALE32:
-            risky = ~(np.abs(rows).max(axis=1) * scale < _SAFE_SCALE32)
+        if not max(float(rows.max()), -float(rows.min())) * scale < safe:
+            risky = ~(np.abs(rows).max(axis=1) * scale < safe)
         mean = rows.mean(axis=1, keepdims=True)
         mean += (rows - mean).mean(axis=1, keepdims=True)
         dev = rows - mean
         var = (dev * dev).mean(axis=1)
         mean = mean[:, 0]
-        # a row whose mean dwarfs its spread normalizes differences of nearly equal values,
-        # where the last bit of the mean shows (|mean| / std ulps of it): torch's cascade too
-        skewed = mean * mean > np.float32(_SKEW32) * var
-        risky = skewed if risky is None else risky | skewed
-        if not risky.any():
+        if single:  # a row whose mean dwarfs its spread normalizes differences of nearly equal
+            # values, where the last bit of the mean shows (|mean| / std ulps of it)
+            skewed = mean * mean > T(_SKEW32) * var
+            risky = skewed if risky is None else risky | skewed
+        if risky is not None and not risky.any():
             risky = None
         if risky is not None:
-            mean[risky], var[risky] = row_moments32(rows[risky])
+            moments = row_moments32 if single else row_moments64
+            mean[risky], var[risky] = moments(rows[risky])
         if group:
-            rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(np.float32)
+            rstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(x.dtype)
         else:
-            rstd = np.float32(1) / np.sqrt(var + np.float32(eps))
+            rstd = T(1) / np.sqrt(var + T(eps))
         mu, rstd = mean.reshape(keep), rstd.reshape(keep)
         xc = x - mu
         xhat = xc * rstd
         y = xhat * w if w is not None else xhat.copy()
-        y += b if b is not None else np.float32(0)
-        if risky is not None:  # torch's fused output formula on the rows of its statistics
+        y += b if b is not None else T(0)
+        if risky is not None and single:  # torch's fused output formula on those rows
             at = risky.reshape(lead)
-            shift = b if b is not None else np.float32(0)
+            shift = b if b is not None else T(0)
             y[at] = fma32(xhat[at], w, shift) if w is not None else \
                 fma32(xc[at], rstd[at], shift)
     ctx.xhat, ctx.rstd, ctx.axes, ctx.w, ctx.eps = xhat, rstd, axes, w, eps
