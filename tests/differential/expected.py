@@ -106,8 +106,8 @@ EXPECTED: list = [
                  for r in [_row_of(m)] + [s.row for s in p.steps])),
     Expected("SPEC §2.1 Differs: an exact zero from the normalization layers (batch, instance, "
              "layer and group norm) and tile may carry the other sign (a known residue); "
-             "maximum/minimum keep the first operand on a tie of zeros in torch's scalar loop "
-             "only, ours everywhere",
+             "maximum/minimum of broadcast or strided operands keep the first operand on a "
+             "tie of zeros (torch's vector loop keeps the second)",
              lambda m, p: m.category == "zero-sign" and any(
                  _in_family(_base(r), _ZERO_SIGN_RESIDUE)
                  for r in [_row_of(m)] + [s.row for s in p.steps])),

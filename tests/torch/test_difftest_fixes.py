@@ -454,3 +454,17 @@ def test_addbmm_out_dtype_is_checked_before_the_kernel():
     with pytest.raises(RuntimeError, match="batch1 and batch2 must have same number of batches"):
         torch.addbmm(s, a, torch.zeros(3, 3, 2, dtype=torch.bool),
                      out=torch.empty(2, 2, dtype=torch.int32))
+
+
+def test_maximum_minimum_zero_ties_follow_torchs_two_loops():
+    """A tie of -0.0 and 0.0 over a dense run: torch's vector loop keeps the second operand,
+    its scalar tail (the last 20 % 8 = 4 float64 elements) the first (measured)."""
+    a = torch.full((20,), -0.0, dtype=torch.float64)
+    z = torch.zeros(20, dtype=torch.float64)
+    got = np.signbit(torch.maximum(a, z).numpy())
+    assert not got[:16].any() and got[16:].all()
+    got = np.signbit(torch.minimum(z, a).numpy())
+    assert got[:16].all() and not got[16:].any()
+    assert np.signbit(torch.maximum(a[:3], z[:3]).numpy()).all()  # (all in the scalar loop)
+    b = torch.zeros(20, dtype=torch.bool)  # a promoted operand: the same loops
+    assert not np.signbit(torch.maximum(a, b).numpy())[:16].any()

@@ -18,7 +18,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
 
-from ._opmath import HALF, opmath_dtype
+from ._opmath import HALF, opmath_dtype, scalar_loop_positions
 from .elementwise import (  # the shared promotion helpers and the pointwise base
     _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
     _to_dtype_checked, _wrap_int)
@@ -416,15 +416,32 @@ def _int_pow(a, b, rt):
     return np.asarray(r, dtype=rt)
 
 
+def _same_dense_layout(a, b) -> bool:
+    """Two array operands of one shape, both C-ordered: torch's loop over them is one dense run
+    (the case whose vector and scalar loops :func:`scalar_loop_positions` tells apart)."""
+    return type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape and \
+        a.ndim > 0 and a.flags.c_contiguous and b.flags.c_contiguous
+
+
 def _extremum(name, np_fn, loses):
     """``maximum``/``minimum``; ties share the gradient evenly and a NaN comparison (the result
     is NaN) sends the whole gradient to both operands, as torch's backward does (each operand's
     gradient is masked only where it strictly loses)."""
 
     def forward(ctx, a, b, out=None):
+        dense = out is None and _same_dense_layout(a, b)
         a, b, _ = _prep(a, b)  # ties are judged in the result dtype, as torch does
         ctx.a, ctx.b = a, b
-        return _binary(np_fn, a, b, out)
+        r = _binary(np_fn, a, b, out)
+        if dense and (r.dtype.kind == "f" or r.dtype in HALF):
+            # a tie of 0.0 and -0.0: torch's scalar loop keeps the first operand, its vector
+            # loop (over the leading elements of a dense run) the second (measured)
+            with np.errstate(invalid="ignore"):
+                tie = (a == b) & (np.signbit(a) != np.signbit(b))
+            if tie.any():
+                vec = tie & ~scalar_loop_positions(r)
+                r = np.where(vec, b, r) if vec.any() else r
+        return r
 
     def backward(ctx, g):
         xp = ns(g)
