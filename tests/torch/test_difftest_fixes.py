@@ -468,3 +468,16 @@ def test_maximum_minimum_zero_ties_follow_torchs_two_loops():
     assert np.signbit(torch.maximum(a[:3], z[:3]).numpy()).all()  # (all in the scalar loop)
     b = torch.zeros(20, dtype=torch.bool)  # a promoted operand: the same loops
     assert not np.signbit(torch.maximum(a, b).numpy())[:16].any()
+
+
+# ----- seed 43 campaign ---------------------------------------------------------------------------
+def test_index_add_without_indices_never_reads_alpha():
+    """torch's index_add kernel does not run for an empty index, so an alpha out of the dtype's
+    range is not refused there (it is with any index)."""
+    x = torch.zeros((2, 4, 2, 1), dtype=torch.uint8)
+    r = x.index_add(-3, torch.tensor([], dtype=torch.int64),
+                    torch.zeros((2, 0, 2, 1), dtype=torch.uint8), alpha=-0.5)
+    assert torch.equal(r, x)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t"):
+        x.index_add(-3, torch.tensor([0]), torch.zeros((2, 1, 2, 1), dtype=torch.uint8),
+                    alpha=-0.5)

@@ -665,8 +665,12 @@ class IndexAdd(Kernel):
         ctx.index, ctx.dim, ctx.alpha, ctx.shapes = index, dim, alpha, (x.shape, source.shape)
         r = out if out is not None else np.array(x, copy=True)
         src = _as_nd(source, sshape)
-        if alpha != 1:
-            src = src * _to_dtype_checked(alpha, x.dtype) if x.dtype != np.bool_ else src
+        if alpha != 1 and x.dtype != np.bool_ and (index.size or x.ndim <= 1):
+            # torch converts alpha to the dtype in its kernel, which an empty index never runs
+            # (its kernel for vectors converts it up front)
+            a = _to_dtype_checked(alpha, x.dtype)
+            if index.size:
+                src = src * a
         np.add.at(_as_nd(r, shape), _along(dim, index), src)
         return r
 
