@@ -481,3 +481,19 @@ def test_index_add_without_indices_never_reads_alpha():
     with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t"):
         x.index_add(-3, torch.tensor([0]), torch.zeros((2, 1, 2, 1), dtype=torch.uint8),
                     alpha=-0.5)
+
+
+# ----- seed 44 campaign ---------------------------------------------------------------------------
+def test_shrink_gradient_at_nan_of_a_permuted_input_is_the_scalar_loops():
+    """A permuted input against a contiguous gradient: no common dense run, so torch's scalar
+    loop takes every element and a NaN input passes the whole gradient."""
+    x = torch.tensor(float("nan"), requires_grad=True)
+    y = torch.nn.functional.hardshrink(x.reshape(-1).repeat(64).reshape(2, 4, 2, 4)
+                                       .permute(3, 2, 1, 0))
+    g = torch.arange(64, dtype=torch.float32).reshape(4, 2, 4, 2)
+    y.backward(g)
+    assert x.grad.item() == float(g.sum())
+
+
+def test_logcumsumexp_of_a_0d_tensor_is_a_copy():
+    assert np.signbit(torch.logcumsumexp(torch.tensor(-0.0), 0).numpy())

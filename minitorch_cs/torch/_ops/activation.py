@@ -111,8 +111,12 @@ def _shrink_bwd(ctx, g):
     with np.errstate(invalid="ignore"):
         passes = ~((x >= -lam) & (x <= lam))
         nan = np.isnan(x)
-    if nan.any():
-        passes &= ~nan | scalar_loop_positions(x)
+    if nan.any():  # (the vector loop needs the gradient in the input's layout or broadcast
+        # along it; otherwise every element is the scalar loop's)
+        same = isinstance(g, np.ndarray) and g.shape == x.shape and all(
+            gs == 0 or gs // g.itemsize == xs // x.itemsize
+            for gs, xs in zip(g.strides, x.strides))
+        passes &= ~nan | (scalar_loop_positions(x) if same else True)
     return (xp.where(passes, g, xp.zeros((), g.dtype)),)
 
 

@@ -587,8 +587,11 @@ class Logcumsumexp(Kernel):
         acc = np.float64 if x.dtype == np.float32 else \
             np.float32 if x.dtype in _HALF else x.dtype
         with np.errstate(all="ignore"):
-            # (torch's step adds log1p(...) >= +0 to the larger operand: never -0.0)
-            y = (_accumulate(np.logaddexp, x.astype(acc), dim) + np.zeros((), acc)).astype(x.dtype)
+            if x.ndim == 0:  # (torch copies a 0-d input)
+                y = x.copy()
+            else:  # (torch's step adds log1p(...) >= +0 to the larger operand: never -0.0)
+                y = (_accumulate(np.logaddexp, x.astype(acc), dim) +
+                     np.zeros((), acc)).astype(x.dtype)
         ctx.y = y
         return y
 
