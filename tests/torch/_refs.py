@@ -114,7 +114,9 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     return out
 
 
-def adaptive_avg_pool2d(x, output_size):
+def _adaptive_pool2d(x, output_size, reduce):
+    """``reduce`` over each adaptive window: rows floor(i*H/oh) .. ceil((i+1)*H/oh), columns
+    likewise."""
     oh, ow = _tuple(output_size, 2)
     H, W = x.shape[-2:]
     out = np.zeros(x.shape[:-2] + (oh, ow))
@@ -122,20 +124,16 @@ def adaptive_avg_pool2d(x, output_size):
         h0, h1 = (i * H) // oh, -(-((i + 1) * H) // oh)
         for j in range(ow):
             w0, w1 = (j * W) // ow, -(-((j + 1) * W) // ow)
-            out[..., i, j] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+            out[..., i, j] = reduce(x[..., h0:h1, w0:w1], axis=(-2, -1))
     return out
+
+
+def adaptive_avg_pool2d(x, output_size):
+    return _adaptive_pool2d(x, output_size, np.mean)
 
 
 def adaptive_max_pool2d(x, output_size):
-    oh, ow = _tuple(output_size, 2)
-    H, W = x.shape[-2:]
-    out = np.zeros(x.shape[:-2] + (oh, ow))
-    for i in range(oh):
-        h0, h1 = (i * H) // oh, -(-((i + 1) * H) // oh)
-        for j in range(ow):
-            w0, w1 = (j * W) // ow, -(-((j + 1) * W) // ow)
-            out[..., i, j] = x[..., h0:h1, w0:w1].max(axis=(-2, -1))
-    return out
+    return _adaptive_pool2d(x, output_size, np.max)
 
 
 def nll(logp, target, weight=None, ignore_index=-100, reduction="mean"):

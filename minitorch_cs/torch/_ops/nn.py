@@ -797,28 +797,19 @@ class MaxPool2dWithIndices(Kernel):
         return (ns(grads[0]).call(MaxPoolBackward, grads[0], ctx.idx, **ctx.grad_kw),)
 
 
-class AdaptiveMaxPool2d(Kernel):
+class AdaptiveMaxPool2d(MaxPool2dWithIndices):
     """``adaptive_max_pool2d``: the values and their int64 offsets in each H*W plane (torch's
     node ``AdaptiveMaxPool2DBackward0`` saves the input and the indices); the gradient is max
-    pooling's scatter into those offsets (windows may overlap)."""
+    pooling's scatter into those offsets (windows may overlap), as max pooling's."""
 
     name = "adaptive_max_pool2d"
     node_name = "AdaptiveMaxPool2DBackward0"
-    saved = (0,)  # torch's backward reads the input (its version is checked)
-    suggest_format = (0,)  # torch: input.suggest_memory_format()
-    n_outputs = 2
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # torch's backward reads the indices
 
     @staticmethod
     def forward(ctx, x, output_size):
         y, ctx.idx = _avgpool().adaptive_max_pool2d_forward(_f32(x), *output_size)
         ctx.grad_kw = dict(x_shape=x.shape, disjoint=False)
         return _back(y, x), ctx.idx
-
-    @staticmethod
-    def backward(ctx, grads):
-        return (ns(grads[0]).call(MaxPoolBackward, grads[0], ctx.idx, **ctx.grad_kw),)
 
 
 class AvgPool2d(Kernel):
