@@ -27,13 +27,15 @@ def has_avx512() -> bool:
         return False
 
 
-def outcome(run, read):
+def outcome(run, read, message=False):
     """``read(run())``, or the class name of the exception ``run`` raises: what a sweep compares
-    between torch and ours (the same value, or an error of the same class)."""
+    between torch and ours (the same value, or an error of the same class; ``message``: and the
+    first line of its message)."""
     try:
         result = run()
     except Exception as e:  # noqa: BLE001 (the class is the outcome)
-        return type(e).__name__
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}" if message \
+            else type(e).__name__
     return read(result)
 
 

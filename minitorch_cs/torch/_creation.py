@@ -430,16 +430,14 @@ def _tri_indices(name, row, col, offset, dtype, requires_grad, upper):
                             f"{('row', 'col', 'offset').index(arg) + 1}) must be int, not "
                             f"{type(v).__name__}")
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
-    if requires_grad:  # (torch's check of a tensor that cannot carry gradients)
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                           "gradients")
     for arg, v in (("row", row), ("col", col)):
         if v < 0:
             raise RuntimeError(f"{arg} must be non-negative, got{v}")
     if dt not in (D.int32, D.int64):  # torch's kernel has the index dtypes only
-        raise NotImplementedError(f'"{name}" not implemented for '
-                                  f"'{_TYPE_NAMES[dt.name][:-len('Tensor')]}'")
-    return apply(TriIndices, row=row, col=col, offset=offset, upper=upper, dtype=dt.np)
+        raise NotImplementedError(f'"{name}" not implemented for \'{D.scalar_name(dt)}\'')
+    # (requires_grad is set on the result last, as torch does: an integer one is refused there)
+    return _finish(apply(TriIndices, row=row, col=col, offset=offset, upper=upper,
+                         dtype=dt.np), requires_grad)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,

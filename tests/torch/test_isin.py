@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import minitorch_cs.torch as mt
+from tests.helpers import outcome
 
 
 def _outcomes(T):
@@ -34,14 +35,8 @@ def _outcomes(T):
         lambda: T.isin(elements=T.tensor([1]), test_elements=T.tensor([1])),
         lambda: T.isin(T.tensor([16777217]), T.tensor([16777216.])),
     ]
-    out = []
-    for c in cases:
-        try:
-            x = c()
-            out.append((x.tolist(), str(x.dtype), tuple(x.shape)) if hasattr(x, "tolist") else x)
-        except Exception as e:  # noqa: BLE001 (the error is the outcome)
-            out.append(f"{type(e).__name__}: {str(e).splitlines()[0]}")
-    return out
+    return [outcome(c, lambda x: (x.tolist(), str(x.dtype), tuple(x.shape))
+                    if hasattr(x, "tolist") else x, message=True) for c in cases]
 
 
 def test_isin_as_torch():

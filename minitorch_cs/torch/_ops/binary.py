@@ -164,8 +164,8 @@ def _grad_operands(a, b):
     result's dtype, as torch's formula of tensor ops promotes them (a 0-d tensor of another
     floating dtype counts for less than a dimensioned one): an integer or bool operand -- in
     float16 a large int32 is inf there, so a zero gradient times it is NaN -- and a floating one
-    of another dtype (``fmod(half, bfloat16 0-d)``: the quotient its gradient truncates is
-    computed in float16, where it may be inf), as in torch."""
+    of another dtype, as in torch (mul's and div's gradients; remainder's and fmod's divide the
+    operands as given, see :func:`_quotient`)."""
     if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != b.dtype) and \
             (not isinstance(a, np.ndarray) or a.dtype.kind not in "biu") and \
             (not isinstance(b, np.ndarray) or b.dtype.kind not in "biu"):
@@ -610,13 +610,9 @@ class Remainder(Pointwise):
 def _quotient(g, ctx, mode):
     """``self.div(other, rounding_mode=mode)`` of torch's remainder/fmod derivative, on the
     operands as given (our div kernel: a 0-d divisor of a half-precision result is read as a
-    float32 number, as torch's div kernels read a CPU scalar), in the result's dtype."""
-    xp = ns(g)
-    q = xp.call(Div, ctx.a, ctx.b, rounding_mode=mode)
-    if graph_mode(xp):
-        return q
-    rt = np.dtype(_rtype(ctx.a, ctx.b))
-    return q if q.dtype == rt else q.astype(rt)
+    float32 number, as torch's div kernels read a CPU scalar), in the result's dtype (div's
+    own)."""
+    return ns(g).call(Div, ctx.a, ctx.b, rounding_mode=mode)
 
 
 class Fmod(Pointwise):

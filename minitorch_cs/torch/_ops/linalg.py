@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._errors import expand_error
+from .._kernels.moments import fma32
 from .._tensor import type_name
 from ._kernel import Kernel
 from ._xp import NP, _silent, graph_mode, ns, raw
@@ -550,7 +551,6 @@ class LinalgCross(Kernel):
         with np.errstate(all="ignore"):
             if a.dtype == np.float32:  # torch's float32 kernel fuses each first product with
                 # the difference: fma(a1, b2, -(a2 * b1)) (measured; float64 and half do not)
-                from .._kernels.moments import fma32
                 return np.stack([fma32(a1, b2, -(a2 * b1)), fma32(a2, b0, -(a0 * b2)),
                                  fma32(a0, b1, -(a1 * b0))], axis=dim)
             return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)

@@ -176,24 +176,29 @@ class Amax(Kernel):
     def backward(ctx, g):
         xp = ns(g)
         x = ctx.x
+        if not ctx.evenly:  # amax/amin
+            return (_scale_grad_by_count(xp, x, g, ctx.y, ctx.axis, ctx.keepdim),)
+        # max()/min() of everything: torch's evenly_distribute_backward shares the gradient
+        # among the elements equal to the result (the NaNs when it is NaN), written into zeros
         shape = tuple(x.shape)
         yb = _expand_back(xp, ctx.y, shape, ctx.axis, ctx.keepdim)
         gb = _expand_back(xp, g, shape, ctx.axis, ctx.keepdim)
         dt = xp.npdtype(x)
         with xp.errstate(divide="ignore", invalid="ignore"):
-            if ctx.evenly:
-                # max()/min() of everything: torch's evenly_distribute_backward shares the
-                # gradient among the elements equal to the result (the NaNs when it is NaN),
-                # written into zeros
-                mask = (x == yb) | (xp.isnan(x) & xp.isnan(yb)) if dt.kind == "f" or \
-                    dt in _HALF else x == yb
-                cnt = xp.sum(mask, axis=ctx.axis, keepdims=True)
-                return (xp.where(mask, gb / cnt, xp.zeros((), gb.dtype)),)
-            # amax/amin: torch's scale_grad_by_count, (g / count) * mask (a NaN result matches
-            # nothing: 0 / 0 and NaN, as in torch)
-            mask = x == yb
+            mask = (x == yb) | (xp.isnan(x) & xp.isnan(yb)) if dt.kind == "f" or \
+                dt in _HALF else x == yb
             cnt = xp.sum(mask, axis=ctx.axis, keepdims=True)
-            return ((gb / cnt) * mask,)
+            return (xp.where(mask, gb / cnt, xp.zeros((), gb.dtype)),)
+
+
+def _scale_grad_by_count(xp, x, g, y, axis, keepdim):
+    """torch's ``scale_grad_by_count``: ``(g / count) * mask`` over the elements of ``x`` equal
+    to the reduced result ``y`` (a NaN result matches nothing: 0 / 0 and NaN, as in torch)."""
+    shape = tuple(x.shape)
+    mask = x == _expand_back(xp, y, shape, axis, keepdim)
+    cnt = xp.sum(mask, axis=axis, keepdims=True)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        return (_expand_back(xp, g, shape, axis, keepdim) / cnt) * mask
 
 
 class Aminmax(Kernel):
@@ -220,16 +225,9 @@ class Aminmax(Kernel):
     @staticmethod
     def backward(ctx, grads):
         xp = ns(grads[0])
-        x = ctx.x
-        shape = tuple(x.shape)
-        axis = tuple(range(len(shape))) if ctx.axis is None else ctx.axis
-        total = None
-        for g, y in zip(grads, (ctx.lo, ctx.hi)):
-            mask = x == _expand_back(xp, y, shape, ctx.axis, ctx.keepdim)
-            cnt = xp.sum(mask, axis=axis, keepdims=True)
-            part = (_expand_back(xp, g, shape, ctx.axis, ctx.keepdim) / cnt) * mask
-            total = part if total is None else total + part
-        return (total,)
+        lo, hi = (_scale_grad_by_count(xp, ctx.x, g, y, ctx.axis, ctx.keepdim)
+                  for g, y in zip(grads, (ctx.lo, ctx.hi)))
+        return (lo + hi,)
 
 
 def _select_along(ctx, x, idx, dim, keepdim):
