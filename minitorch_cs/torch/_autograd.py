@@ -259,6 +259,21 @@ def also_checked(out, *tensors):
     return out
 
 
+def torch_named(out, name, *inputs):
+    """Give the node that made ``out`` (a tensor, or each tensor of a tuple or list) torch's
+    name for the node of the function the user called (``SplitBackward0``, ``MaxBackward1``):
+    the name a printed tensor shows as ``grad_fn=<...>``, when our composition's last op or our
+    kernel's own name is another. A node that one of ``inputs`` already carries is not
+    renamed (the function returned an input, or a view of it without a node of its own).
+    Returns ``out``."""
+    taken = {id(t.grad_fn) for t in inputs if getattr(t, "grad_fn", None) is not None}
+    for t in (out if isinstance(out, (tuple, list)) else (out,)):
+        fn = getattr(t, "grad_fn", None)
+        if isinstance(fn, Node) and id(fn) not in taken:
+            fn.__dict__["torch_node"] = name
+    return out
+
+
 def versioned(node) -> list:
     """The (tensor, version) pairs a node checks before its backward: what it saved, and what
     ``also_checked`` added (none for a leaf's AccumulateGrad)."""

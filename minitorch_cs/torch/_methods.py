@@ -13,7 +13,7 @@ from ._dispatch import apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
 from ._random import RandomFill
-from ._autograd import no_grad
+from ._autograd import no_grad, torch_named
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
                       suggested_format)
@@ -35,7 +35,8 @@ unique bincount erfinv nan_to_num median index_add index_copy index_fill asinh a
 atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 xlogy logit
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
 scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
-fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross""".split()
+fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross
+narrow_copy diag_embed adjoint""".split()
 
 
 def _unfold(self, dimension, size, step):
@@ -130,6 +131,19 @@ def _matrix_transpose(self):
     return F.transpose(self, -2, -1)
 
 
+def _conjugate_transpose(self):
+    """``x.H``: a matrix's conjugate transpose (for our real dtypes, its transpose); a 0-d
+    tensor is itself, with torch's one-time warning."""
+    if self.ndim == 0:
+        F.shape._warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return F.transpose(self, -2, -1)
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor." + (" For batches of matrices, consider using "
+                                                       "tensor.mH" if self.ndim > 2 else ""))
+    return F.transpose(self, 0, 1)
+
+
 def _reversed_dims(self):
     # torch warns once per process (TORCH_WARN_ONCE) for .T on anything but a matrix
     if self.ndim != 2:
@@ -164,8 +178,9 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 # ----- operators ----------------------------------------------------------------------------------
-def _rsub(self, other):
-    return apply(E.Sub, other, self)
+def _rsub(self, other):  # (torch's rsub: RsubBackward1 for a number, 0 for a tensor)
+    return torch_named(apply(E.Sub, other, self),
+                       "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1", self, other)
 
 
 def _rdiv(self, other):
@@ -272,7 +287,15 @@ def fill_(self, value):
 
 
 def zero_(self):
-    return apply_inplace(E.Fill, self, 0)
+    return _inplace_named(self, self.grad_fn, apply_inplace(E.Fill, self, 0), "ZeroBackward0")
+
+
+def _inplace_named(self, prev, out, name):
+    """``out`` (``self`` after an in-place op) with its new node, if one was recorded, named
+    ``name`` (torch's); a view's node is its regenerated view's, so it keeps its name."""
+    if out.grad_fn is not prev and out._base is None:
+        torch_named(out, name)
+    return out
 
 
 def _random_fill(kind):
@@ -308,7 +331,10 @@ def _random_fill(kind):
 
 
 def masked_fill_(self, mask, value):
-    return apply_inplace(M.MaskedFill, self, mask, value)
+    if not isinstance(value, Tensor):
+        return apply_inplace(M.MaskedFill, self, mask, value)
+    return _inplace_named(self, self.grad_fn, apply_inplace(M.MaskedFill, self, mask, value),
+                          "MaskedFillBackward1")  # (torch's masked_fill_.Tensor)
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
@@ -329,11 +355,18 @@ def index_fill_(self, dim, index, value):
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     s = src if src is not None else value
-    return apply_inplace(M.Scatter, self, index, s, dim=dim % max(self.ndim, 1), reduce=reduce)
+    prev = self.grad_fn
+    out = apply_inplace(M.Scatter, self, index, s, dim=dim % max(self.ndim, 1), reduce=reduce)
+    if isinstance(s, Tensor) or reduce is not None:
+        return out
+    return _inplace_named(self, prev, out, "ScatterBackward1")  # (torch's scatter_.value)
 
 
 def scatter_add_(self, dim, index, src):
-    return apply_inplace(M.Scatter, self, index, src, dim=dim % max(self.ndim, 1), reduce="add")
+    prev = self.grad_fn
+    return _inplace_named(self, prev, apply_inplace(M.Scatter, self, index, src,
+                                                    dim=dim % max(self.ndim, 1), reduce="add"),
+                          "ScatterAddBackward0")
 
 
 def lerp_(self, end, weight):
@@ -461,6 +494,36 @@ def _zero_dim_key(key):
         raise IndexError("too many indices for tensor of dimension 0")
 
 
+def _view_node(key, shape) -> str:
+    """torch's name for the node of basic indexing with ``key``: torch applies the entries in
+    order, one view op each (an int a ``select``, a slice a ``slice``, ``None`` an
+    ``unsqueeze``), and the result shows the last one's node. In a tuple key, a slice that
+    keeps the whole dim (start 0, step 1, stop past the end) is skipped; when nothing is left
+    the result is an ``alias``. A single slice is always applied (``x[:]`` is a slice)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+        if isinstance(key[0], slice):
+            return "SliceBackward0"
+    name = "AliasBackward0"
+    n_dims = sum(1 for k in key if k is not None and k is not Ellipsis)
+    dim = 0
+    for k in key:
+        if k is None:
+            name = "UnsqueezeBackward0"
+        elif k is Ellipsis:
+            dim += len(shape) - n_dims
+        elif isinstance(k, slice):
+            whole = k.start in (None, 0) and k.step in (None, 1) and (
+                k.stop is None or isinstance(k.stop, (int, np.integer)) and k.stop >= shape[dim])
+            if not whole:
+                name = "SliceBackward0"
+            dim += 1
+        else:  # an int
+            name = "SelectBackward0"
+            dim += 1
+    return name
+
+
 def __getitem__(self, key):
     if not self.ndim:
         _zero_dim_key(key)
@@ -469,14 +532,14 @@ def __getitem__(self, key):
     if split is not None:
         first, rest = split
         _check_bounds(self.shape, first)
-        return __getitem__(apply(M.Index, self, key=first), rest)
+        return __getitem__(apply(M.Index, self, key=first, node="SelectBackward0"), rest)
     if adv:
         try:
             return apply(M.AdvIndex, self, key=k)
         except IndexError as e:
             raise IndexError(str(e)) from None
     _check_bounds(self.shape, k)
-    return apply(M.Index, self, key=k)
+    return apply(M.Index, self, key=k, node=_view_node(key, self.shape))
 
 
 def __setitem__(self, key, value):
@@ -500,6 +563,25 @@ def __setitem__(self, key, value):
         FI.check_value_shape(self, k, value, advanced=adv, strip=True)
     # (sliced: the value's leading size-1 dims are dropped first, as torch's setitem)
     apply_inplace(M.IndexPut, self, value, key=k, sliced=True)
+    if self.grad_fn is not None and self._base is None:  # (a view's node is its view's)
+        torch_named(self, _setitem_node(key, k, adv, self.shape, value))
+
+
+def _setitem_node(key, k, adv, shape, value) -> str:
+    """torch's node for ``x[key] = value``: ``index_put_`` for an index tensor; otherwise it
+    takes the view of basic indexing (whole-dim slices skipped, a single slice too) and copies
+    the value into it (``fill_`` for a number or 0-d tensor into a shaped target): the base's
+    node is ``CopySlices``,
+    or, when no view op was applied, the copy's or fill's own."""
+    if adv:
+        return "torch::autograd::CopySlices" if all(isinstance(e, bool) for e in k if isinstance(e, (
+            bool, Tensor))) else "IndexPutBackward0"
+    if _view_node(key if isinstance(key, tuple) else (key,), shape) != "AliasBackward0":
+        return "torch::autograd::CopySlices"
+    vshape = tuple(value.shape) if isinstance(value, Tensor) else ()
+    if vshape == tuple(shape) or vshape:  # (copy_ when the shapes agree or it broadcasts)
+        return "torch::autograd::CopyBackwards"
+    return "FillBackward3"
 
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
@@ -655,6 +737,10 @@ METHODS.update({
     'reshape_as': lambda self, other: F.reshape(self, tuple(other.shape)),
     'T': property(_reversed_dims),
     'mT': property(_matrix_transpose),
+    'mH': property(lambda self: F.shape._matrix_adjoint(self, "tensor.mH", "Tensor.mH is")),
+    'H': property(_conjugate_transpose),
+    'real': property(F.real),
+    'imag': property(F.imag),
     'absolute_': lambda self: self.abs_(),
     'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
         _new(self, "zeros", size, 0, dtype, device, requires_grad),
@@ -707,8 +793,12 @@ METHODS.update({
     'pow_': pow_,
     'clamp_': clamp_,
     'clip_': clamp_,
-    'clamp_min_': lambda self, min: clamp_(self, min=min),
-    'clamp_max_': lambda self, max: clamp_(self, max=max),
+    'clamp_min_': lambda self, min: _inplace_named(
+        self, self.grad_fn, clamp_(self, min=min),
+        "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0"),
+    'clamp_max_': lambda self, max: _inplace_named(
+        self, self.grad_fn, clamp_(self, max=max),
+        "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0"),
     'copy_': copy_,
     'fill_': fill_,
     'zero_': zero_,

@@ -707,12 +707,13 @@ def _facts(operands: list) -> dict:
     first = vals[0] if vals else np.zeros(0)
     return {"nonfinite": any(not np.isfinite(v).all() for v in floats),
             "constant": first.size > 1 and bool((first == first.reshape(-1)[0]).all()),
-            # a slice per sample (layer/group/instance norm) or per channel (batch norm) that
-            # holds one value
+            # a slice per sample (layer/group norm), per channel (batch norm) or per sample
+            # and channel (instance norm) that holds one value
             "constant_slice": first.ndim >= 2 and first.size > 0 and any(
                 rows.shape[1] > 1 and bool((rows == rows[:, :1]).all(axis=1).any())
                 for rows in (first.reshape(first.shape[0], -1),
-                             np.moveaxis(first, 1, 0).reshape(first.shape[1], -1))),
+                             np.moveaxis(first, 1, 0).reshape(first.shape[1], -1),
+                             first.reshape(first.shape[0] * first.shape[1], -1))),
             "noncontig": {i for i, s in enumerate(operands)
                           if s.kind == "tensor" and not s.contiguous}}
 

@@ -1547,6 +1547,40 @@ row("diag_vector", lambda x: np.diag(x, 1), lambda T, x: T.diag(x, 1),
     one(shape=S.shapes(min_dims=1, max_dims=1)))
 row("diag_matrix", lambda x: np.diag(x, -1), lambda T, x: T.diag(x, -1),
     one(shape=S.shapes(min_dims=2, max_dims=2, min_side=2)))
+
+
+def _diag_embed_ref(x, offset, dim1, dim2):
+    nd = x.ndim + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    n = x.shape[-1] + abs(offset)
+    shape = list(x.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    out = np.zeros(shape, x.dtype)
+    diag = np.diagonal(out, offset, d1, d2)
+    diag.setflags(write=True)
+    diag[...] = x
+    return out
+
+
+@st.composite
+def _diag_embed_inputs(draw):
+    shp = draw(S.shapes(min_dims=1, max_dims=3))
+    nd = len(shp) + 1
+    d1, d2 = draw(st.lists(st.integers(-nd, nd - 1), min_size=2, max_size=2).filter(
+        lambda p: p[0] % nd != p[1] % nd))
+    return (draw(S.arrays(shp)),), dict(offset=draw(st.integers(-2, 2)), dim1=d1, dim2=d2)
+
+
+row("diag_embed", _diag_embed_ref, lambda T, x, **kw: T.diag_embed(x, **kw),
+    _diag_embed_inputs())
+row("narrow_copy", lambda x, dim, start, length: np.take(
+        x, np.arange(start % x.shape[dim], start % x.shape[dim] + length), dim),
+    lambda T, x, **kw: T.narrow_copy(x, **kw), _narrow_inputs())
+row("adjoint", lambda x: np.swapaxes(x, -1, -2), lambda T, x: x.adjoint(),
+    one(shape=S.shapes(min_dims=2)))
+row("mH", lambda x: np.swapaxes(x, -1, -2), lambda T, x: x.mH, one(shape=S.shapes(min_dims=2)))
+row("H", lambda x: x.T, lambda T, x: x.H, one(shape=S.shapes(min_dims=2, max_dims=2)))
 row("tensordot", lambda a, b: np.tensordot(a, b, 1), lambda T, a, b: T.tensordot(a, b, 1),
     n_arrays(2, shapes=_mm.map(lambda s: ((s[0], s[1]), (s[1], s[2])))))
 row("cdist", lambda a, b: np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)),

@@ -102,6 +102,22 @@ FUNCTIONS = {  # torch.<name>
                 "Differs from torch: no ``out=``."),
     'logcumsumexp': ('logcumsumexp(input, dim) -> Tensor', "", "Differs from torch: no ``out=``."),
     'cross': ('cross(input, other, dim=None) -> Tensor', "", "Differs from torch: no ``out=``."),
+    'narrow_copy': ('narrow_copy(input, dim, start, length) -> Tensor',
+        ("``narrow``'s slice as a new contiguous tensor (not a view)."),
+        "Differs from torch: no ``out=``."),
+    'diag_embed': ('diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor',
+        ("A tensor of one more dim, zero except on the diagonal ``offset`` of the planes "
+         "``(dim1, dim2)``, which holds ``input``'s last dim (its other dims kept in order); "
+         "``torch.diagonal(result, offset, dim1, dim2)`` is ``input``."), ""),
+    'adjoint': ('adjoint(input) -> Tensor',
+        ("The conjugate transpose of a matrix or batch of matrices: every dtype here is real, so "
+         "the last two dims swapped (a view). A 1-D input raises; a 0-d one is itself, with "
+         "torch's one-time deprecation warning."), ""),
+    'real': ('real(input) -> Tensor',
+        "The real part: ``input`` itself, as for any real tensor in torch.", ""),
+    'imag': ('imag(input) -> Tensor',
+        ("The imaginary part, which only complex tensors have: raises torch's RuntimeError "
+         "(every dtype here is real)."), ""),
     'rsub': ('rsub(input, other, *, alpha=1) -> Tensor', "", ""),
     'hsplit': ('hsplit(input, indices_or_sections) -> List of Tensors', "", ""),
     'vsplit': ('vsplit(input, indices_or_sections) -> List of Tensors', "", ""),
@@ -186,6 +202,9 @@ METHODS = {  # Tensor.<name>
     'aminmax': ('Tensor.aminmax(*, dim=None, keepdim=False) -> (Tensor min, Tensor max)', "", ""),
     'logcumsumexp': ('Tensor.logcumsumexp(dim) -> Tensor', "", ""),
     'cross': ('Tensor.cross(other, dim=None) -> Tensor', "", ""),
+    'narrow_copy': ('Tensor.narrow_copy(dim, start, length) -> Tensor', "", ""),
+    'diag_embed': ('Tensor.diag_embed(offset=0, dim1=-2, dim2=-1) -> Tensor', "", ""),
+    'adjoint': ('Tensor.adjoint() -> Tensor', "", ""),
     'msort': ('Tensor.msort() -> Tensor', "", ""),
     'hsplit': ('Tensor.hsplit(indices_or_sections) -> List of Tensors', "", ""),
     'vsplit': ('Tensor.vsplit(indices_or_sections) -> List of Tensors', "", ""),

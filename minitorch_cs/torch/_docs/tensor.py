@@ -406,6 +406,14 @@ TENSOR = {  # Tensor.<name>
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
     'mT': ('Tensor.mT -> Tensor',
         'A view with the last two dims swapped (a batch of matrices transposed).', ""),
+    'mH': ('Tensor.mH -> Tensor',
+        ('The conjugate transpose of a batch of matrices: for our real dtypes, ``mT``.'), ""),
+    'H': ('Tensor.H -> Tensor',
+        ("The conjugate transpose of a matrix: for our real dtypes, ``t()``; other than 2-D "
+         "raises (0-d: itself, with torch's one-time warning)."), ""),
+    'real': ('Tensor.real -> Tensor', "``self`` (every dtype here is real).", ""),
+    'imag': ('Tensor.imag -> Tensor',
+        "Raises torch's RuntimeError: only complex tensors have an imaginary part.", ""),
     'masked_fill': ('Tensor.masked_fill(mask, value) -> Tensor', None, ''),
     'masked_fill_': ('Tensor.masked_fill_(mask, value)',
         ("In-place Tensor.masked_fill: writes ``value`` (converted to ``self``'s dtype) where "

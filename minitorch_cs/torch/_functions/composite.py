@@ -6,6 +6,7 @@ same ops in the same order, so their values, gradients and graph nodes are those
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._autograd import torch_named
 from .._dispatch import apply
 from .._ops import elementwise as E
 from .._tensor import Tensor, _wrap_dim
@@ -133,12 +134,12 @@ def msort(input):
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``: ``sub`` with its operands swapped (``other`` may be a
     number, kept as one for the result type, as ``number - tensor`` keeps it)."""
-    if isinstance(other, Tensor):
-        return P.sub(other, input, alpha=alpha)
+    if isinstance(other, Tensor):  # (torch's rsub.Tensor: RsubBackward0; a number: 1)
+        return torch_named(P.sub(other, input, alpha=alpha), "RsubBackward0", input, other)
     if input.dtype is D.bool and isinstance(other, bool):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    return apply(E.Sub, other, input, alpha=alpha)
+    return torch_named(apply(E.Sub, other, input, alpha=alpha), "RsubBackward1", input)
 
 
 def column_stack(tensors):

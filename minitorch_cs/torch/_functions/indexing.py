@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._autograd import also_checked
+from .._autograd import also_checked, torch_named
 from .._dispatch import apply, apply_inplace
 from .._errors import expand_error, in_range, index_error
 from .._fpe import warn_user
@@ -91,11 +91,15 @@ def gather(input, dim, index, *, sparse_grad=False):
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     d = _wrap_dim(dim, input.ndim)
     s = src if src is not None else value
-    return apply(M.Scatter, input, _index_arr(index, "scatter"), _t(s), dim=d, reduce=reduce)
+    out = apply(M.Scatter, input, _index_arr(index, "scatter"), _t(s), dim=d, reduce=reduce)
+    if isinstance(s, Tensor) or reduce is not None:
+        return out
+    return torch_named(out, "ScatterBackward1", input)  # (torch's scatter.value)
 
 
 def scatter_add(input, dim, index, src):
-    return scatter(input, dim, index, src, reduce="add")
+    return torch_named(scatter(input, dim, index, src, reduce="add"), "ScatterAddBackward0",
+                       input, src)
 
 
 def index_select(input, dim, index):
@@ -250,6 +254,9 @@ def masked_fill(input, mask, value):
         if value.ndim:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
+        # (torch's masked_fill.Tensor)
+        return torch_named(apply(M.MaskedFill, input, mask, value), "MaskedFillBackward1", input,
+                           value)
     return apply(M.MaskedFill, input, mask, value)
 
 

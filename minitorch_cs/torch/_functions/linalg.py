@@ -5,7 +5,7 @@ import builtins
 import math
 
 from .. import _dtype as D
-from .._autograd import also_checked
+from .._autograd import also_checked, torch_named
 from .._dispatch import apply, apply_inplace
 from .._errors import _size_mismatch
 from .._fpe import warn_user
@@ -490,7 +490,7 @@ def kron(input, other):
     ``(a0*b0, a1*b1, ...)`` -- a view, so operands whose product is not laid out for it raise
     torch's view error."""
     product, shape = _kron_product(input, other)
-    return product.view(shape)
+    return torch_named(product.view(shape), "UnsafeViewBackward0", input, other)
 
 
 def _kron_out(input, other):

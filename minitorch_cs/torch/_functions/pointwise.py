@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
+from .._autograd import torch_named
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._ops import pointwise_extra as PE
@@ -547,7 +548,7 @@ def round(input, *, decimals=None):
 
 
 def sgn(input):
-    return sign(input)
+    return torch_named(sign(input), "SgnBackward0", input)  # (our sign's kernel: torch's sgn)
 
 
 def clamp(input, min=None, max=None, *, out=None):
@@ -555,7 +556,7 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if (isinstance(min, Tensor) and min.requires_grad) or \
             (isinstance(max, Tensor) and max.requires_grad):
-        # bounds that take gradients: torch's ClampBackward1 (the three promote together)
+        # bounds that take gradients: torch's ClampBackward0 (the three promote together)
         return apply(E.ClampTensors, input, min, max)
     return apply(E.Clamp, input, lo=min, hi=max)
 
@@ -563,12 +564,29 @@ def clamp(input, min=None, max=None, *, out=None):
 clip = clamp
 
 
+# torch's clamp_min/clamp_max are ops of their own: ClampMinBackward0 for a number bound,
+# ClampMinBackward1 for a tensor one (clamp's own kernel here)
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    return torch_named(clamp(input, min=min), "ClampMinBackward1" if isinstance(min, Tensor)
+                       else "ClampMinBackward0", input)
 
 
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    return torch_named(clamp(input, max=max), "ClampMaxBackward1" if isinstance(max, Tensor)
+                       else "ClampMaxBackward0", input)
+
+
+def inplace_named(fn, name):
+    """``fn`` (an in-place form) whose new node, if it records one, takes torch's name ``name``
+    (not a view's: its node is the regenerated view's, the op's own sits under CopySlices)."""
+    def inplace(self, *args, **kwargs):
+        prev = self.grad_fn
+        out = fn(self, *args, **kwargs)
+        if out.grad_fn is not prev and out._base is None:
+            torch_named(out, name)
+        return out
+    inplace.__name__ = getattr(fn, "__name__", "inplace")
+    return inplace
 
 
 def _cmp(op):
@@ -693,7 +711,8 @@ for _fn, _ip in [
 ] + [(f, _inplace_binary(f._op, f.__name__)) for f in (eq, ne, lt, le, gt, ge, logical_and,
                                                          logical_or, logical_xor)]:
     _fn.inplace = _ip
-sgn.inplace = sign.inplace
+sgn.inplace = inplace_named(sign.inplace, "SgnBackward0")
+sgn.inplace.__name__ = "sgn_"
 for _fn in (isnan, isinf, isfinite, signbit, isposinf, isneginf):  # torch has no isnan_ & co.
     del _fn.inplace
 del _fn, _ip

@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._autograd import also_checked
+from .._autograd import also_checked, torch_named
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._ops import nn as N
@@ -13,8 +13,7 @@ from .._ops import order_stats as O
 from .._ops import reduce as R
 from .._tensor import Tensor, _wrap_dim
 from ._common import _NO_DIM, _check_float, _correction, _dims, _on_0d
-from .pointwise import isnan, maximum, minimum, ne
-from .indexing import where
+from .pointwise import maximum, minimum, ne
 
 __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
@@ -58,27 +57,36 @@ def log_softmax(input, dim, dtype=None):
 
 
 # ----- reductions ---------------------------------------------------------------------------------
+# A reduction given ``dim`` is torch's dim overload (SumBackward1, MeanBackward1, ProdBackward1):
+# the kernel names its node so when it reduces over axes; a dim that leaves no axis (a 0-d
+# input's, an empty list) is named here
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return apply(R.Sum, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
-                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    axes = _dims(dim, input.ndim)
+    out = apply(R.Sum, input, axis=axes, keepdim=keepdim,
+                dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    return out if axes is not None or dim is None else torch_named(out, "SumBackward1", input)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    return apply(R.Mean, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
-                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    axes = _dims(dim, input.ndim)
+    out = apply(R.Mean, input, axis=axes, keepdim=keepdim,
+                dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    return out if axes is not None or dim is None else torch_named(out, "MeanBackward1", input)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if not input._dtype.is_floating_point:  # nothing to skip: the sum (int64 for integers)
         return sum(input, dim, keepdim, dtype=dtype)
-    # (torch's one node saves the input, its backward masks the gradient with it: changing
-    # the input in place before backward is refused as in torch)
-    return also_checked(sum(where(isnan(input), 0.0, input), dim, keepdim, dtype=dtype), input)
+    axes = _dims(dim, input.ndim)
+    return apply(R.NanSum, input, axis=axes, keepdim=keepdim,
+                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    return apply(R.Prod, input, axis=_dims(dim, input.ndim), keepdim=keepdim,
-                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    axes = _dims(dim, input.ndim)
+    out = apply(R.Prod, input, axis=axes, keepdim=keepdim,
+                dtype=D.to_dtype(dtype).np if dtype is not None else None)
+    return out if axes is not None or dim is None else torch_named(out, "ProdBackward1", input)
 
 
 def _nonempty(input, axes, fname):
@@ -106,8 +114,9 @@ def _minmax(input, dim, keepdim, other, largest):
     if dim is None:
         _nonempty(input, None, fname)
         return apply(R.Amax, input, axis=None, keepdim=False, largest=largest, evenly=True)
-    if input.ndim == 0:
-        return _on_0d(_minmax, input, dim, False, other, largest)
+    if input.ndim == 0:  # (torch's node is max.dim's / min.dim's all the same)
+        return torch_named(_on_0d(_minmax, input, dim, False, other, largest),
+                           "MaxBackward0" if largest else "MinBackward0", input)
     _nonempty(input, (_wrap_dim(dim, input.ndim),), fname)
     res = apply(R.MaxDim, input, dim=_wrap_dim(dim, input.ndim), keepdim=keepdim, largest=largest)
     from .._return_types import MinMax
@@ -171,15 +180,16 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            _joint_mean(input, dim, keepdim))
+    return torch_named((var(input, dim, unbiased, keepdim, correction=correction),
+                        _joint_mean(input, dim, keepdim)), "VarMeanBackward0", input)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     s = std(input, dim, unbiased, keepdim, correction=correction)
     # (torch's one node saves the standard deviation too: its backward reads it, so changing
     # it in place before a backward through the mean alone is refused as well)
-    return s, also_saved(_joint_mean(input, dim, keepdim), s)
+    return torch_named((s, also_saved(_joint_mean(input, dim, keepdim), s)), "StdMeanBackward0",
+                       input)
 
 
 def _joint_mean(input, dim, keepdim):
@@ -237,7 +247,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def dist(input, other, p=2):
     # torch's DistBackward0 saves both operands (and its result)
-    return also_checked(norm(input - other, p), input, other)
+    return torch_named(also_checked(norm(input - other, p), input, other), "DistBackward0",
+                       input, other)
 
 
 def all(input, dim=None, keepdim=False):
@@ -268,7 +279,7 @@ def _cumulative_dtype(name, dtype):
 def cumsum(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
-        return _cumulative_0d(input, dtype)
+        return torch_named(_cumulative_0d(input, dtype), "CumsumBackward0", input)
     _cumulative_dtype("cumsum", dtype)
     return apply(R.Cumsum, input, dim=_wrap_dim(dim, input.ndim),
                  dtype=D.to_dtype(dtype).np if dtype is not None else None)
@@ -286,7 +297,7 @@ def logcumsumexp(input, dim):
 def cumprod(input, dim, *, dtype=None):
     if input.ndim == 0:  # torch copies a 0-d input (no kernel runs, so no dtype check)
         _wrap_dim(dim, 0)
-        out = _cumulative_0d(input, dtype)
+        out = torch_named(_cumulative_0d(input, dtype), "CumprodBackward0", input)
         return also_saved(out, out)  # (torch's cumprod node saves its result all the same)
     _cumulative_dtype("cumprod", dtype)
     return apply(R.Cumprod, input, dim=_wrap_dim(dim, input.ndim),
@@ -311,7 +322,7 @@ cumprod.inplace = _cumulative_inplace(R.Cumprod, "cumprod_")
 def sort(input, dim=-1, descending=False, stable=False):
     from .._return_types import Sorted
     if input.ndim == 0:
-        return _on_0d(sort, input, dim, descending, stable)
+        return torch_named(_on_0d(sort, input, dim, descending, stable), "SortBackward0", input)
     return Sorted(apply(R.Sort, input, dim=_wrap_dim(dim, input.ndim), descending=descending))
 
 
@@ -322,7 +333,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     from .._return_types import TopK
     if input.ndim == 0:
-        return _on_0d(lambda x, d: topk(x, k, d, largest, sorted), input, dim)
+        return torch_named(_on_0d(lambda x, d: topk(x, k, d, largest, sorted), input, dim),
+                           "TopkBackward0", input)
     return TopK(apply(R.TopK, input, k=int(k), dim=_wrap_dim(dim, input.ndim), largest=largest))
 
 

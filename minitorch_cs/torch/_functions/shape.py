@@ -5,6 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
+from .._autograd import torch_named
 from .._dispatch import apply
 from .._ops import elementwise as E
 from .._ops import movement as M
@@ -17,7 +18,8 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "p
            "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow", "select", "unbind",
            "split", "chunk", "tensor_split", "cat", "concat", "concatenate", "stack", "hstack",
            "vstack", "flip", "roll", "tile", "repeat_interleave", "diagonal", "diag", "trace",
-           "tril", "triu", "meshgrid", "take_along_dim", "rot90"]
+           "tril", "triu", "meshgrid", "take_along_dim", "rot90", "narrow_copy", "diag_embed",
+           "adjoint", "real", "imag"]
 
 
 def reshape(input, *shape):
@@ -106,11 +108,11 @@ def permute(input, *dims):
 def transpose(input, dim0, dim1):
     nd = input.ndim
     if nd == 0:
-        return input.view(())
+        return torch_named(input.view(()), "TransposeBackward0", input)
     p = list(range(nd))
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     p[a], p[b] = p[b], p[a]
-    return apply(M.Permute, input, dims=tuple(p))
+    return apply(M.Permute, input, dims=tuple(p), node="TransposeBackward0")
 
 
 swapaxes = swapdims = transpose
@@ -119,7 +121,9 @@ swapaxes = swapdims = transpose
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return transpose(input, 0, 1) if input.ndim == 2 else input.view(tuple(input.shape))
+    if input.ndim == 2:
+        return apply(M.Permute, input, dims=(1, 0), node="TBackward0")
+    return torch_named(input.view(tuple(input.shape)), "TBackward0", input)
 
 
 def movedim(input, source, destination):
@@ -198,7 +202,13 @@ def narrow(input, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     key = (slice(None),) * d + (slice(start, start + length),)
-    return apply(M.Index, input, key=key)
+    return apply(M.Index, input, key=key, node="SliceBackward0")
+
+
+def narrow_copy(input, dim, start, length):
+    """``narrow``'s slice as a new contiguous tensor (torch's own node, NarrowCopyBackward0)."""
+    out = apply(E.Clone, narrow(input, dim, start, length), contiguous=True)
+    return torch_named(out, "NarrowCopyBackward0", input)
 
 
 def select(input, dim, index):
@@ -207,7 +217,7 @@ def select(input, dim, index):
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return apply(M.Index, input, key=(slice(None),) * d + (index,))
+    return apply(M.Index, input, key=(slice(None),) * d + (index,), node="SelectBackward0")
 
 
 def _multi_views(views, node):
@@ -222,8 +232,8 @@ def _multi_views(views, node):
 
 def unbind(input, dim=0):
     d = _wrap_dim(dim, input.ndim)
-    return _multi_views(tuple(select(input, d, i) for i in range(input.shape[d])),
-                        "Unbind")
+    views = tuple(select(input, d, i) for i in range(input.shape[d]))
+    return _multi_views(torch_named(views, "UnbindBackward0", input), "Unbind")
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -240,9 +250,9 @@ def split(tensor, split_size_or_sections, dim=0):
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                                f"tensor's size at dimension {d}), but got split_sizes={sizes}")
-    views = _narrows(tensor, d, sizes)
-    return _multi_views(views, "Split" if isinstance(split_size_or_sections, int)
-                        else "SplitWithSizes")
+    node = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
+    views = torch_named(_narrows(tensor, d, sizes), node + "Backward0", tensor)
+    return _multi_views(views, node)
 
 
 def _narrows(tensor, d, sizes):
@@ -378,7 +388,7 @@ def roll(input, shifts, dims=None):
                 raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                    "dims:0")
             shifts = shifts[0]
-        return apply(M.Roll, input.flatten(), shifts=shifts, dims=0).view(input.shape)
+        return apply(M.Roll, input, shifts=shifts, dims=None)
     return apply(M.Roll, input, shifts=tuple(shifts) if isinstance(shifts, (list, tuple)) else shifts,
                  dims=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
 
@@ -393,9 +403,13 @@ def tile(input, dims):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # one-argument form: index i repeated input[i] times
         return apply(S.RepeatCounts, input)
+    source = input
     if dim is None:
         input, dim = input.flatten(), 0
-    return apply(M.RepeatInterleave, input, repeats=repeats, dim=_wrap_dim(dim, input.ndim))
+    out = apply(M.RepeatInterleave, input, repeats=repeats, dim=_wrap_dim(dim, input.ndim))
+    # (torch: an index_select, then for a number of repeats a view of it)
+    return torch_named(out, "IndexSelectBackward0" if isinstance(repeats, Tensor)
+                       else "ViewBackward0", source)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -408,8 +422,60 @@ def diag(input, diagonal=0):
         n = input.shape[0] + builtins.abs(diagonal)
         i = np.arange(input.shape[0])
         key = (i, i + diagonal) if diagonal >= 0 else (i - diagonal, i)
-        return apply(M.IndexPut, input.new_zeros((n, n)), input, key=key)
-    return diagonal_fn(input, diagonal)
+        out = apply(M.IndexPut, input.new_zeros((n, n)), input, key=key)
+        return torch_named(out, "DiagEmbedBackward0", input)
+    # (torch 2.13 names the node of a matrix's diag after its functionalized diagonal_copy)
+    return torch_named(diagonal_fn(input, diagonal), "DiagonalBackward0_copy", input)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """A tensor of one more dim whose ``diagonal(offset, dim1, dim2)`` is ``input`` (its last
+    dim running along the diagonal, its other dims kept in order), zero elsewhere."""
+    nd = input.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] + builtins.abs(offset)
+    shape = list(input.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    out = apply(M.DiagonalEmbed, input, shape=tuple(shape), args=(offset, d1, d2))
+    return torch_named(out, "DiagEmbedBackward0", input)
+
+
+def adjoint(input):
+    """The conjugate transpose of a matrix or batch of matrices: for our real dtypes, the last
+    two dims swapped (a view, as ``mT``)."""
+    return _matrix_adjoint(input, "tensor.adjoint()", "adjoint() is")
+
+
+def _matrix_adjoint(input, what, deprecated):
+    if input.ndim == 1:
+        raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor.")
+    if input.ndim == 0:
+        _warn_once(f"{deprecated} deprecated on 0-D tensors. Consider using x.conj().")
+    return transpose(input, -2, -1)
+
+
+_WARNED = set()
+
+
+def _warn_once(message):
+    """torch's TORCH_WARN_ONCE: the warning once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        from .._fpe import warn_user
+        warn_user(message)
+
+
+def real(input):
+    """The real part: ``input`` itself (every dtype here is real)."""
+    return input
+
+
+def imag(input):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
 def diagonal_fn(input, offset):
@@ -421,7 +487,7 @@ def trace(input):
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     if input._dtype is D.bool:
         raise NotImplementedError('"trace" not implemented for \'Bool\'')
-    return diagonal(input).sum()
+    return torch_named(diagonal(input).sum(), "TraceBackward0", input)
 
 
 def tril(input, diagonal=0):
@@ -496,9 +562,11 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"Rotation dim1 out of range, dim1 = {dims[1]}")
     k = (4 + k % 4) % 4
     if k == 1:  # (transpose_ of the fresh flip: the result is no view, as torch's)
-        return flip(input, [dims[1]]).transpose_(dims[0], dims[1])
-    if k == 2:
-        return flip(input, dims)
-    if k == 3:
-        return flip(input, [dims[0]]).transpose_(dims[0], dims[1])
-    return apply(E.Clone, input, contiguous=True)
+        out = flip(input, [dims[1]]).transpose_(dims[0], dims[1])
+    elif k == 2:
+        out = flip(input, dims)
+    elif k == 3:
+        out = flip(input, [dims[0]]).transpose_(dims[0], dims[1])
+    else:
+        out = apply(E.Clone, input, contiguous=True)
+    return torch_named(out, "Rot90Backward0", input)

@@ -197,6 +197,8 @@ class Div(Pointwise):
     def forward(ctx, a, b, rounding_mode=None, out=None):
         ctx.a, ctx.b = _grad_operands(a, b)
         ctx.mode = rounding_mode
+        if rounding_mode is not None:
+            ctx.torch_node = "DivBackward2"  # (torch's div.Tensor_mode / div.Scalar_mode)
         s = _scalar_operand(a, b)
         ctx.by_scalar = s is not b
         shape = None
@@ -541,6 +543,10 @@ class Xlogy(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b):
+        if not isinstance(b, np.ndarray):  # torch's overloads: a number other or self
+            ctx.torch_node = "XlogyBackward2"
+        elif not isinstance(a, np.ndarray):
+            ctx.torch_node = "XlogyBackward1"
         rt = np.dtype(_rtype(a, b))
         if rt.kind in "biu":
             rt = D.get_default_dtype().np
@@ -598,6 +604,8 @@ class Remainder(Pointwise):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b  # (the quotient of the gradient divides them as given)
+        if isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
+            ctx.torch_node = "RemainderBackward1"  # (torch's remainder.Tensor; a number: 0)
         _refuse("remainder_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(_remainder, a, b, out)
@@ -624,6 +632,8 @@ class Fmod(Pointwise):
     @staticmethod
     def forward(ctx, a, b, out=None):
         ctx.a, ctx.b = a, b  # (the quotient of the gradient divides them as given)
+        if isinstance(b, np.ndarray):
+            ctx.torch_node = "FmodBackward1"  # (torch's fmod.Tensor; a number: 0)
         _refuse("fmod_cpu", _rtype(a, b))
         _check_integer_zero(a, b)
         return _binary(np.fmod, a, b, out)
@@ -734,6 +744,8 @@ class Lerp(Pointwise):
     def forward(ctx, a, b, w, out=None):
         rt = lerp_dtype(a, b, w)
         tensor_w = isinstance(w, np.ndarray)
+        if tensor_w:
+            ctx.torch_node = "LerpBackward1"  # (torch's lerp.Tensor; a number weight: 0)
         # TensorIterator's cast check comes before the kernel's dtype check (in place too)
         _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
         if tensor_w:  # the tensor kernel runs in the common dtype (an integer start with a 0-d

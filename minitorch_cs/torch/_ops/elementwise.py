@@ -265,6 +265,8 @@ class Fill(Pointwise):
 
     @staticmethod
     def forward(ctx, dst, value, out=None):
+        # torch's fill_ overloads: a number (FillBackward2) or a 0-d tensor (FillBackward3)
+        ctx.torch_node = "FillBackward3" if isinstance(value, np.ndarray) else "FillBackward2"
         value = _to_dtype_checked(value, dst.dtype)  # torch's Scalar conversion (overflow error)
         if out is not None:
             out[...] = value
@@ -482,6 +484,7 @@ def _square(x, out=None):
 
 Square = _unary("square", _square,
                 lambda xp, x, y, g: g * (2 * x), float_only=False)
+Square.node_name = "PowBackward0"  # (torch's square is pow(x, 2))
 Sin = _unary("sin", _wrap1(np.sin), lambda xp, x, y, g: g * xp.cos(x))
 Cos = _unary("cos", _wrap1(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
 Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
@@ -678,6 +681,8 @@ class LeakyRelu(Pointwise):
     @staticmethod
     def forward(ctx, x, negative_slope=0.01):
         ctx.x, ctx.slope = x, negative_slope
+        if getattr(ctx, "inplace_target", None) is not None:
+            ctx.torch_node = "LeakyReluBackward1"  # (torch's leaky_relu_ node)
         # torch's kernel: half precision computes x * slope in float32 and rounds once
         wide = opmath_dtype(x.dtype)
         r = np.where(x > 0, x, (x.astype(wide, copy=False) * np.asarray(negative_slope, wide))
@@ -706,6 +711,8 @@ class Elu(Pointwise):
     @staticmethod
     def forward(ctx, x, alpha=1.0, scale=1.0, input_scale=1.0):
         ctx.x, ctx.alpha, ctx.scale, ctx.input_scale = x, alpha, scale, input_scale
+        if getattr(ctx, "inplace_target", None) is not None:
+            ctx.torch_node = "EluBackward1"  # (torch's elu_/selu_ node; celu_ names its own)
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         c = lambda v: np.asarray(v, wide)  # noqa: E731
@@ -774,6 +781,8 @@ class Threshold(Pointwise):
         if x.dtype == np.bool_:
             raise _not_implemented("threshold_cpu", x.dtype)
         ctx.x, ctx.t = x, threshold
+        if getattr(ctx, "inplace_target", None) is not None:
+            ctx.torch_node = "ThresholdBackward1"  # (torch's threshold_ node)
         v = np.asarray(_to_dtype_checked(value, x.dtype))
         r = np.where(x <= threshold, v, x)
         return np.asarray(r, x.dtype)
@@ -906,6 +915,8 @@ class Clamp(Pointwise):
     @staticmethod
     def forward(ctx, x, lo=None, hi=None, out=None):
         ctx.x, ctx.lo, ctx.hi = x, lo, hi
+        if not (isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray)):
+            ctx.torch_node = "ClampBackward1"  # torch's number-bounds overload (tensor: 0)
         rt = _rtype(x, lo, hi)
         if rt == np.bool_ and not isinstance(lo if lo is not None else hi, np.ndarray):
             kernel = "clamp_min" if hi is None else "clamp_max" if lo is None else "clamp"
@@ -950,14 +961,14 @@ class Clamp(Pointwise):
 
 
 class ClampTensors(Pointwise):
-    """``clamp`` with tensor bounds that take gradients (torch's ClampBackward1): the forward of
+    """``clamp`` with tensor bounds that take gradients (torch's ClampBackward0): the forward of
     :class:`Clamp`; backward by torch's ``clamp_backward_min_max`` masks -- the input where
     ``lo <= x <= hi``, ``lo`` where ``x < lo`` (and ``lo < hi``), ``hi`` where ``x > hi`` (or
     ``hi < lo``); comparisons with NaN are false, so a NaN input passes no gradient to the
     bounds."""
 
     name = "clamp_tensors"
-    node_name = "ClampBackward1"
+    node_name = "ClampBackward0"  # (torch's clamp.Tensor overload)
     saved = (0, 1, 2)
     graph_inputs = {"x": 0, "lo": 1, "hi": 2}
 

@@ -123,6 +123,28 @@ def check_matmul_dtypes(a, b, bmm=False):
         _no_bool("addmm_impl_cpu_", a)
 
 
+def _matmul_node(ctx, a, b, bmm):
+    """The node torch's matmul ends in (2-D by 2-D is mm, our op's own name): dot, mv, bmm;
+    for a vector times a matrix the squeeze of its mm; otherwise the ``_unsafe_view`` of the
+    folded or batched product -- except when torch folds a left matrix that requires grad
+    against a batch (or a 3-D batch of one against a 3-D batch): then the product is computed
+    transposed and made contiguous (a clone, or the transpose itself when it is contiguous)."""
+    if bmm:
+        return "BmmBackward0"
+    if b.ndim == 1 and a.ndim <= 2:
+        return "DotBackward0" if a.ndim == 1 else "MvBackward0"
+    if a.ndim == 1 and b.ndim == 2:
+        return "SqueezeBackward4"
+    if b.ndim >= 3 and (a.ndim == 2 or a.ndim == b.ndim == 3 and a.shape[0] == 1 < b.shape[0]):
+        needs = ctx.needs_input_grad
+        if needs and needs[0]:  # (a transpose that is contiguous already is not copied)
+            m, n = a.shape[-2], b.shape[-1]
+            batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            return "TransposeBackward0" if m == 1 or n == 1 or 0 in batch or \
+                0 in (m, n) else "CloneBackward0"
+    return "UnsafeViewBackward0"
+
+
 class Matmul(Kernel):
     name = "matmul"
     saved = (0, 1)
@@ -134,6 +156,8 @@ class Matmul(Kernel):
         _check_mm(a, b)
         check_matmul_dtypes(a, b, bmm)
         ctx.a, ctx.b = a, b
+        if a.ndim != 2 or b.ndim != 2 or bmm:
+            ctx.torch_node = _matmul_node(ctx, a, b, bmm)
         return _matmul(a, b)
 
     @staticmethod
@@ -199,6 +223,13 @@ class Linear(Kernel):
         y = _matmul(x, w.T)
         if b is not None:
             y += b
+        elif x.ndim == 2:
+            ctx.torch_node = "MmBackward0"  # (torch's linear without a bias: x.matmul(w.t()))
+        if x.ndim != 2:  # torch's last op: a 1-D product's squeeze, a batch's view of addmm (a
+            # contiguous input) or the bias added to its matmul, or the matmul's _unsafe_view
+            ctx.torch_node = ("SqueezeBackward4" if x.ndim == 1 else "UnsafeViewBackward0") \
+                if b is None else ("ViewBackward0" if x.ndim == 1 or x.flags.c_contiguous
+                                   else "AddBackward0")
         return y
 
     @staticmethod

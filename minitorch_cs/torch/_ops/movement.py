@@ -126,6 +126,7 @@ class View(Op):
 
 class ReshapeCopy(Kernel):
     name = "reshape_copy"
+    node_name = "UnsafeViewBackward0"  # (torch: a clone, then an _unsafe_view of it)
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -142,8 +143,10 @@ class Permute(Op):
     is_view = True
 
     @staticmethod
-    def forward(ctx, x, dims):
+    def forward(ctx, x, dims, node=None):  # node: as View's (TransposeBackward0, TBackward0)
         ctx.dims = dims
+        if node is not None:
+            ctx.torch_node = node
         return np.transpose(x, dims)
 
     @staticmethod
@@ -186,14 +189,17 @@ class Expand(Op):
 
 
 class Index(Op):
-    """Basic indexing (ints, slices, None, Ellipsis): a view."""
+    """Basic indexing (ints, slices, None, Ellipsis): a view. ``node``: torch's name for the
+    node of the function that made it (``SelectBackward0``, ``SliceBackward0``, ...)."""
 
     name = "index"
     is_view = True
 
     @staticmethod
-    def forward(ctx, x, key):
+    def forward(ctx, x, key, node=None):
         ctx.shape, ctx.key, ctx.dtype = x.shape, key, x.dtype
+        if node is not None:
+            ctx.torch_node = node
         r = x[key]
         if not isinstance(r, np.ndarray):  # all-int key: numpy copies out a scalar; keep a view
             r = x[tuple(key) + (Ellipsis,)]
@@ -300,6 +306,7 @@ class AdvIndex(Kernel):
     """Advanced indexing (integer/bool arrays): a gather; repeated indices accumulate in backward."""
 
     name = "index_adv"
+    node_name = "IndexBackward0"
     tensor_attrs = ("key",)
     graph_aliases = ("key",)
     own_layout = True  # torch's index kernel decides the result's strides (index_layout)
@@ -454,7 +461,8 @@ class Flip(Kernel):
 
 class Roll(Kernel):
     """torch's roll: per dim (in order), the two slices ``x[start:]`` and ``x[:start]``
-    concatenated, so the result's layout is ``cat``'s rule on them."""
+    concatenated, so the result's layout is ``cat``'s rule on them. Without ``dims``, the
+    flattened tensor rolled and viewed back in ``x``'s shape (one node, as torch's)."""
 
     name = "roll"
     own_layout = True
@@ -464,6 +472,10 @@ class Roll(Kernel):
         ctx.shifts, ctx.dims = shifts, dims
         if x.size == 0:
             return preserve_format(x, x.copy())
+        if dims is None:
+            r = Roll.forward(ctx, np.reshape(x, -1), shifts, 0).reshape(x.shape)
+            ctx.dims = None
+            return r
         r = x
         for s, d in zip(*((v,) if not isinstance(v, tuple) else v for v in (shifts, dims))):
             n = r.shape[d]

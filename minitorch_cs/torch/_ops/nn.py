@@ -119,6 +119,10 @@ def every_target_counts(target, n_classes, ignore_index, weight=None) -> bool:
 
 def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     _check_target(logp, target)
+    if logp.ndim > 2 and (logp.ndim == 4 or reduction != "none"):
+        # torch's nll_loss2d: a 4-d input's, or (reduced) any input of 3 or more dims (folded
+        # to 4 dims first; unreduced, its result is a view of nll_loss2d's)
+        ctx.torch_node = "NllLoss2DBackward0"
     C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     ctx.all_count = logp.ndim == 2 and every_target_counts(target, C, ignore_index, weight)
     if ctx.all_count:  # the common case: the general rule below without its no-op selects
@@ -209,6 +213,7 @@ class CrossEntropy(Kernel):
         ctx.logp, ctx.dim, ctx.ls, ctx.weight = logp, dim, label_smoothing, weight
         loss, _ = _nll_forward(ctx, logp, target, weight, ignore_index, reduction)
         if label_smoothing > 0:
+            ctx.torch_node = "AddBackward0"  # (torch's composition ends adding the smoothing)
             C = x.shape[dim]
             valid = (target != ignore_index)
             if weight is not None:
@@ -632,6 +637,8 @@ class Conv(Kernel):
         k = _conv()
         f = k.conv2d_forward if nd == 2 else k.conv1d_forward
         ctx.x, ctx.w, ctx.args, ctx.nd = x, w, (stride, padding, dilation, groups), nd
+        if x.ndim == nd + 1:  # torch: the batch of one's result squeezed (its node's name)
+            ctx.torch_node = "SqueezeBackward1"
         half = x.dtype if x.dtype in _HALF else None
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)

@@ -67,6 +67,8 @@ class Sum(Kernel):
     @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        if axis is not None:
+            ctx.torch_node = "SumBackward1"  # (torch's sum.dim_IntList)
         # ufunc methods, not np.sum/np.mean/np.var: numpy's Python wrappers would raise their
         # floating-point warnings from numpy's frames, past our filter (_fpe)
         r = np.add.reduce(x, axis=axis, dtype=_acc_dtype(x, dtype), keepdims=keepdim)
@@ -75,6 +77,31 @@ class Sum(Kernel):
     @staticmethod
     def backward(ctx, g):
         return (_expand_back(ns(g), g, ctx.shape, ctx.axis, ctx.keepdim),)
+
+
+class NanSum(Kernel):
+    """torch's nansum of a floating input: the sum with every NaN read as 0. The gradient is
+    the sum's, multiplied by the input's non-NaN mask (torch's ``nansum_backward``), so a NaN
+    gradient stays NaN even where the input was NaN (a ``where`` would give 0 there)."""
+
+    name = "nansum"
+    node_name = "NansumBackward0"
+    saved = (0,)
+    graph_inputs = {"x": 0}
+
+    @staticmethod
+    def forward(ctx, x, axis=None, keepdim=False, dtype=None):
+        r = Sum.forward(ctx, np.where(np.isnan(x), x.dtype.type(0), x), axis, keepdim, dtype)
+        ctx.__dict__.pop("torch_node", None)  # (the sum's dim overload name is not nansum's)
+        ctx.x = x
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        x = ctx.x
+        gb = _expand_back(xp, g, tuple(x.shape), ctx.axis, ctx.keepdim)
+        return (gb * (x == x),)
 
 
 class Mean(Kernel):
@@ -88,6 +115,8 @@ class Mean(Kernel):
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                                f"floating point or complex dtype. Got: {D._BY_NP[x.dtype].name.capitalize()}")
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
+        if axis is not None:
+            ctx.torch_node = "MeanBackward1"  # (torch's mean.dim)
         n = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
         ctx.n = n
         if n == 0:  # torch: nan, silently (numpy warns "Mean of empty slice")
@@ -117,6 +146,8 @@ class Prod(Kernel):
     @opmath
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         ctx.x, ctx.axis, ctx.keepdim = x, axis, keepdim
+        if axis is not None:
+            ctx.torch_node = "ProdBackward1"  # (torch's prod.dim_int)
         r = np.asarray(np.multiply.reduce(x, axis=axis, keepdims=keepdim,
                                           dtype=_acc_dtype(x, dtype)))
         half = getattr(ctx, "half_dtype", None)
@@ -166,6 +197,10 @@ class Amax(Kernel):
     @staticmethod
     def forward(ctx, x, axis=None, keepdim=False, largest=True, evenly=False):
         ctx.x, ctx.axis, ctx.keepdim, ctx.evenly = x, axis, keepdim, evenly
+        if evenly:  # torch's max()/min() of everything
+            ctx.torch_node = "MaxBackward1" if largest else "MinBackward1"
+        elif not largest:
+            ctx.torch_node = "AminBackward0"
         # (an empty reduction is refused before, by each function's own error: _nonempty)
         f = np.maximum.reduce if largest else np.minimum.reduce  # (np.max's wrapper would
         r = np.asarray(f(x, axis=axis, keepdims=keepdim))  # warn about NaN from numpy's frame)
@@ -258,6 +293,8 @@ class MaxDim(Kernel):
 
     @staticmethod
     def forward(ctx, x, dim, keepdim=False, largest=True):
+        if not largest:
+            ctx.torch_node = "MinBackward0"  # (torch's min.dim; max.dim is MaxBackward0)
         idx = np.argmax(x, axis=dim, keepdims=True) if largest else np.argmin(x, axis=dim, keepdims=True)
         return _select_along(ctx, x, idx, dim, keepdim)
 
@@ -478,6 +515,7 @@ def two_norm(x, axis=None, keepdims=False):
 
 class Norm(Kernel):
     name = "norm"
+    node_name = "LinalgVectorNormBackward0"  # (torch.norm and linalg's norms run this op)
     saved = (0,)
     saves_output = True
     graph_inputs = {"x": 0}

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
+from .._autograd import torch_named
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
@@ -172,7 +173,14 @@ def celu(input, alpha=1.0, inplace=False):
     _floating(input, "elu_cpu", inplace)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _activation(E.Elu, input, inplace, alpha=alpha, input_scale=1.0 / alpha)
+    if not inplace:  # (our elu kernel computes it: torch's node is celu's own)
+        return torch_named(_activation(E.Elu, input, False, alpha=alpha, input_scale=1.0 / alpha),
+                           "CeluBackward0", input)
+    prev = input.grad_fn
+    out = _activation(E.Elu, input, True, alpha=alpha, input_scale=1.0 / alpha)
+    if out.grad_fn is not prev and out._base is None:  # (a view's node is the regenerated view's)
+        torch_named(out, "CeluBackward1")
+    return out
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -347,11 +355,15 @@ def pad(input, pad, mode="constant", value=None):
                 out = out.narrow(d, -lo, out.shape[d] + lo)
             if hi < 0:
                 out = out.narrow(d, 0, out.shape[d] + hi)
-        return out.clone()
+        return torch_named(out.clone(), "ConstantPadNdBackward0", input)
     out = apply(M.Pad, input, pad=tuple(int(p) for p in pad), mode=mode,
                 value=0.0 if value is None else value)
-    # torch's reflection and replication pads save their input (their backward reads it)
-    return also_saved(out, input) if mode in ("reflect", "replicate") else out
+    if mode in ("reflect", "replicate"):  # torch's kernels (Reflection/Replication-Pad1D..3D)
+        torch_named(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad"
+                         f"{len(pad) // 2}DBackward0", input)
+        # torch's reflection and replication pads save their input (their backward reads it)
+        return also_saved(out, input)
+    return out
 
 
 def _scalar_like(value, dtype):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import GradState, also_checked
+from .._autograd import GradState, also_checked, torch_named
 from .._dispatch import apply, values_hidden, wafer_dtypes
 from .._fpe import warn_user
 from .._ops import losses as L, nn as N
@@ -79,7 +79,9 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     if reduction == "mean":
         if input.numel() == 0:
             return -prod.sum().fill_(float("nan"))
-        return -prod.sum() / (input.numel() // n_classes)
+        # (torch divides by a C++ number: div.Scalar, DivBackward1)
+        return torch_named(-prod.sum() / (input.numel() // n_classes), "DivBackward1", input,
+                           target)
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)
@@ -124,7 +126,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_same_size(input, target, "mse_loss")
     rt = _promoted_kernel(input, target, "mse_cpu")
     d = input.to(rt) - target.to(rt)
-    return also_checked(_reduce(d * d, reduction), input, target)  # (torch's node saves both)
+    return torch_named(also_checked(_reduce(d * d, reduction), input, target),  # (torch's node
+                       "MseLossBackward0", input, target)  # saves both)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -384,7 +387,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``norm(x1 - x2 + eps, p)`` over the last dim of the broadcast inputs (torch's formula)."""
-    return T.norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim)
+    return torch_named(T.norm(x1 - x2 + eps, p, max(x1.ndim, x2.ndim) - 1, keepdim),
+                       "NormBackward1", x1, x2)  # (torch's norm.ScalarOpt_dim)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import no_grad
+from .._autograd import no_grad, torch_named
 from .._dispatch import also_saved, apply
 from .._fpe import warn_user
 from .._ops import elementwise as E
@@ -396,7 +396,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         beta = bias.to(wide).reshape(shape) + beta
     y = _in_suggested_format((input.to(wide) * alpha + beta).to(input._dtype), input)
     # (torch's batch-norm node saves them, and the weight)
-    return also_saved(y, *(t for t in (input, running_mean, running_var, weight) if t is not None))
+    return torch_named(also_saved(y, *(t for t in (input, running_mean, running_var, weight)
+                                       if t is not None)), "NativeBatchNormBackward0", input)
 
 
 def _in_suggested_format(y, input):
@@ -427,13 +428,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
               fused_half=False)
     x = x.reshape(tuple(input.shape))
     if weight is None and bias is None:  # a tensor of its own (torch's output is not a view)
-        return _in_suggested_format(x, like) if like is not input else x.clone()
+        return torch_named(_in_suggested_format(x, like) if like is not input else x.clone(),
+                           "NativeGroupNormBackward0", like)
     shape = (1, C) + (1,) * (input.ndim - 2)
     if weight is not None:
         x = x * weight.reshape(shape)
     if bias is not None:
         x = x + bias.reshape(shape)
-    return _in_suggested_format(x, like) if like is not input else x
+    return torch_named(_in_suggested_format(x, like) if like is not input else x,
+                       "NativeGroupNormBackward0", like)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

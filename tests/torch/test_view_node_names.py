@@ -1,0 +1,192 @@
+"""Views carry torch's node names: basic indexing is named after the last view op torch applies
+for the key (``SelectBackward0``, ``SliceBackward0``, ``UnsqueezeBackward0``, or
+``AliasBackward0`` when nothing is applied), advanced indexing ``IndexBackward0``, and the shape
+functions after theirs (``TBackward0``, ``TransposeBackward0``, ``SplitBackward0``, ...). A key
+of several entries is one node here; torch records a chain of one node per applied entry (SPEC,
+autograd), so only the result's own node is compared."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minitorch_cs.torch as T
+
+
+def _leaf(lib, shape):
+    return lib.ones(*shape, requires_grad=True)
+
+
+@pytest.mark.parametrize("key,name", [
+    ("0", "SelectBackward0"), ("-1", "SelectBackward0"), (":", "SliceBackward0"),
+    ("0:2", "SliceBackward0"), ("None", "UnsqueezeBackward0"), ("...", "AliasBackward0"),
+    (":, :", "AliasBackward0"), (":, :5", "AliasBackward0"), ("1:, :", "SliceBackward0"),
+    ("-2:, :", "SliceBackward0"), ("0, 1:", "SliceBackward0"), ("1, None", "UnsqueezeBackward0"),
+    ("None, 0", "SelectBackward0"), ("..., 0", "SelectBackward0"), ("[0, 1]", "IndexBackward0"),
+    ("True", "IndexBackward0"), ("0, [1]", "IndexBackward0")])
+def test_basic_and_advanced_index_nodes(key, name):
+    assert eval(f"x[{key}]", {"x": _leaf(T, (2, 3))}).grad_fn.name() == name
+
+
+@pytest.mark.parametrize("expr,name", [
+    ("x.t()", "TBackward0"), ("v.t()", "TBackward0"), ("x.transpose(0, 1)", "TransposeBackward0"),
+    ("x.swapaxes(0, 1)", "TransposeBackward0"), ("x.mT", "TransposeBackward0"),
+    ("x.T", "PermuteBackward0"), ("x.narrow(1, 0, 2)", "SliceBackward0"),
+    ("x.select(1, 0)", "SelectBackward0"), ("x.split(2, 1)[1]", "SplitBackward0"),
+    ("x.split([1, 2], 1)[0]", "SplitWithSizesBackward0"), ("x.chunk(2, 1)[0]", "SplitBackward0"),
+    ("x.unbind(1)[2]", "UnbindBackward0"), ("x.tensor_split(2, 1)[0]", "SliceBackward0"),
+    ("x.hsplit(3)[0]", "SliceBackward0"), ("x.roll(1)", "RollBackward0"),
+    ("x.roll(1, 0)", "RollBackward0"), ("x.rot90()", "Rot90Backward0"),
+    ("x.rot90(2)", "Rot90Backward0"), ("v.diag()", "DiagEmbedBackward0"),
+    ("x.diag()", "DiagonalBackward0_copy"), ("x.t().reshape(-1)", "UnsafeViewBackward0"),
+    ("x.reshape(-1)", "ViewBackward0"), ("s.transpose(0, 0)", "TransposeBackward0"),
+    ("s.t()", "TBackward0")])
+def test_shape_function_nodes(expr, name):
+    scope = {"x": _leaf(T, (2, 3)), "v": _leaf(T, (3,)), "s": T.ones((), requires_grad=True)}
+    assert eval(expr, scope).grad_fn.name() == name
+
+
+def test_roll_without_dims_is_one_node_with_the_flat_roll_values():
+    x = T.arange(6.).reshape(2, 3).t().requires_grad_()  # (a non-contiguous input)
+    y = x.roll(2)
+    np.testing.assert_array_equal(y.detach().numpy(), np.roll(x.detach().numpy(), 2))
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    y.backward(T.arange(6.).reshape(3, 2))
+    np.testing.assert_array_equal(x.grad.numpy(), np.roll(np.arange(6.).reshape(3, 2), -2))
+
+
+_ENTRY = st.one_of(st.integers(-2, 1), st.none(), st.just(Ellipsis),
+                   st.builds(slice, st.one_of(st.none(), st.integers(-3, 3)),
+                             st.one_of(st.none(), st.integers(-3, 4)),
+                             st.one_of(st.none(), st.integers(1, 2))))
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(shape=st.lists(st.integers(2, 3), min_size=1, max_size=3),
+       key=st.one_of(_ENTRY, st.lists(_ENTRY, max_size=4).map(tuple)))
+def test_basic_index_node_is_torchs(shape, key):
+    torch = pytest.importorskip("torch")
+    if isinstance(key, tuple) and key.count(Ellipsis) > 1:
+        return  # (torch reads each ``...`` of several; numpy and we refuse them: SPEC, indexing)
+    names = []
+    for lib in (T, torch):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                y = _leaf(lib, shape)[key]
+        except (IndexError, RuntimeError, ValueError) as e:
+            names.append(type(e).__name__)
+            continue
+        names.append(y.grad_fn.name())
+    assert names[0] == names[1], (shape, key, names)
+
+
+@pytest.mark.parametrize("key,value,name", [
+    ("0", "2.0", "torch::autograd::CopySlices"), ("1:", "T.ones(3)", "torch::autograd::CopySlices"),
+    ("None", "2.0", "torch::autograd::CopySlices"), ("0, 0", "T.ones(1)", "torch::autograd::CopySlices"),
+    ("True", "2.0", "torch::autograd::CopySlices"), (":", "2.0", "FillBackward3"),
+    ("...", "T.tensor(2.)", "FillBackward3"), (":, :", "T.ones(3)", "torch::autograd::CopyBackwards"),
+    (":", "T.ones(1)", "torch::autograd::CopyBackwards"), ("[0]", "2.0", "IndexPutBackward0"),
+    ("x0 > 0", "T.ones(1)", "IndexPutBackward0")])
+def test_setitem_nodes(key, value, name):
+    """``x[key] = value`` on a tensor in the graph: index_put_ for an index tensor, otherwise a
+    copy (a fill for a number) into the basic-indexing view -- CopySlices on the base -- or into
+    the tensor itself when the key applies no view op."""
+    x0 = T.ones(2, 3, requires_grad=True)
+    x = x0 * 1
+    exec(f"x[{key}] = {value}", {"T": T, "x": x, "x0": x0})
+    assert x.grad_fn.name() == name
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(shape=st.lists(st.integers(2, 3), min_size=1, max_size=3),
+       key=st.one_of(_ENTRY, st.lists(_ENTRY, max_size=3).map(tuple)),
+       scalar=st.booleans())
+def test_setitem_node_is_torchs(shape, key, scalar):
+    torch = pytest.importorskip("torch")
+    if isinstance(key, tuple) and key.count(Ellipsis) > 1:
+        return
+    names = []
+    for lib in (T, torch):
+        x = _leaf(lib, shape) * 1
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x[key] = 2.0 if scalar else lib.ones(())
+                names.append(x.grad_fn.name())
+        except (IndexError, RuntimeError, ValueError) as e:
+            names.append(type(e).__name__)
+    assert names[0] == names[1], (shape, key, names)
+
+
+def test_setitem_of_a_whole_0d_tensor_is_a_copy():
+    for value in (2.0, T.tensor(2.0)):
+        x = T.ones((), requires_grad=True) * 1
+        x[()] = value
+        assert x.grad_fn.name() == "torch::autograd::CopyBackwards"
+
+
+_MM_SHAPES = {1: (4,), 2: (4, 4), 3: (2, 4, 4), 4: (3, 2, 4, 4), "b1": (1, 4, 4)}
+
+
+@pytest.mark.parametrize("a,b,grads,name", [
+    (1, 1, (True, True), "DotBackward0"), (2, 1, (True, False), "MvBackward0"),
+    (1, 2, (True, True), "SqueezeBackward4"), (2, 2, (True, True), "MmBackward0"),
+    (3, 2, (False, True), "UnsafeViewBackward0"), (2, 3, (True, False), "CloneBackward0"),
+    (2, 3, (False, True), "UnsafeViewBackward0"), ("b1", 3, (True, True), "CloneBackward0"),
+    ("b1", "b1", (True, True), "UnsafeViewBackward0"), (4, 4, (True, True), "UnsafeViewBackward0"),
+    (1, 3, (True, True), "UnsafeViewBackward0")])
+def test_matmul_nodes(a, b, grads, name):
+    """torch's matmul ends in the product it dispatched to, a squeeze of it, the
+    ``_unsafe_view`` of a folded or batched product, or (a left matrix that requires grad, folded
+    against a batch) the contiguous copy of the transposed product."""
+    x = T.ones(*_MM_SHAPES[a], requires_grad=grads[0])
+    y = T.ones(*_MM_SHAPES[b], requires_grad=grads[1])
+    assert (x @ y).grad_fn.name() == name
+
+
+@pytest.mark.parametrize("shape,bias,name", [
+    ((4,), True, "ViewBackward0"), ((4,), False, "SqueezeBackward4"),
+    ((2, 4), True, "AddmmBackward0"), ((2, 4), False, "MmBackward0"),
+    ((3, 2, 4), True, "ViewBackward0"), ((3, 2, 4), False, "UnsafeViewBackward0")])
+def test_linear_nodes(shape, bias, name):
+    x = T.ones(*shape, requires_grad=True)
+    out = T.nn.functional.linear(x, T.ones(5, 4), T.ones(5) if bias else None)
+    assert out.grad_fn.name() == name
+    if len(shape) == 3 and bias:  # a non-contiguous batch: torch's matmul, then the bias added
+        out = T.nn.functional.linear(x.transpose(0, 1), T.ones(5, 4), T.ones(5))
+        assert out.grad_fn.name() == "AddBackward0"
+
+
+@pytest.mark.parametrize("expr,name", [
+    ("F.conv1d(T.ones(2, 5, requires_grad=True), T.ones(3, 2, 2))", "SqueezeBackward1"),
+    ("F.conv2d(T.ones(2, 4, 4, requires_grad=True), T.ones(1, 2, 2, 2))", "SqueezeBackward1"),
+    ("F.conv2d(T.ones(1, 2, 4, 4, requires_grad=True), T.ones(1, 2, 2, 2))",
+     "ConvolutionBackward0"),
+    ("T.kron(T.ones(2, requires_grad=True), T.ones(3))", "UnsafeViewBackward0"),
+    ("T.trace(T.ones(3, 3, requires_grad=True))", "TraceBackward0"),
+    ("T.ones(2, 3, requires_grad=True).repeat_interleave(2)", "ViewBackward0"),
+    ("T.ones(2, 3, requires_grad=True).repeat_interleave(T.tensor([1, 2]), 0)",
+     "IndexSelectBackward0")])
+def test_composite_function_nodes(expr, name):
+    assert eval(expr, {"T": T, "F": T.nn.functional}).grad_fn.name() == name
+
+
+@settings(max_examples=120, deadline=None, database=None, derandomize=True)
+@given(a=st.lists(st.integers(1, 3), min_size=1, max_size=4),
+       b=st.lists(st.integers(1, 3), min_size=1, max_size=4),
+       grads=st.sampled_from([(True, True), (True, False), (False, True)]))
+def test_matmul_node_is_torchs(a, b, grads):
+    torch = pytest.importorskip("torch")
+    names = []
+    for lib in (T, torch):
+        x = lib.ones(*a, requires_grad=grads[0])
+        y = lib.ones(*b, requires_grad=grads[1])
+        try:
+            names.append((x @ y).grad_fn.name())
+        except RuntimeError as e:
+            names.append(type(e).__name__)
+    assert names[0] == names[1], (a, b, grads, names)
