@@ -247,15 +247,19 @@ class Node:
         self.saved_versions = None
 
 
-def also_checked(out, *tensors):
+def also_checked(out, *tensors, versions=None):
     """``out``'s node refuses to run backward once one of ``tensors`` has changed in place, as
     torch's node for the op does because it saves them (our composition's node saved promoted
     copies or intermediates instead). Kept apart from ``saved_versions``, which lists what the
-    node's backward reads, in the op's order. No-op when ``out`` records no node."""
+    node's backward reads, in the op's order. No-op when ``out`` records no node.
+    ``versions``: ``(tensor, version)`` pairs taken before an in-place op wrote (its target's
+    write bumps the version of every tensor sharing its storage, as torch's saved variables
+    see), instead of ``tensors``' versions now."""
     node = out.grad_fn
     if node is not None:
         node.__dict__.setdefault("checked_versions", []).extend(
-            (t, t._vc[0]) for t in tensors if t is not None)
+            versions if versions is not None else
+            [(t, t._vc[0]) for t in tensors if t is not None])
     return out
 
 

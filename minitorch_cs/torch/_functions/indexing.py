@@ -316,8 +316,11 @@ def put(input, index, source, accumulate=False):
 
 def _put_inplace(self, index, source, accumulate=False):
     _put_args(self, index, source, accumulate, "put_")
+    src = _if_rg(source)
+    saved = [(src, src._vc[0])] if src is not None else []  # (before the write, which bumps a
+    # source sharing self's storage)
     return also_checked(apply_inplace(W.Put, self, source, index=index,
-                                      accumulate=builtins.bool(accumulate)), _if_rg(source))
+                                      accumulate=builtins.bool(accumulate)), versions=saved)
 
 
 def _if_rg(source):

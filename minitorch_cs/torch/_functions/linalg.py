@@ -307,18 +307,21 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     ignores ``input`` (NaN included). Differentiable in all three tensors."""
     dt, beta, alpha = _addr_args(input, vec1, vec2, beta, alpha)
     c = input.expand(vec1.shape[0], vec2.shape[0])
-    return _saves_vectors(apply(MV.Addr, c.to(dt), vec1.to(dt).unsqueeze(1),
-                                vec2.to(dt).unsqueeze(0), beta=beta, alpha=alpha), vec1, vec2, dt)
+    saved = _saved_vectors(vec1, vec2, dt)
+    out = apply(MV.Addr, c.to(dt), vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
+                beta=beta, alpha=alpha)
+    return also_checked(out, versions=saved) if saved else out
 
 
-def _saves_vectors(out, vec1, vec2, dt):
+def _saved_vectors(vec1, vec2, dt):
     """torch's addr node saves the vectors themselves (each for the other's gradient); where
-    ours multiplies converted copies, the originals are recorded as saved too, so an in-place
+    ours multiplies converted copies, the originals' versions now (before an in-place addr_
+    writes, which bumps a vector sharing the target's storage), to be checked too: an in-place
     change of one before backward is refused as in torch."""
-    if vec1.dtype is not dt or vec2.dtype is not dt:
-        also_checked(out, vec1 if vec2.requires_grad else None,
-                     vec2 if vec1.requires_grad else None)
-    return out
+    if vec1.dtype is dt and vec2.dtype is dt:
+        return []
+    return [(t, t._vc[0]) for t in (vec1 if vec2.requires_grad else None,
+                                    vec2 if vec1.requires_grad else None) if t is not None]
 
 
 def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
@@ -330,9 +333,10 @@ def _addr_inplace(self, vec1, vec2, *, beta=1, alpha=1):
     if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
         raise RuntimeError(f"The size of tensor a ({self.shape[1]}) must match the size of "
                            f"tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
-    return _saves_vectors(apply_inplace(MV.Addr, self, vec1.to(dt).unsqueeze(1),
-                                        vec2.to(dt).unsqueeze(0), beta=beta, alpha=alpha),
-                          vec1, vec2, dt)
+    saved = _saved_vectors(vec1, vec2, dt)
+    out = apply_inplace(MV.Addr, self, vec1.to(dt).unsqueeze(1), vec2.to(dt).unsqueeze(0),
+                        beta=beta, alpha=alpha)
+    return also_checked(out, versions=saved) if saved else out
 
 
 addr.inplace = _addr_inplace
