@@ -36,7 +36,7 @@ atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 x
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
 scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
 fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross
-narrow_copy diag_embed adjoint""".split()
+narrow_copy diag_embed adjoint fix""".split()
 
 
 def _unfold(self, dimension, size, step):
@@ -244,7 +244,11 @@ def div_(self, other, *, rounding_mode=None):
 
 
 def pow_(self, exponent):
-    return apply_inplace(E.Pow, self, exponent)
+    prev = self.grad_fn
+    apply_inplace(E.Pow, self, exponent)
+    if not isinstance(exponent, Tensor) and self.grad_fn is not prev and self._base is None:
+        torch_named(self, "PowBackward0")  # (torch's pow_.Scalar)
+    return self
 
 
 def clamp_(self, min=None, max=None):
@@ -325,7 +329,11 @@ def _random_fill(kind):
                 lo, hi = 0, a
             else:
                 lo, hi = a, b
-            return apply_inplace(RandomFill, self, kind=kind, a=int(lo), b=int(hi), generator=generator)
+            # torch's node by overload: random_(), random_(to), random_(from, to)
+            node = "RandomBackward2" if a is None else "RandomBackward1" if b is None else \
+                "RandomBackward0"
+            return apply_inplace(RandomFill, self, kind=kind, a=int(lo), b=int(hi),
+                                 generator=generator, node=node)
         raise ValueError(kind)
     return fn
 
@@ -573,9 +581,16 @@ def _setitem_node(key, k, adv, shape, value) -> str:
     the value into it (``fill_`` for a number or 0-d tensor into a shaped target): the base's
     node is ``CopySlices``,
     or, when no view op was applied, the copy's or fill's own."""
-    if adv:
-        return "torch::autograd::CopySlices" if all(isinstance(e, bool) for e in k if isinstance(e, (
-            bool, Tensor))) else "IndexPutBackward0"
+    if adv:  # torch applies the key's view entries first (a bool entry: an unsqueeze), then
+        # index_put_ into that view (its base's node is CopySlices) or into the tensor itself
+        basic = []
+        for e in k:
+            if isinstance(e, Tensor):
+                basic.extend([slice(None)] * (e.ndim if e._dtype is D.bool else 1))
+            else:
+                basic.append(None if isinstance(e, bool) else e)
+        return "torch::autograd::CopySlices" if _view_node(tuple(basic), shape) != \
+            "AliasBackward0" else "IndexPutBackward0"
     if _view_node(key if isinstance(key, tuple) else (key,), shape) != "AliasBackward0":
         return "torch::autograd::CopySlices"
     vshape = tuple(value.shape) if isinstance(value, Tensor) else ()
@@ -586,9 +601,19 @@ def _setitem_node(key, k, adv, shape, value) -> str:
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
 def _inplace_view(name, fn):
-    """``t.transpose_(...)`` and friends: ``t`` becomes the view ``fn(t, ...)`` (dispatch.become)."""
+    """``t.transpose_(...)`` and friends: ``t`` becomes the view ``fn(t, ...)`` (dispatch.become).
+    Its node takes torch's name for the in-place overload: the out-of-place node's number plus
+    one (``TransposeBackward1``, ``UnsqueezeBackward1``), or plus three for ``squeeze_``
+    (``SqueezeBackward3/4/5`` for no dim, a dim, dims)."""
+    step = 3 if name == "squeeze_" else 1
+
     def method(self, *args, **kwargs):  # t.unsqueeze_(dim=0) as well
+        prev = self.grad_fn
         become(self, fn(self, *args, **kwargs))
+        node = self.grad_fn
+        if node is not None and node is not prev:
+            base, num = node.name().rsplit("Backward", 1)
+            torch_named(self, f"{base}Backward{int(num) + step}")
         return self
     method.__name__ = name
     return method
@@ -742,6 +767,7 @@ METHODS.update({
     'real': property(F.real),
     'imag': property(F.imag),
     'absolute_': lambda self: self.abs_(),
+    'fix_': lambda self: self.trunc_(),
     'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
         _new(self, "zeros", size, 0, dtype, device, requires_grad),
     'new_ones': lambda self, *size, dtype=None, device=None, requires_grad=False: \
@@ -830,6 +856,8 @@ METHODS.update({
     '__getitem__': __getitem__,
     '__setitem__': __setitem__,
     'transpose_': _inplace_view("transpose_", F.transpose),
+    'swapaxes_': _inplace_view("swapaxes_", F.swapaxes),
+    'swapdims_': _inplace_view("swapdims_", F.swapdims),
     't_': _inplace_view("t_", F.t),
     'squeeze_': _inplace_view("squeeze_", F.squeeze),
     'unsqueeze_': _inplace_view("unsqueeze_", F.unsqueeze),

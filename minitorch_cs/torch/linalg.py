@@ -10,6 +10,7 @@ import builtins
 import math
 
 from . import _dtype as D
+from ._autograd import torch_named as _torch_named
 from ._dispatch import apply as _apply
 from ._functions._common import _dims
 from ._functions.linalg import _linalg_cross
@@ -110,8 +111,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         rest = [i for i in range(A.ndim) if i not in (d0, d1)]
         s = svdvals(A.permute(*rest, d0, d1))
         r = _sum(s, -1) if ord == "nuc" else _amax(s, -1) if ord > 0 else _amin(s, -1)
-        if keepdim:
-            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        if keepdim:  # (torch: the reduction kept its dims, then permuted back)
+            r = _torch_named(r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)), "PermuteBackward0",
+                             A)
     else:
         a, b = (d1, d0) if builtins.abs(ord) == math.inf else (d0, d1)
         if not keepdim and a < b:

@@ -23,6 +23,7 @@ CATEGORIES = {
     "shape": "result shape differs",
     "stride": "result strides / contiguity differ",
     "requires_grad": "result requires_grad (or being a leaf) differs",
+    "node-name": "the result's graph node has another name (grad_fn=<...> when printed)",
     "value": "values differ beyond the dtype's tolerance",
     "nan-pattern": "NaN/inf at different places",
     "inplace-final": "a tensor's final value (after in-place ops through views) differs",
@@ -51,6 +52,7 @@ class Snap:
     requires_grad: bool = False
     is_leaf: bool = True
     contiguous: bool = True
+    node: str = ""  # grad_fn.name(), "" without one
 
     def scale(self) -> float:
         v = self.value
@@ -78,7 +80,7 @@ def snap(x) -> Snap:
             arr = np.array(d.numpy(), dtype=np.int64)
         shape = tuple(x.shape)
         return Snap("tensor", arr, dt, shape, tuple(x.stride()), builtins.bool(x.requires_grad),
-                    _is_leaf(x), builtins.bool(x.is_contiguous()))
+                    _is_leaf(x), builtins.bool(x.is_contiguous()), _node_name(x))
     if isinstance(x, (bool, np.bool_)):
         return Snap("scalar", np.asarray(builtins.bool(x)), "py:bool")
     if isinstance(x, (int, np.integer)):
@@ -97,6 +99,15 @@ def _is_leaf(x) -> bool:
         return builtins.bool(x.is_leaf)
     except RuntimeError:
         return False
+
+
+def _node_name(x) -> str:
+    """The name of the node that made ``x`` ("" for none, or where torch refuses the question)."""
+    try:
+        fn = x.grad_fn
+    except RuntimeError:
+        return ""
+    return fn.name() if fn is not None else ""
 
 
 def has_graph(x) -> bool:
@@ -174,6 +185,8 @@ def compare_snaps(want: Snap, got: Snap, scale: float = 0.0, grad: bool = False,
                                      f"{want.requires_grad}")
         if want.requires_grad and want.is_leaf != got.is_leaf:
             return ("requires_grad", f"got is_leaf={got.is_leaf}, torch gives {want.is_leaf}")
+        if want.node != got.node:
+            return ("node-name", f"got grad_fn {got.node or None}, torch gives {want.node or None}")
         if want.value.size and want.contiguous != got.contiguous:
             return ("stride", f"got is_contiguous()={got.contiguous} (strides {got.strides}), "
                               f"torch gives {want.contiguous} (strides {want.strides})")

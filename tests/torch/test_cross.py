@@ -60,3 +60,33 @@ def test_cross_is_the_cross_product():
                                np.cross(x, y), rtol=1e-15)
     e = mt.eye(3)
     assert mt.linalg.cross(e[0], e[1]).tolist() == [0.0, 0.0, 1.0]
+
+
+def test_fma64_rounds_once():
+    """The float64 fused multiply-add that cross uses: one rounding of the exact ``a*b + c``,
+    checked against exact rational arithmetic, near cancellation too."""
+    from fractions import Fraction
+    from minitorch_cs.torch._kernels.moments import fma64
+    rng = np.random.default_rng(11)
+    n = 4000
+    a = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+    b = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+    c = -(a * b) * (1 + rng.standard_normal(n) * 10.0 ** rng.integers(-17, 0, n))
+    c[::4] = rng.standard_normal(n)[::4]
+    exact = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
+    assert np.array_equal(fma64(a, b, c), np.array(exact))
+    special = fma64(np.array([np.inf, 1e300, np.nan]), np.array([1.0, 1e10, 1.0]),
+                    np.array([1.0, 1.0, 0.0]))
+    assert np.isinf(special[0]) and np.isinf(special[1]) and np.isnan(special[2])
+
+
+def test_float64_cross_of_equal_rows_keeps_the_products_rounding_error():
+    """torch's float64 kernel fuses ``a1*b2`` into the difference: the cross product of a row
+    with itself is the first product's rounding error, not 0."""
+    import minitorch_cs.torch as T
+    a = T.full((1, 3), 0.891, dtype=T.float64)
+    r = T.linalg.cross(a, a).numpy()
+    p = 0.891 * 0.891
+    from fractions import Fraction
+    want = float(Fraction(0.891) * Fraction(0.891) - Fraction(p))
+    assert want != 0 and np.array_equal(r, np.full((1, 3), want))

@@ -14,9 +14,7 @@ from hypothesis import strategies as st
 from tests.torch.test_ops_table import ROWS
 
 # rows whose node name differs from torch's, by the reason SPEC gives
-REDUCED = {  # torch's einsum ends in a sum of its product when the result drops an index
-    "einsum[ij->]", "einsum-broadcast[i...->...]"}
-KNOWN = REDUCED
+KNOWN: set = set()
 
 
 def _name(T, row, xs, kw):

@@ -190,3 +190,53 @@ def test_matmul_node_is_torchs(a, b, grads):
         except RuntimeError as e:
             names.append(type(e).__name__)
     assert names[0] == names[1], (a, b, grads, names)
+
+
+@pytest.mark.parametrize("expr,name", [
+    ("x.unsqueeze_(0)", "UnsqueezeBackward1"), ("x.transpose_(0, 2)", "TransposeBackward1"),
+    ("x.swapaxes_(0, 2)", "TransposeBackward1"), ("x.swapdims_(dim0=0, dim1=2)",
+                                                  "TransposeBackward1"),
+    ("x.squeeze_()", "SqueezeBackward3"), ("x.squeeze_(1)", "SqueezeBackward4"),
+    ("x.squeeze_((1,))", "SqueezeBackward5"), ("x.squeeze_(1).t_()", "TBackward1"),
+    ("x.asinh_()", "AsinhBackward1"), ("x.acosh_()", "AcoshBackward1"),
+    ("x.arctanh_()", "AtanhBackward1"), ("x.pow_(2.0)", "PowBackward0"),
+    ("x.pow_(T.ones(()))", "PowBackward1"), ("x.fix_()", "TruncBackward0"),
+    ("x.uniform_()", "UniformBackward0"), ("x.normal_()", "NormalBackward0"),
+    ("x.exponential_()", "ExponentialBackward0"), ("x.bernoulli_(0.5)", "BernoulliBackward2"),
+    ("x.bernoulli_(T.full((2, 1, 3), 0.5))", "BernoulliBackward1"),
+    ("x.random_()", "RandomBackward2"), ("x.random_(5)", "RandomBackward1"),
+    ("x.random_(1, 5)", "RandomBackward0")])
+def test_inplace_overload_nodes(expr, name):
+    """An in-place form records torch's node for its own overload."""
+    x = T.full((2, 1, 3), 1.5, requires_grad=True) * 1
+    assert eval(expr, {"x": x, "T": T}).grad_fn.name() == name
+
+
+def test_reshape_of_a_strided_tensor_is_an_alias_and_unflatten_a_view():
+    x = (T.ones(3, 4, requires_grad=True) * 1).t()
+    assert x.reshape(2, 2, 3).grad_fn.name() == "ReshapeAliasBackward0"
+    assert x.reshape(12).grad_fn.name() == "UnsafeViewBackward0"
+    assert x.unflatten(0, (2, 2)).grad_fn.name() == "ViewBackward0"
+    assert x.t().reshape(12).grad_fn.name() == "ViewBackward0"
+
+
+@pytest.mark.parametrize("fill", ["uniform_()", "normal_()", "exponential_()", "random_(1, 5)",
+                                  "bernoulli_(0.5)", "bernoulli_(T.full((3,), 0.5))"])
+def test_random_fill_cuts_the_history(fill):
+    """A random fill overwrites the values: the history before it gets a zero gradient (torch's
+    fill nodes), through a view only where the view wrote; a leaf that requires grad is
+    refused."""
+    w = T.ones(3, requires_grad=True)
+    x = w * 2
+    eval(f"x.{fill}", {"x": x, "T": T})
+    x.sum().backward()
+    assert w.grad.tolist() == [0.0, 0.0, 0.0]
+    w = T.ones(3, requires_grad=True)
+    x = w * 2
+    eval(f"x[:2].{fill.replace('(3,)', '(2,)')}", {"x": x, "T": T})
+    x.sum().backward()
+    assert w.grad.tolist() == [0.0, 0.0, 2.0] and x.grad_fn.name() == "torch::autograd::CopySlices"
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        eval(f"w.{fill}", {"w": T.ones(3, requires_grad=True), "T": T})
+    with T.no_grad():  # (nn.init's path)
+        eval(f"w.{fill}", {"w": T.ones(3, requires_grad=True), "T": T})

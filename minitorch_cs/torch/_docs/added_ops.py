@@ -102,9 +102,9 @@ FUNCTIONS = {  # torch.<name>
                 "Differs from torch: no ``out=``."),
     'logcumsumexp': ('logcumsumexp(input, dim) -> Tensor', "", "Differs from torch: no ``out=``."),
     'cross': ('cross(input, other, dim=None) -> Tensor', "", "Differs from torch: no ``out=``."),
-    'narrow_copy': ('narrow_copy(input, dim, start, length) -> Tensor',
-        ("``narrow``'s slice as a new contiguous tensor (not a view)."),
-        "Differs from torch: no ``out=``."),
+    'fix': ('fix(input, *, out=None) -> Tensor', 'Alias of torch.trunc.', ''),
+    'narrow_copy': ('narrow_copy(input, dim, start, length, *, out=None) -> Tensor',
+        ("``narrow``'s slice as a new contiguous tensor (not a view)."), ""),
     'diag_embed': ('diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor',
         ("A tensor of one more dim, zero except on the diagonal ``offset`` of the planes "
          "``(dim1, dim2)``, which holds ``input``'s last dim (its other dims kept in order); "
@@ -202,7 +202,9 @@ METHODS = {  # Tensor.<name>
     'aminmax': ('Tensor.aminmax(*, dim=None, keepdim=False) -> (Tensor min, Tensor max)', "", ""),
     'logcumsumexp': ('Tensor.logcumsumexp(dim) -> Tensor', "", ""),
     'cross': ('Tensor.cross(other, dim=None) -> Tensor', "", ""),
-    'narrow_copy': ('Tensor.narrow_copy(dim, start, length) -> Tensor', "", ""),
+    'narrow_copy': ('Tensor.narrow_copy(dim, start, length) -> Tensor', "", _METHOD_OUT),
+    'fix': ('Tensor.fix() -> Tensor', 'Alias of Tensor.trunc.', _METHOD_OUT),
+    'fix_': ('Tensor.fix_() -> Tensor', 'Alias of Tensor.trunc_.', ''),
     'diag_embed': ('Tensor.diag_embed(offset=0, dim1=-2, dim2=-1) -> Tensor', "", ""),
     'adjoint': ('Tensor.adjoint() -> Tensor', "", ""),
     'msort': ('Tensor.msort() -> Tensor', "", ""),

@@ -748,6 +748,8 @@ TENSOR = {  # Tensor.<name>
     'transpose_': ('Tensor.transpose_(dim0, dim1) -> Tensor',
         ("In-place Tensor.transpose: changes ``self``'s shape and strides (not its data) and "
          'returns ``self``.'), ""),
+    'swapaxes_': ('Tensor.swapaxes_(axis0, axis1) -> Tensor', "``transpose_``.", ""),
+    'swapdims_': ('Tensor.swapdims_(dim0, dim1) -> Tensor', "``transpose_``.", ""),
     'tril': ('Tensor.tril(diagonal=0) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),

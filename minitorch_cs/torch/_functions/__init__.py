@@ -35,7 +35,7 @@ from .shape import *  # noqa: F401,F403
 __all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unsqueeze", "var", "var_mean", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize", "xlogy", "hypot", "logit", "logaddexp", "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg", "erfc", "signbit", "isposinf", "isneginf", "hardshrink", "prelu", "flipud", "fliplr", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "nanmean", "diff", "argwhere", "msort", "rsub", "column_stack", "row_stack", "dstack", "hsplit", "vsplit", "dsplit", "isin", "aminmax", "logcumsumexp", "cross"]
 __all__ += ["kthvalue", "mode", "nanmedian", "cummax", "cummin", "addmv", "addr",
             "take", "put", "masked_scatter", "index_put", "scatter_reduce",
-            "narrow_copy", "diag_embed", "adjoint", "real", "imag"]  # (added with their own tests)
+            "narrow_copy", "diag_embed", "adjoint", "real", "imag", "fix"]  # (added with their own tests)
 
 
 
@@ -92,16 +92,16 @@ stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc v
 where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
 searchsorted bucketize xlogy hypot logit kthvalue mode nanmedian cummax cummin addmv addr take
 scatter_reduce logaddexp logaddexp2 fmax fmin copysign heaviside frac deg2rad rad2deg erfc signbit
-isposinf isneginf hardshrink nanmean isin""".split()
+isposinf isneginf hardshrink nanmean isin narrow_copy fix""".split()
 _OUT_POLICY = dict.fromkeys(
-    "abs absolute neg negative floor ceil round trunc sign sgn bitwise_not clamp clamp_min "
+    "abs absolute neg negative floor ceil round trunc fix sign sgn bitwise_not clamp clamp_min "
     "clamp_max clip frac hardshrink".split(), "same")
 _OUT_POLICY.update(dict.fromkeys(
     "argmax argmin norm softmax log_softmax matmul mm bmm mv addmm gather tril triu diag "
     "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
     "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
     "bucketize vector_norm matrix_norm svdvals kthvalue mode nanmedian cummax cummin addmv take "
-    "scatter_reduce isin".split(), "exact"))
+    "scatter_reduce isin narrow_copy".split(), "exact"))
 _OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp nanmean".split(),
                                  "compute"))
 # torch's memory-overlap check between ``out`` and the inputs: "partial" for TensorIterator ops
@@ -128,7 +128,7 @@ _OUT_GRAD_NAME = {
     "concatenate": "cat", "hstack": "cat", "vstack": "cat", "divide": "div",
     "true_divide": "div", "multiply": "mul", "outer": "mul", "kron": "mul", "subtract": "sub",
     "negative": "neg", "square": "pow", "float_power": "pow", "norm": "linalg_vector_norm",
-    "nanmean": "nansum"}
+    "nanmean": "nansum", "fix": "trunc"}
 _OUT_NO_GRAD = set(
     "eq ne lt le gt ge greater greater_equal less less_equal not_equal argmax argmin all any "
     "logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
@@ -188,6 +188,10 @@ def _exact_message(fname, got, want):
         return f"expected scalar_type {W} but found {G}"
     if fname == "matrix_norm":
         return f"linalg.matrix_norm expected out tensor dtype {W} but got: {G}"
+    if fname == "narrow_copy":
+        return ("Expected self.dtype() == output.dtype() to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request to "
+                "PyTorch.)")
     return f"Expected out tensor to have dtype {w}, but got {g} instead"
 
 

@@ -587,18 +587,23 @@ def einsum(equation, *operands):
     # the operand itself for the other operands' gradients, so its in-place change is refused
     cast = [t for k, (t, c) in enumerate(zip(given, operands)) if c is not t and any(
         o.requires_grad for j, o in enumerate(given) if j != k)]
+    # torch's last node: one operand's sum over its summed letters, else its permute; of
+    # several, the view of their bmm when a letter is summed, else their product
+    summed = bool(set("".join(subs)) - set(out))
+    node = ("SumBackward1" if summed else "PermuteBackward0") if len(operands) == 1 else \
+        ("ViewBackward0" if summed else "MulBackward0")
     if len(operands) == 1 and set(subs[0]) == set(out):
-        return _einsum_view(operands[0], subs[0], out)
+        return torch_named(_einsum_view(operands[0], subs[0], out), node, *given)
     mem = _bmm_order(operands, subs, out) if len(operands) == 2 and contracted else out
     operands = [op.expand(*[sizes[c] for c in sub]) if tuple(op.shape) != tuple(
         sizes[c] for c in sub) else op for sub, op in zip(subs, operands)]
     r = apply(L.Einsum, *operands, equation=",".join(subs) + "->" + mem)
     if cast:
         also_checked(r, *cast)
-    if mem == out:
-        return r
-    from .shape import permute
-    return permute(r, [mem.index(c) for c in out])
+    if mem != out:
+        from .shape import permute
+        r = permute(r, [mem.index(c) for c in out])
+    return torch_named(r, node, *given)
 
 
 def _einsum_products(operands, subs, out):

@@ -21,7 +21,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "exp2", "sinc", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
            "square", "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan",
            "sinh", "cosh", "tanh", "sigmoid", "relu", "erf", "erfinv", "sign", "floor", "ceil",
-           "trunc", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "nan_to_num",
+           "trunc", "fix", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "nan_to_num",
            "nan_to_num_", "round", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne",
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -446,7 +446,7 @@ floor = _unary_fn(E.Floor)
 ceil = _unary_fn(E.Ceil)
 
 
-trunc = _unary_fn(E.Trunc)
+trunc = fix = _unary_fn(E.Trunc)
 
 
 logical_not = _unary_fn(E.LogicalNot)

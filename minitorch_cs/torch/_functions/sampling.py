@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 
 from .. import _dtype as D
+from .._autograd import torch_named
 from .._dispatch import apply
 from .._ops.sampling import Bernoulli, Multinomial
 from .._out import supports_out
@@ -78,7 +79,11 @@ def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         _check_float_p(p, "bernoulli_tensor_cpu_p_")
         pe = p.expand_as(self)
-        return self.copy_(apply(_B, pe.contiguous(), generator=generator, dtype=self._dtype.np))
+        prev = self.grad_fn
+        self.copy_(apply(_B, pe.contiguous(), generator=generator, dtype=self._dtype.np))
+        if self.grad_fn is not prev and self._base is None:  # (torch's bernoulli_.Tensor)
+            torch_named(self, "BernoulliBackward1")
+        return self
     p = builtins.float(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")

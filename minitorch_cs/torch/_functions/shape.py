@@ -26,9 +26,11 @@ def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input._data.size)
     try:
         np.reshape(input._data, shape, copy=False)
-        return apply(M.View, input, shape=shape)
     except ValueError:
         return apply(M.ReshapeCopy, input, shape=shape)
+    # (torch: a view of a contiguous tensor; of a strided one, an _reshape_alias)
+    return apply(M.View, input, shape=shape, node=None if input._data.flags.c_contiguous
+                 else "ReshapeAliasBackward0")
 
 
 def view(input, *shape):
@@ -69,7 +71,7 @@ def unflatten(input, dim, sizes):
     except RuntimeError:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size "
                            f"of dim {d} ({shp[d]}) in the input tensor") from None
-    return reshape(input, shp[:d] + sizes + shp[d + 1:])
+    return view(input, shp[:d] + sizes + shp[d + 1:])  # (splitting one dim is always a view)
 
 
 def squeeze(input, dim=None):
@@ -115,7 +117,12 @@ def transpose(input, dim0, dim1):
     return apply(M.Permute, input, dims=tuple(p), node="TransposeBackward0")
 
 
-swapaxes = swapdims = transpose
+def swapaxes(input, axis0, axis1):
+    return transpose(input, axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    return transpose(input, dim0, dim1)
 
 
 def t(input):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma32", "row_moments32", "row_moments64"]
+__all__ = ["fma32", "fma64", "row_moments32", "row_moments64"]
 
 LANES = 8  # float32 lanes of torch's vectorized moments kernel (measured)
 CHUNK = 16  # vectors per Welford block (torch's kChunkSize)
@@ -46,6 +46,37 @@ def fma32(a, b, c):
     p = np.multiply(a, b, dtype=_F64)
     out = np.empty(np.broadcast_shapes(np.shape(p), np.shape(c)), np.float32)
     return np.add(p, c, out=out, dtype=_F64, casting="unsafe")
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitting constant for float64
+_SAFE = 2.0 ** 995  # below it neither the split nor the product overflows
+
+
+def fma64(a, b, c):
+    """``a * b + c`` for float64 arrays with one rounding (what a fused multiply-add gives),
+    by error-free transformations: Dekker's exact product ``a * b = p + e`` (Veltkamp's
+    split), Knuth's exact sum ``p + c = s + t``, then ``s + (t + e)``. The last two roundings
+    agree with one rounding of the exact value except in rare halfway cases. Where an operand or
+    the product is too large to split (or not finite), the unfused ``a * b + c``."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(b, _F64),
+                                  np.asarray(c, _F64))
+    with np.errstate(all="ignore"):
+        p = a * b
+        ta, tb = a * _SPLIT, b * _SPLIT
+        ah = ta - (ta - a)
+        al = a - ah
+        bh = tb - (tb - b)
+        bl = b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        v = s - p
+        t = (p - (s - v)) + (c - v)
+        r = s + (t + e)
+        plain = ~((np.abs(a) < _SAFE) & (np.abs(b) < _SAFE) & (np.abs(p) < _SAFE)
+                  & np.isfinite(c) & np.isfinite(s))
+        if plain.any():
+            r = np.where(plain, p + c, r)
+    return r
 
 
 class _Float32:

@@ -505,7 +505,9 @@ def _no_inplace_derivative(op):
     def backward(ctx, g):
         raise NotImplementedError(f"the derivative for 'inplace version of {op.name}' is not "
                                   "implemented.")
-    return type(op.__name__ + "Inplace", (op,), {"backward": staticmethod(backward)})
+    # (torch's node for it is the in-place overload's: AsinhBackward1)
+    return type(op.__name__ + "Inplace", (op,), {"backward": staticmethod(backward),
+                                                  "node_name": op.__name__ + "Backward1"})
 
 
 AsinhInplace, AcoshInplace, AtanhInplace = (_no_inplace_derivative(o) for o in (Asinh, Acosh, Atanh))

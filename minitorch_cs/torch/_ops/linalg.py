@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._errors import expand_error
-from .._kernels.moments import fma32
+from .._kernels.moments import fma32, fma64
 from .._tensor import type_name
 from ._kernel import Kernel
 from ._xp import NP, _silent, graph_mode, ns, raw
@@ -564,8 +564,8 @@ def _diag_view(a, sub):
 class LinalgCross(Kernel):
     """``linalg.cross`` along ``dim`` (size 3) of broadcast operands of one dtype: ``a1*b2 -
     a2*b1``, ``a2*b0 - a0*b2``, ``a0*b1 - a1*b0``, each product and difference in that dtype
-    (a half dtype rounds each one, as c10's Half arithmetic does; integers wrap; float32 fuses
-    the first product into the difference, as torch's kernel does). Gradients:
+    (a half dtype rounds each one, as c10's Half arithmetic does; integers wrap; float32 and
+    float64 fuse the first product into the difference, as torch's kernel does). Gradients:
     ``cross(other, grad)`` and ``cross(grad, input)`` (torch's formula)."""
 
     name = "linalg_cross"
@@ -580,10 +580,11 @@ class LinalgCross(Kernel):
         a0, a1, a2 = (np.take(a, i, axis=dim) for i in range(3))
         b0, b1, b2 = (np.take(b, i, axis=dim) for i in range(3))
         with np.errstate(all="ignore"):
-            if a.dtype == np.float32:  # torch's float32 kernel fuses each first product with
-                # the difference: fma(a1, b2, -(a2 * b1)) (measured; float64 and half do not)
-                return np.stack([fma32(a1, b2, -(a2 * b1)), fma32(a2, b0, -(a0 * b2)),
-                                 fma32(a0, b1, -(a1 * b0))], axis=dim)
+            fma = {np.dtype(np.float32): fma32, np.dtype(np.float64): fma64}.get(a.dtype)
+            if fma is not None:  # torch's float32 and float64 kernels fuse each first product
+                # with the difference: fma(a1, b2, -(a2 * b1)) (measured; half does not)
+                return np.stack([fma(a1, b2, -(a2 * b1)), fma(a2, b0, -(a0 * b2)),
+                                 fma(a0, b1, -(a1 * b0))], axis=dim)
             return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=dim)
 
     @staticmethod

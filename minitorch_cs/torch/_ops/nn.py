@@ -119,10 +119,11 @@ def every_target_counts(target, n_classes, ignore_index, weight=None) -> bool:
 
 def _nll_forward(ctx, logp, target, weight, ignore_index, reduction):
     _check_target(logp, target)
-    if logp.ndim > 2 and (logp.ndim == 4 or reduction != "none"):
+    if logp.ndim > 2:
         # torch's nll_loss2d: a 4-d input's, or (reduced) any input of 3 or more dims (folded
         # to 4 dims first; unreduced, its result is a view of nll_loss2d's)
-        ctx.torch_node = "NllLoss2DBackward0"
+        ctx.torch_node = "NllLoss2DBackward0" if logp.ndim == 4 or reduction != "none" \
+            else "ViewBackward0"
     C = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     ctx.all_count = logp.ndim == 2 and every_target_counts(target, C, ignore_index, weight)
     if ctx.all_count:  # the common case: the general rule below without its no-op selects

@@ -363,6 +363,8 @@ def pad(input, pad, mode="constant", value=None):
                          f"{len(pad) // 2}DBackward0", input)
         # torch's reflection and replication pads save their input (their backward reads it)
         return also_saved(out, input)
+    if mode == "circular":  # (torch copies the wrapped slices into a new tensor)
+        torch_named(out, "torch::autograd::CopySlices", input)
     return out
 
 

@@ -172,7 +172,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _promoted_kernel(input, target, "huber_cpu")
     x, y = _broadcast_pair(input.to(rt), target.to(rt))
     loss = apply(L.HuberLoss, x, y, delta=delta, reduction=reduction)
-    loss = loss if loss._dtype is input._dtype else loss.to(input._dtype)
+    if loss._dtype is not input._dtype:  # (torch's one node writes in input's dtype)
+        loss = torch_named(loss.to(input._dtype), "HuberLossBackward0", input, target)
     return also_checked(loss, input, target)  # (torch's node saves the operands themselves)
 
 
