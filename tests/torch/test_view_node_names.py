@@ -240,3 +240,15 @@ def test_random_fill_cuts_the_history(fill):
         eval(f"w.{fill}", {"w": T.ones(3, requires_grad=True), "T": T})
     with T.no_grad():  # (nn.init's path)
         eval(f"w.{fill}", {"w": T.ones(3, requires_grad=True), "T": T})
+
+
+def test_kron_result_is_no_autograd_view_and_strided_linear_adds_its_bias():
+    """kron ends in torch's ``_unsafe_view``: the storage is viewed, but an in-place op on the
+    result is an ordinary one (its own node); a non-contiguous input of linear takes torch's
+    matmul-then-add path."""
+    v = T.tensor(-2.33, dtype=T.float16).requires_grad_()
+    k = T.kron(v, v)
+    assert k._base is None and k.copysign_(k).grad_fn.name() == "CopysignBackward0"
+    x = T.tensor([-1.9], dtype=T.float64).expand(4).requires_grad_()
+    y = T.nn.functional.linear(x, T.ones(4, 4, dtype=T.float64), T.ones(4, dtype=T.float64))
+    assert y.grad_fn.name() == "AddBackward0"

@@ -4,6 +4,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from .. import _dtype as D
 from .._autograd import also_checked, torch_named
 from .._dispatch import apply, apply_inplace
@@ -491,10 +493,15 @@ def _kron_product(input, other):
 
 def kron(input, other):
     """The Kronecker product, as torch computes it: the interleaved product viewed as
-    ``(a0*b0, a1*b1, ...)`` -- a view, so operands whose product is not laid out for it raise
-    torch's view error."""
+    ``(a0*b0, a1*b1, ...)`` by torch's ``_unsafe_view`` -- viewed, so operands whose product is
+    not laid out for it raise torch's view error, but not a view for autograd (an in-place op
+    on the result is an ordinary one)."""
     product, shape = _kron_product(input, other)
-    return torch_named(product.view(shape), "UnsafeViewBackward0", input, other)
+    try:
+        np.reshape(product._data, shape, copy=False)
+    except ValueError:
+        return product.view(shape)  # (raises torch's view error)
+    return apply(M.UnsafeView, product, shape=tuple(shape))
 
 
 def _kron_out(input, other):

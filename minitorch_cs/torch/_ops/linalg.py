@@ -225,11 +225,12 @@ class Linear(Kernel):
             y += b
         elif x.ndim == 2:
             ctx.torch_node = "MmBackward0"  # (torch's linear without a bias: x.matmul(w.t()))
-        if x.ndim != 2:  # torch's last op: a 1-D product's squeeze, a batch's view of addmm (a
-            # contiguous input) or the bias added to its matmul, or the matmul's _unsafe_view
+        if x.ndim != 2:  # torch's last op: the view of addmm over the flattened rows (a
+            # contiguous input, a 1-D bias or a 3-D input), else the bias added to the matmul;
+            # without a bias, a 1-D product's squeeze or the matmul's _unsafe_view
             ctx.torch_node = ("SqueezeBackward4" if x.ndim == 1 else "UnsafeViewBackward0") \
-                if b is None else ("ViewBackward0" if x.ndim == 1 or x.flags.c_contiguous
-                                   else "AddBackward0")
+                if b is None else ("ViewBackward0" if x.flags.c_contiguous and
+                                   (x.ndim == 3 or b.ndim == 1) else "AddBackward0")
         return y
 
     @staticmethod
