@@ -252,3 +252,27 @@ def test_kron_result_is_no_autograd_view_and_strided_linear_adds_its_bias():
     x = T.tensor([-1.9], dtype=T.float64).expand(4).requires_grad_()
     y = T.nn.functional.linear(x, T.ones(4, 4, dtype=T.float64), T.ones(4, dtype=T.float64))
     assert y.grad_fn.name() == "AddBackward0"
+
+
+@pytest.mark.parametrize("shape,kw,name", [
+    ((2, 2, 3, 4), {}, "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ((2, 2, 3, 4), {"is_causal": True}, "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ((2, 2, 3, 4), {"dropout_p": 0.5}, "UnsafeViewBackward0"),
+    ((2, 3, 4), {}, "UnsafeViewBackward0"), ((3, 4), {}, "MmBackward0")])
+def test_attention_nodes(shape, kw, name):
+    """torch's CPU dispatch: 4-D inputs without dropout take its fused flash kernel (its node's
+    name), the rest its math path, which ends in a matmul."""
+    q = T.ones(*shape, requires_grad=True)
+    assert T.nn.functional.scaled_dot_product_attention(q, q, q, **kw).grad_fn.name() == name
+    mask = T.zeros(shape[-2], shape[-2], requires_grad=True)
+    if len(shape) == 4 and not kw:
+        out = T.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+        assert out.grad_fn.name() == "UnsafeViewBackward0"  # (a mask that requires grad)
+
+
+def test_attention_over_an_empty_head_dim_averages_the_values():
+    """Every score is an empty sum (0), so each query averages the values, as torch's."""
+    q = T.ones(1, 2, 0)
+    v = T.tensor([[[1.0, 2.0], [3.0, 6.0]]])
+    out = T.nn.functional.scaled_dot_product_attention(q, q, v)
+    assert out.tolist() == [[[2.0, 4.0], [2.0, 4.0]]]

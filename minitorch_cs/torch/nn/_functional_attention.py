@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
+from .._autograd import torch_named
 from .._fpe import warn_user
 from .._tensor import Tensor
 from ._functional_base import _scalar_like, dropout, linear, pad, softmax
@@ -50,9 +51,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # torch's math path upcasts half inputs to float32 and rounds the result once
         if attn_mask is not None and attn_mask._dtype is not D.bool:
             attn_mask = attn_mask.float()
-        return scaled_dot_product_attention(
+        return _flash_named(scaled_dot_product_attention(
             query.float(), key.float(), value.float(), attn_mask, dropout_p, is_causal, scale,
-            enable_gqa).to(query._dtype)
+            enable_gqa).to(query._dtype), query, key, value, attn_mask, dropout_p)
     if enable_gqa:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hq % hk or hq % hv:
@@ -62,7 +63,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             key = T.repeat_interleave(key, hq // hk, dim=-3)
         if hv != hq:
             value = T.repeat_interleave(value, hq // hv, dim=-3)
-    s = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    # (an empty head dim: every score is an empty sum, 0, as in torch, which scales the
+    # empty operands rather than the zeros by 1/sqrt(0))
+    s = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] \
+        else 1.0
     scores = T.matmul(query, key.transpose(-2, -1)) * s
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
@@ -80,7 +84,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     attn = T.where(dead, zero, softmax(T.where(dead, zero, scores), -1))
     if dropout_p > 0:
         attn = dropout(attn, dropout_p)
-    return T.matmul(attn, value)
+    return _flash_named(T.matmul(attn, value), query, key, value, attn_mask, dropout_p)
+
+
+def _flash_named(out, query, key, value, attn_mask, dropout_p):
+    """``out`` named as torch 2.13's CPU dispatch names it: 4-D non-empty inputs without
+    dropout and without a mask that requires grad take its fused flash-attention kernel
+    (``ScaledDotProductFlashAttentionForCpuBackward0``); the rest its math path, whose last op
+    is ours too. Only the name follows the fused kernel, not its blockwise arithmetic."""
+    if query.ndim == 4 and dropout_p == 0 and query.numel() and key.numel() and \
+            value.numel() and (attn_mask is None or not attn_mask.requires_grad):
+        torch_named(out, "ScaledDotProductFlashAttentionForCpuBackward0", query, key, value)
+    return out
 
 
 _C_INT = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
