@@ -12,7 +12,7 @@ from ._functions._common import _number_arg, _t, _with_numpy_names
 from ._dispatch import apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
-from ._random import RandomFill
+from ._ops.sampling import RandomFill
 from ._autograd import no_grad, torch_named
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,

@@ -13,7 +13,6 @@ import os
 import numpy as np
 
 from ._dispatch import Op, apply
-from ._ops._xp import ns
 from ._layout import laid_out, new_array
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -260,40 +259,6 @@ def _box_muller(a, b, scale, shift):
             x *= scale
         if shift != 0.0:
             x += shift
-
-
-_FILL_NODES = {"uniform": "UniformBackward0", "normal": "NormalBackward0",
-               "exponential": "ExponentialBackward0", "bernoulli": "BernoulliBackward2"}
-
-
-class RandomFill(Op):
-    """In-place random fill (``uniform_``, ``normal_``, ``bernoulli_``, ``random_``,
-    ``exponential_``). On a tensor in the graph it records a node whose gradient for the
-    overwritten values is zero, as torch's (``UniformBackward0``, ...): the history before
-    the fill gets no gradient through it, and a leaf that requires grad is refused.
-    ``node``: torch's name where the overload decides it (``random_``'s three)."""
-
-    name = "random_fill"
-
-    @staticmethod
-    def forward(ctx, dst, kind, a=0.0, b=1.0, generator=None, out=None, node=None):
-        ctx.shape = dst.shape
-        name = node or _FILL_NODES.get(kind)
-        if name is not None:
-            ctx.torch_node = name
-        if out is not None and kind in ("uniform", "normal") and \
-                out.dtype in (np.float32, np.float64) and out.flags.c_contiguous:
-            _fill_into(_gen(generator), kind, out, a, b)
-            return out
-        r = _draw(kind, dst.shape, dst.dtype, generator, a, b)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
-
-    @staticmethod
-    def backward(ctx, g):
-        return (ns(g).zeros(ctx.shape, g.dtype),)
 
 
 class RandomNew(Op):

@@ -74,7 +74,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """``Tensor.bernoulli_(p=0.5, *, generator=None)``: fill ``self`` (any dtype) with draws of
     probability ``p`` (a number, or a tensor broadcast to ``self``'s shape)."""
     from .._ops.sampling import Bernoulli as _B
-    from .._random import RandomFill
+    from .._ops.sampling import RandomFill
     from .._dispatch import apply_inplace
     if isinstance(p, Tensor):
         _check_float_p(p, "bernoulli_tensor_cpu_p_")

@@ -866,42 +866,6 @@ class Hardswish(Pointwise):
         return (xp.where(x <= -3, xp.zeros((), g.dtype), xp.where(x < 3, mid, g)),)
 
 
-class Softplus(Pointwise):
-    """torch's kernel: ``x`` where ``x * beta > threshold``, else ``log1p(exp(x * beta)) / beta``;
-    the gradient ``grad * z / (z + 1)`` with ``z = exp(x * beta)``, in that order (float32 for
-    half precision, rounded once)."""
-
-    name = "softplus"
-    saved = (0,)
-
-    @staticmethod
-    def forward(ctx, x, beta=1.0, threshold=20.0):
-        ctx.x, ctx.beta, ctx.threshold = x, beta, threshold
-        wide = opmath_dtype(x.dtype)
-        xw = x.astype(wide, copy=False)
-        b = np.asarray(beta, wide)
-        bx = xw * b
-        with np.errstate(over="ignore", invalid="ignore"):
-            r = np.where(bx > np.asarray(threshold, wide), xw, np.log1p(np.exp(bx)) / b)
-        return r.astype(x.dtype, copy=False)
-
-    @staticmethod
-    def backward(ctx, g):
-        xp = ns(g)
-        if not graph_mode(xp):
-            wide = opmath_dtype(g.dtype)
-            gw, xw = g.astype(wide, copy=False), ctx.x.astype(wide, copy=False)
-            bx = xw * np.asarray(ctx.beta, wide)
-            with np.errstate(over="ignore", invalid="ignore"):
-                z = np.exp(bx)
-                r = np.where(bx > np.asarray(ctx.threshold, wide), gw, gw * z / (z + 1))
-            return (r.astype(g.dtype, copy=False),)
-        bx = ctx.x * ctx.beta
-        with xp.errstate(over="ignore", invalid="ignore"):
-            z = xp.exp(bx)
-            return (xp.where(bx > ctx.threshold, g, g * z / (z + 1)),)
-
-
 class Clamp(Pointwise):
     """clamp(min, max) with scalar or array bounds: ``min(max(x, lo), hi)``, so ``lo > hi`` gives
     ``hi`` everywhere and a NaN bound gives NaN (torch's rule). The result dtype is the promotion

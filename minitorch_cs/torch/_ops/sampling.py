@@ -26,7 +26,7 @@ import numpy as np
 from .._dispatch import Op
 from ._xp import ns
 
-__all__ = ["Bernoulli", "Multinomial"]
+__all__ = ["Bernoulli", "Multinomial", "RandomFill"]
 
 
 def _gen(generator):
@@ -111,3 +111,39 @@ def _without_replacement(g, rows, n):
         keys = np.where(rows > 0, rows / -np.log1p(-u), 0.0)
     order = np.argsort(-keys, axis=1, kind="stable")
     return order[:, :n].astype(np.int64)
+
+
+_FILL_NODES = {"uniform": "UniformBackward0", "normal": "NormalBackward0",
+               "exponential": "ExponentialBackward0", "bernoulli": "BernoulliBackward2"}
+
+
+class RandomFill(Op):
+    """In-place random fill (``uniform_``, ``normal_``, ``bernoulli_``, ``random_``,
+    ``exponential_``). On a tensor in the graph it records a node whose gradient for the
+    overwritten values is zero, as torch's (``UniformBackward0``, ...): the history before
+    the fill gets no gradient through it, and a leaf that requires grad is refused.
+    ``node``: torch's name where the overload decides it (``random_``'s three)."""
+
+    name = "random_fill"
+
+    @staticmethod
+    def forward(ctx, dst, kind, a=0.0, b=1.0, generator=None, out=None, node=None):
+        ctx.shape = dst.shape
+        name = node or _FILL_NODES.get(kind)
+        if name is not None:
+            ctx.torch_node = name
+        if out is not None and kind in ("uniform", "normal") and \
+                out.dtype in (np.float32, np.float64) and out.flags.c_contiguous:
+            from .._random import _fill_into
+            _fill_into(_gen(generator), kind, out, a, b)
+            return out
+        from .._random import _draw
+        r = _draw(kind, dst.shape, dst.dtype, generator, a, b)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        return (ns(g).zeros(ctx.shape, g.dtype),)

@@ -185,7 +185,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 def softplus(input, beta=1.0, threshold=20.0):
     _floating(input, "softplus_cpu")
-    return apply(E.Softplus, input, beta=beta, threshold=threshold)
+    return apply(G.Softplus, input, beta=beta, threshold=threshold)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
