@@ -222,15 +222,20 @@ class Linear(Kernel):
         ctx.x, ctx.w = x, w
         y = _matmul(x, w.T)
         if b is not None:
-            y += b
+            if b.ndim != 1:  # (a (1, out) bias: its gradient keeps that shape)
+                ctx.b_shape = b.shape
+            if b.ndim > y.ndim:  # (a 1-D input's row, its bias (1, out): viewed back as (out,))
+                y = np.add(y, b).reshape(y.shape)
+            else:
+                y += b
         elif x.ndim == 2:
             ctx.torch_node = "MmBackward0"  # (torch's linear without a bias: x.matmul(w.t()))
         if x.ndim != 2:  # torch's last op: the view of addmm over the flattened rows (a
-            # contiguous input, a 1-D bias or a 3-D input), else the bias added to the matmul;
-            # without a bias, a 1-D product's squeeze or the matmul's _unsafe_view
+            # contiguous input and a contiguous bias of one value per output), else the bias
+            # added to the matmul; without a bias, a 1-D product's squeeze or the matmul's
+            # _unsafe_view (measured, torch 2.13)
             ctx.torch_node = ("SqueezeBackward4" if x.ndim == 1 else "UnsafeViewBackward0") \
-                if b is None else ("ViewBackward0" if x.flags.c_contiguous and
-                                   (x.ndim == 3 or b.ndim == 1) else "AddBackward0")
+                if b is None else ("ViewBackward0" if flattens(x, w, b) else "AddBackward0")
         return y
 
     @staticmethod
@@ -238,6 +243,12 @@ class Linear(Kernel):
         x, w = ctx.x, ctx.w
         n = ctx.needs_input_grad
         bias = len(n) > 2 and n[2]
+        shape = getattr(ctx, "b_shape", None) if bias else None
+        if shape is not None:  # a bias other than 1-D: the output gradient, which the engine
+            # sums down to the bias's shape (a 1-D input's gets its row dim)
+            gx, gw, _ = Linear.backward(_WithoutBias(ctx), g)
+            lead = len(shape) - g.ndim
+            return gx, gw, ns(g).reshape(g, (1,) * lead + tuple(g.shape)) if lead > 0 else g
         if type(g) is np.ndarray and g.ndim == 2 and x.ndim == 2:  # the arrays themselves
             return (_matmul(g, w) if n[0] else None, np.matmul(g.T, x) if n[1] else None,
                     NP.sum(g, 0) if bias else None)
@@ -253,6 +264,21 @@ class Linear(Kernel):
         return (gx, gw, gb)
 
 
+class _WithoutBias:
+    """A linear node's context seen without its bias (the other two gradients' rule)."""
+
+    def __init__(self, ctx):
+        self.x, self.w = ctx.x, ctx.w
+        self.needs_input_grad = tuple(ctx.needs_input_grad[:2])
+
+
+def flattens(x, w, b) -> bool:
+    """Whether torch's linear runs an input other than 2-D as addmm over its rows, viewed back
+    (a contiguous input and a contiguous bias of one value per output, measured on torch 2.13);
+    otherwise it runs matmul, then adds the bias."""
+    return x.flags.c_contiguous and b.flags.c_contiguous and b.size == w.shape[0]
+
+
 def _check_linear(ctx, x, w, b):
     """torch's argument checks of ``linear``, in its order."""
     if x.ndim == 0 or w.ndim == 0:
@@ -262,7 +288,7 @@ def _check_linear(ctx, x, w, b):
         sa = "x".join(map(str, (int(np.prod(x.shape[:-1])), x.shape[-1])))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and "
                            f"{w.shape[1]}x{w.shape[0]})")
-    if b is not None and (x.ndim == 2 or x.flags.c_contiguous and (x.ndim == 3 or b.ndim == 1)):
+    if b is not None and (x.ndim == 2 or flattens(x, w, b)):
         # torch's fused path: addmm(bias, x (flattened to rows), w.t()) checks self/mat2, then
         # mat1/mat2; any other input runs matmul, then adds the bias
         _check_addmm_dtypes(b, x, w)

@@ -55,11 +55,12 @@ def _reduce(loss, reduction):
 # ----- linear and activations ---------------------------------------------------------------------
 def linear(input, weight, bias=None):
     """y = input @ weight^T + bias. torch fuses the bias (one addmm, which checks dtypes) for a
-    2-D input, or a contiguous input that is 3-D or has a 1-D bias; otherwise it runs matmul
-    then ``output.add_(bias)`` (so a bias of another, castable dtype is accepted)."""
+    2-D input, or a contiguous input with a contiguous bias of one value per output (its rows
+    flattened, the result viewed back); otherwise it runs matmul then ``output.add_(bias)`` (so
+    a bias of another, castable dtype is accepted)."""
     if bias is None:
         return apply(LA.Linear, input, weight)
-    fused = input.ndim == 2 or (input.is_contiguous() and (input.ndim == 3 or bias.ndim == 1))
+    fused = input.ndim == 2 or LA.flattens(input._data, weight._data, bias._data)
     if fused or bias._dtype is input._dtype:
         return apply(LA.Linear, input, weight, bias)
     return apply(LA.Linear, input, weight).add_(bias)
