@@ -276,3 +276,13 @@ def test_attention_over_an_empty_head_dim_averages_the_values():
     v = T.tensor([[[1.0, 2.0], [3.0, 6.0]]])
     out = T.nn.functional.scaled_dot_product_attention(q, q, v)
     assert out.tolist() == [[[2.0, 4.0], [2.0, 4.0]]]
+
+
+def test_einsum_contraction_result_is_a_view_as_torchs():
+    """torch's contraction result is a view of its bmm's: an in-place op on it rebases that
+    (the result reads back through AsStridedBackward0); a product of operands is no view."""
+    a = T.full((3, 3), 1.5, requires_grad=True) * 1
+    r = T.einsum("ij,ij->i", a, a)
+    assert r._base is not None and r.fill_(-2.5).grad_fn.name() == "AsStridedBackward0"
+    p = T.einsum("ij,ij->ij", a, a)
+    assert p._base is None and p.fill_(1.0).grad_fn.name() == "FillBackward2"

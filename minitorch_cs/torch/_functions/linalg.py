@@ -610,6 +610,8 @@ def einsum(equation, *operands):
     if mem != out:
         from .shape import permute
         r = permute(r, [mem.index(c) for c in out])
+    elif node == "ViewBackward0":  # (torch's result is a view of its bmm's: an in-place op
+        r = apply(M.View, r, shape=tuple(r.shape))  # on it rebases that, as on any view)
     return torch_named(r, node, *given)
 
 
