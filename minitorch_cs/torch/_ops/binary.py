@@ -286,8 +286,8 @@ class Pow(Pointwise):
         if n[0]:
             if not _is_arr(b) and b == 0:
                 ga = xp.zeros_like(g)
-            elif not _is_arr(b) and b == 2:
-                ga = g * 2 * a
+            elif not _is_arr(b) and b == 2:  # (torch: grad * (2 * self): the doubling first,
+                ga = g * (2 * a)  # so a half gradient near its largest value does not overflow)
             elif not _is_arr(b):  # self.pow(b - 1) by the same kernel (its special cases:
                 # (-inf) ** -0.5 is rsqrt's NaN, not C pow's 0)
                 with xp.errstate(divide="ignore", invalid="ignore"):
@@ -295,8 +295,15 @@ class Pow(Pointwise):
             else:  # torch: 0 where the exponent is 0 (0 ** -1 would make it NaN)
                 if raw(ctx, "b").dtype == np.bool_:  # torch's formula takes exponent - 1
                     _check_sub(raw(ctx, "b"), 1)
+                # exponent * self.pow(exponent - 1), each op in the result dtype: a 0-d
+                # exponent of a wider dtype is converted first (a bfloat16 base's exponent
+                # 201.7 - 1 becomes 201, an odd power of a negative base, not NaN)
+                rt = xp.npdtype(ctx.y)
+                e, bb = b - 1, b
+                if xp.npdtype(e) != rt:
+                    e, bb = xp.astype(e, rt), xp.astype(b, rt)
                 with xp.errstate(divide="ignore", invalid="ignore"):
-                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * (b * xp.power(a, b - 1)))
+                    ga = xp.where(b == 0, xp.zeros((), g.dtype), g * (bb * xp.power(a, e)))
         if len(n) > 1 and n[1]:
             y = ctx.y
             if _is_arr(a) and xp.npdtype(a) != xp.npdtype(y):
