@@ -245,10 +245,9 @@ def div_(self, other, *, rounding_mode=None):
 
 def pow_(self, exponent):
     prev = self.grad_fn
-    apply_inplace(E.Pow, self, exponent)
-    if not isinstance(exponent, Tensor) and self.grad_fn is not prev and self._base is None:
-        torch_named(self, "PowBackward0")  # (torch's pow_.Scalar)
-    return self
+    out = apply_inplace(E.Pow, self, exponent)
+    return out if isinstance(exponent, Tensor) else \
+        _inplace_named(self, prev, out, "PowBackward0")  # (torch's pow_.Scalar)
 
 
 def clamp_(self, min=None, max=None):
