@@ -286,3 +286,13 @@ def test_einsum_contraction_result_is_a_view_as_torchs():
     assert r._base is not None and r.fill_(-2.5).grad_fn.name() == "AsStridedBackward0"
     p = T.einsum("ij,ij->ij", a, a)
     assert p._base is None and p.fill_(1.0).grad_fn.name() == "FillBackward2"
+
+
+def test_repeat_interleave_by_a_number_is_a_view_of_its_copy():
+    """torch: an index_select, then a view of it for a number of repeats: an in-place op on
+    the result rebases through the view; tensor repeats give the index_select itself."""
+    v = T.tensor([0.4, 0.5], requires_grad=True)
+    r = v[:1].reshape(()).repeat_interleave(2)
+    assert r._base is not None and r.log2_().grad_fn.name() == "AsStridedBackward0"
+    c = v.repeat_interleave(T.tensor([1, 2]))
+    assert c._base is None and c.grad_fn.name() == "IndexSelectBackward0"

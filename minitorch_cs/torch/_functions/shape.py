@@ -414,9 +414,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if dim is None:
         input, dim = input.flatten(), 0
     out = apply(M.RepeatInterleave, input, repeats=repeats, dim=_wrap_dim(dim, input.ndim))
-    # (torch: an index_select, then for a number of repeats a view of it)
-    return torch_named(out, "IndexSelectBackward0" if isinstance(repeats, Tensor)
-                       else "ViewBackward0", source)
+    # (torch: an index_select, then for a number of repeats a view of it -- an in-place op on
+    # the result rebases through that view)
+    if isinstance(repeats, Tensor):
+        return torch_named(out, "IndexSelectBackward0", source)
+    return apply(M.View, out, shape=tuple(out.shape))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
