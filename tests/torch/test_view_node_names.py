@@ -296,3 +296,15 @@ def test_repeat_interleave_by_a_number_is_a_view_of_its_copy():
     assert r._base is not None and r.log2_().grad_fn.name() == "AsStridedBackward0"
     c = v.repeat_interleave(T.tensor([1, 2]))
     assert c._base is None and c.grad_fn.name() == "IndexSelectBackward0"
+
+
+@pytest.mark.parametrize("expr,name", [
+    ("T.sum(x, None)", "SumBackward1"), ("x.sum(dim=None, dtype=T.float64)", "SumBackward1"),
+    ("x.sum()", "SumBackward0"), ("T.mean(x, None)", "MeanBackward1"),
+    ("x.mean()", "MeanBackward0"), ("T.div(x, 2.0, rounding_mode=None)", "DivBackward2"),
+    ("x.div(2.0)", "DivBackward0"), ("T.sort(x, stable=False)[0]", "SortBackward1"),
+    ("x.sort(stable=True)[0]", "SortBackward1"), ("T.sort(x, 0, False)[0]", "SortBackward0")])
+def test_an_explicitly_named_argument_selects_torchs_overload(expr, name):
+    """torch's parser picks the overload by the arguments a call names, not their values."""
+    x = T.ones(2, 3, requires_grad=True)
+    assert eval(expr, {"x": x, "T": T}).grad_fn.name() == name

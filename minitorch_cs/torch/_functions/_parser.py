@@ -312,7 +312,42 @@ FUNCTIONAL = {
 FUNCTIONAL_STRICT = {"Tensor", "Python number", "bool"}
 
 
+# torch's parser picks an overload by the arguments a call names, not by their values: an
+# explicit ``dim=None`` is sum's and mean's dim overload, an explicit ``rounding_mode=None``
+# div's mode overload, any ``stable=`` sort's stable one. Their graph nodes carry those
+# overloads' names: (parameter, its position counting the input as 0 or None, the node name).
+_NAMED_OVERLOADS = {"sum": ("dim", 1, "SumBackward1"), "mean": ("dim", 1, "MeanBackward1"),
+                    "div": ("rounding_mode", None, "DivBackward2"),
+                    "divide": ("rounding_mode", None, "DivBackward2"),
+                    "sort": ("stable", None, "SortBackward1")}
+
+
+def _named_overload(name, f):
+    """``f`` whose result's node takes torch's name for the overload an explicitly named
+    argument selects (``_NAMED_OVERLOADS``)."""
+    pname, pos, node = _NAMED_OVERLOADS[name]
+
+    @functools.wraps(f)  # (the signature stays f's: the parser reads it)
+    def call(*args, **kwargs):
+        out = f(*args, **kwargs)
+        if pos is not None and len(args) > pos:
+            given, value = True, args[pos]
+        else:
+            given, value = pname in kwargs, kwargs.get(pname)
+        if given and (pname == "stable" or value is None):
+            from .._autograd import torch_named
+            torch_named(out, node, *args)
+        return out
+    return call
+
+
 def parsed(name, f, method=False, functional=False):
+    if name in _NAMED_OVERLOADS:
+        f = _named_overload(name, f)
+    return _parsed(name, f, method, functional)
+
+
+def _parsed(name, f, method=False, functional=False):
     """``f`` whose failing calls report an argument of the wrong kind as torch does (see the
     module docstring); ``method``: called as ``Tensor.name`` (positions count after self);
     ``functional``: a function of ``torch.nn.functional`` (its table, see FUNCTIONAL)."""
