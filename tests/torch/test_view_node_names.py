@@ -308,3 +308,14 @@ def test_an_explicitly_named_argument_selects_torchs_overload(expr, name):
     """torch's parser picks the overload by the arguments a call names, not their values."""
     x = T.ones(2, 3, requires_grad=True)
     assert eval(expr, {"x": x, "T": T}).grad_fn.name() == name
+
+
+def test_dimwise_ops_on_a_0d_tensor_return_their_own_tensor():
+    """min/max/sort/topk/cumsum along the one dim of a 0-d tensor: results that are no views
+    (an in-place op on one records its own node), named after torch's op."""
+    s = T.tensor(0.7, dtype=T.float16, requires_grad=True)
+    v, i = s.min(0, keepdim=True)
+    assert v._base is None and v.grad_fn.name() == "MinBackward0"
+    assert v.trunc_().grad_fn.name() == "TruncBackward0" and i.dtype is T.int64
+    for r in (T.cumsum(s, 0), T.sort(s)[0], T.topk(s, 1)[0], T.max(s, 0)[0]):
+        assert r._base is None

@@ -38,12 +38,16 @@ def _dims(dim, ndim):
 
 
 def _on_0d(fn, input, dim, *args, **kwargs):
-    """Run a dim-wise op on a 0-d tensor as on one element (torch's rule); results stay 0-d."""
+    """Run a dim-wise op on a 0-d tensor as on one element (torch's rule); results stay 0-d,
+    each its own tensor as torch's (no view of the one-element result: an in-place op on it
+    is an ordinary one)."""
+    from .._dispatch import apply
+    from .._ops.movement import UnsafeView
     _wrap_dim(dim, 0)
     out = fn(input.reshape(1), 0, *args, **kwargs)
     if isinstance(out, tuple):
-        return type(out)(*(o.reshape(()) for o in out))
-    return out.reshape(())
+        return type(out)(*(apply(UnsafeView, o, shape=()) for o in out))
+    return apply(UnsafeView, out, shape=())
 
 
 def _check_tensor(x, fn):
