@@ -114,21 +114,11 @@ def _shift(op, kernel, reflected=False):
     return method
 
 
-_WARNED_T = set()
-
-
 def _matrix_transpose(self):
     """``x.mT``: the last two dims swapped; a 1-D tensor is refused (a 0-d one is itself, as in
     torch 2.13, where both dims wrap to the one scalar dim)."""
-    if self.ndim == 1:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
-                           "1-D tensor.")
-    if self.ndim == 0 and "mT" not in _WARNED_T:  # (torch warns once per process)
-        _WARNED_T.add("mT")
-        from ._fpe import warn_user
-        warn_user("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
-                  "these cases.")
-    return F.transpose(self, -2, -1)
+    return F.shape._matrix_adjoint(self, "tensor.mT", "Tensor.mT is deprecated on 0-D tensors. "
+                                   "This function is the identity in these cases.")
 
 
 def _conjugate_transpose(self):
@@ -147,16 +137,13 @@ def _conjugate_transpose(self):
 def _reversed_dims(self):
     # torch warns once per process (TORCH_WARN_ONCE) for .T on anything but a matrix
     if self.ndim != 2:
-        kind = "0d" if self.ndim == 0 else "nd"
-        if kind not in _WARNED_T:
-            _WARNED_T.add(kind)
-            from ._fpe import warn_user
-            warn_user("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases." if kind == "0d" else
-                      "The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                      "shape is deprecated and it will throw an error in a future release. "
-                      "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
-                      "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+        F.shape._warn_once(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases." if self.ndim == 0 else
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.")
     return F.permute(self, tuple(reversed(range(self.ndim))))
 
 
@@ -761,7 +748,8 @@ METHODS.update({
     'reshape_as': lambda self, other: F.reshape(self, tuple(other.shape)),
     'T': property(_reversed_dims),
     'mT': property(_matrix_transpose),
-    'mH': property(lambda self: F.shape._matrix_adjoint(self, "tensor.mH", "Tensor.mH is")),
+    'mH': property(lambda self: F.shape._matrix_adjoint(
+        self, "tensor.mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")),
     'H': property(_conjugate_transpose),
     'real': property(F.real),
     'imag': property(F.imag),

@@ -455,15 +455,18 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def adjoint(input):
     """The conjugate transpose of a matrix or batch of matrices: for our real dtypes, the last
     two dims swapped (a view, as ``mT``)."""
-    return _matrix_adjoint(input, "tensor.adjoint()", "adjoint() is")
+    return _matrix_adjoint(input, "tensor.adjoint()", "adjoint() is deprecated on 0-D tensors. "
+                           "Consider using x.conj().")
 
 
-def _matrix_adjoint(input, what, deprecated):
+def _matrix_adjoint(input, what, warning):
+    """The last two dims swapped (``mT``, ``mH``, ``adjoint``): torch refuses a 1-D tensor
+    (naming ``what``) and returns a 0-d one as it is, with its one-time ``warning``."""
     if input.ndim == 1:
         raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
                            "1-D tensor.")
     if input.ndim == 0:
-        _warn_once(f"{deprecated} deprecated on 0-D tensors. Consider using x.conj().")
+        _warn_once(warning)
     return transpose(input, -2, -1)
 
 
