@@ -278,6 +278,16 @@ def torch_named(out, name, *inputs):
     return out
 
 
+def torch_named_inplace(target, prev, name):
+    """``target`` after an in-place op, ``prev`` its node before: the node the op recorded, if
+    any, named ``name`` (torch's in-place overload, ``PowBackward0``, ``CeluBackward1``). A view
+    keeps its node's name: torch regenerates it as the view's, the op's own node sits under
+    CopySlices. Returns ``target``."""
+    if target.grad_fn is not prev and target._base is None:
+        torch_named(target, name)
+    return target
+
+
 def versioned(node) -> list:
     """The (tensor, version) pairs a node checks before its backward: what it saved, and what
     ``also_checked`` added (none for a leaf's AccumulateGrad)."""

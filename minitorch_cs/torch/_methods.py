@@ -13,7 +13,7 @@ from ._dispatch import apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
 from ._ops.sampling import RandomFill
-from ._autograd import no_grad, torch_named
+from ._autograd import no_grad, torch_named, torch_named_inplace
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
                       suggested_format)
@@ -234,13 +234,22 @@ def pow_(self, exponent):
     prev = self.grad_fn
     out = apply_inplace(E.Pow, self, exponent)
     return out if isinstance(exponent, Tensor) else \
-        _inplace_named(self, prev, out, "PowBackward0")  # (torch's pow_.Scalar)
+        torch_named_inplace(out, prev, "PowBackward0")  # (torch's pow_.Scalar)
 
 
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply_inplace(E.Clamp, self, lo=min, hi=max)
+
+
+def _clamp_bound_(self, which, bound):
+    """``clamp_min_``/``clamp_max_``: clamp_'s kernel, with torch's own node for each (a number
+    bound's overload 0, a tensor's 1)."""
+    prev = self.grad_fn
+    out = clamp_(self, **{which: bound})
+    return torch_named_inplace(out, prev, f"Clamp{which.capitalize()}Backward"
+                               f"{1 if isinstance(bound, Tensor) else 0}")
 
 
 def copy_(self, src, non_blocking=False):
@@ -277,15 +286,8 @@ def fill_(self, value):
 
 
 def zero_(self):
-    return _inplace_named(self, self.grad_fn, apply_inplace(E.Fill, self, 0), "ZeroBackward0")
-
-
-def _inplace_named(self, prev, out, name):
-    """``out`` (``self`` after an in-place op) with its new node, if one was recorded, named
-    ``name`` (torch's); a view's node is its regenerated view's, so it keeps its name."""
-    if out.grad_fn is not prev and out._base is None:
-        torch_named(out, name)
-    return out
+    prev = self.grad_fn
+    return torch_named_inplace(apply_inplace(E.Fill, self, 0), prev, "ZeroBackward0")
 
 
 def _random_fill(kind):
@@ -327,8 +329,9 @@ def _random_fill(kind):
 def masked_fill_(self, mask, value):
     if not isinstance(value, Tensor):
         return apply_inplace(M.MaskedFill, self, mask, value)
-    return _inplace_named(self, self.grad_fn, apply_inplace(M.MaskedFill, self, mask, value),
-                          "MaskedFillBackward1")  # (torch's masked_fill_.Tensor)
+    prev = self.grad_fn
+    return torch_named_inplace(apply_inplace(M.MaskedFill, self, mask, value), prev,
+                               "MaskedFillBackward1")  # (torch's masked_fill_.Tensor)
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
@@ -353,14 +356,14 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     out = apply_inplace(M.Scatter, self, index, s, dim=dim % max(self.ndim, 1), reduce=reduce)
     if isinstance(s, Tensor) or reduce is not None:
         return out
-    return _inplace_named(self, prev, out, "ScatterBackward1")  # (torch's scatter_.value)
+    return torch_named_inplace(out, prev, "ScatterBackward1")  # (torch's scatter_.value)
 
 
 def scatter_add_(self, dim, index, src):
     prev = self.grad_fn
-    return _inplace_named(self, prev, apply_inplace(M.Scatter, self, index, src,
-                                                    dim=dim % max(self.ndim, 1), reduce="add"),
-                          "ScatterAddBackward0")
+    return torch_named_inplace(apply_inplace(M.Scatter, self, index, src,
+                                             dim=dim % max(self.ndim, 1), reduce="add"),
+                               prev, "ScatterAddBackward0")
 
 
 def lerp_(self, end, weight):
@@ -565,8 +568,7 @@ def _setitem_node(key, k, adv, shape, value) -> str:
     """torch's node for ``x[key] = value``: ``index_put_`` for an index tensor; otherwise it
     takes the view of basic indexing (whole-dim slices skipped, a single slice too) and copies
     the value into it (``fill_`` for a number or 0-d tensor into a shaped target): the base's
-    node is ``CopySlices``,
-    or, when no view op was applied, the copy's or fill's own."""
+    node is ``CopySlices``, or, when no view op was applied, the copy's or fill's own."""
     if adv:  # torch applies the key's view entries first (a bool entry: an unsqueeze), then
         # index_put_ into that view (its base's node is CopySlices) or into the tensor itself
         basic = []
@@ -580,9 +582,8 @@ def _setitem_node(key, k, adv, shape, value) -> str:
     if _view_node(key if isinstance(key, tuple) else (key,), shape) != "AliasBackward0":
         return "torch::autograd::CopySlices"
     vshape = tuple(value.shape) if isinstance(value, Tensor) else ()
-    if vshape == tuple(shape) or vshape:  # (copy_ when the shapes agree or it broadcasts)
-        return "torch::autograd::CopyBackwards"
-    return "FillBackward3"
+    # (copy_ for a shaped value, or a 0-d one into a 0-d target: the shapes agree)
+    return "torch::autograd::CopyBackwards" if vshape or not shape else "FillBackward3"
 
 
 # ----- in-place view changes (``t.transpose_(0, 1)``) -------------------------------------------------
@@ -806,12 +807,8 @@ METHODS.update({
     'pow_': pow_,
     'clamp_': clamp_,
     'clip_': clamp_,
-    'clamp_min_': lambda self, min: _inplace_named(
-        self, self.grad_fn, clamp_(self, min=min),
-        "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0"),
-    'clamp_max_': lambda self, max: _inplace_named(
-        self, self.grad_fn, clamp_(self, max=max),
-        "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0"),
+    'clamp_min_': lambda self, min: _clamp_bound_(self, "min", min),
+    'clamp_max_': lambda self, max: _clamp_bound_(self, "max", max),
     'copy_': copy_,
     'fill_': fill_,
     'zero_': zero_,

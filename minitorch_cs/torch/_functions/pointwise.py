@@ -5,7 +5,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._autograd import torch_named
+from .._autograd import torch_named, torch_named_inplace
 from .._dispatch import apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._ops import pointwise_extra as PE
@@ -581,10 +581,7 @@ def inplace_named(fn, name):
     (not a view's: its node is the regenerated view's, the op's own sits under CopySlices)."""
     def inplace(self, *args, **kwargs):
         prev = self.grad_fn
-        out = fn(self, *args, **kwargs)
-        if out.grad_fn is not prev and out._base is None:
-            torch_named(out, name)
-        return out
+        return torch_named_inplace(fn(self, *args, **kwargs), prev, name)
     inplace.__name__ = getattr(fn, "__name__", "inplace")
     return inplace
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 
 from .. import _dtype as D
-from .._autograd import torch_named
+from .._autograd import torch_named_inplace
 from .._dispatch import apply
 from .._ops.sampling import Bernoulli, Multinomial
 from .._out import supports_out
@@ -81,9 +81,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         pe = p.expand_as(self)
         prev = self.grad_fn
         self.copy_(apply(_B, pe.contiguous(), generator=generator, dtype=self._dtype.np))
-        if self.grad_fn is not prev and self._base is None:  # (torch's bernoulli_.Tensor)
-            torch_named(self, "BernoulliBackward1")
-        return self
+        return torch_named_inplace(self, prev, "BernoulliBackward1")  # (bernoulli_.Tensor)
     p = builtins.float(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")

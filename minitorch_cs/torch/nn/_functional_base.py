@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import torch_named
+from .._autograd import torch_named, torch_named_inplace
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
@@ -178,10 +178,8 @@ def celu(input, alpha=1.0, inplace=False):
         return torch_named(_activation(E.Elu, input, False, alpha=alpha, input_scale=1.0 / alpha),
                            "CeluBackward0", input)
     prev = input.grad_fn
-    out = _activation(E.Elu, input, True, alpha=alpha, input_scale=1.0 / alpha)
-    if out.grad_fn is not prev and out._base is None:  # (a view's node is the regenerated view's)
-        torch_named(out, "CeluBackward1")
-    return out
+    return torch_named_inplace(_activation(E.Elu, input, True, alpha=alpha,
+                                           input_scale=1.0 / alpha), prev, "CeluBackward1")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
