@@ -72,7 +72,7 @@ def creation_site(depth=2) -> str:
 
 
 _TENSOR_API = tuple(os.path.join(_PACKAGE, "torch", f) for f in (
-    "_methods.py", "_tensor.py", os.path.join("_functions", "shape.py"),
+    "_methods.py", "_tensor.py", "_sizes.py", os.path.join("_functions", "shape.py"),
     os.path.join("_functions", "_common.py"), os.path.join("_functions", "_parser.py")))
 
 

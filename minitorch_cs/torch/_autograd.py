@@ -108,7 +108,7 @@ class no_grad(_GradModeContext):
         return self
 
     def __init__(self, orig_func=None):
-        pass
+        self._prev = False  # (torch's: an ``__exit__`` without its ``__enter__`` turns recording off)
 
 
 class enable_grad(no_grad):
@@ -532,14 +532,28 @@ def _run_backward(roots, root_grads, retain_graph=False, capture=None):
 
 
 def _run_pre_hooks(node, grads):
-    """A node's tensor hooks (``register_hook`` of the tensor it made) on its incoming grads."""
+    """A node's tensor hooks (``register_hook`` of the tensor it made) on its incoming grads;
+    a hook's replacement must be a tensor of the same size and type (torch's checks)."""
     for nr, hooks in node.pre_hooks.items():
         for h in hooks:
             if grads[nr] is None:
                 continue
-            r = h(_hook_tensor(grads[nr]))
-            if r is not None:
-                grads[nr] = r._data
+            g = grads[nr]
+            r = h(_hook_tensor(g))
+            if r is None:
+                continue
+            name = getattr(h, "__name__", type(h).__name__)
+            if not isinstance(r, _tensor_class()):
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+            if r._data.dtype != g.dtype:
+                from ._tensor import type_name
+                from ._dtype import _BY_NP
+                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                                   f"{type_name(_BY_NP[np.dtype(g.dtype)])} got "
+                                   f"{type_name(r._dtype)})")
+            if r._data.shape != g.shape:
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            grads[nr] = r._data
 
 
 def _engine_observers():

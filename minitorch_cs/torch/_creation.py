@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from . import _dtype as D
+from ._errors import c_number
 from ._device import device as _device_cls
 from ._autograd import no_grad
 from ._dispatch import Op, apply, read_value
@@ -16,6 +17,7 @@ from ._layout import (channels_last_order, checked_format, element_strides, form
                       laid_out, new_array, order_strides, preserve_format)
 from ._layout import preserved_copy
 from ._random import RandomNew
+from ._sizes import sizes
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
@@ -60,6 +62,9 @@ def _is_meta(device):
 
 def _finish(t, requires_grad):
     if requires_grad:
+        if not t._dtype.is_floating_point:  # (the factories' wording, capitalized)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         t.requires_grad = True
     return t
 
@@ -72,8 +77,10 @@ class Full(Op):
 
     @staticmethod
     def forward(ctx, shape, value, dtype, strides=None):
-        r = np.full(shape, D.np_cast(value, dtype) if isinstance(value, float) else value,
-                    dtype=dtype)
+        # (a number as torch converts a Scalar: refused beyond the dtype's range)
+        exact = type(value) in (int, float) and value in (0, 1)  # (zeros/ones: nothing to check)
+        r = np.full(shape, value if exact or np.dtype(dtype) == np.bool_ else
+                    D.checked_scalar(value, dtype), dtype=dtype)
         return new_array(r) if strides is None else laid_out(r, strides)
 
 
@@ -87,13 +94,16 @@ def _full(shape, value, dtype, device, requires_grad, strides=None):
     return _finish(apply(Full, shape=shape, value=value, dtype=dt, **attrs), requires_grad)
 
 
-def _infer_dtype(data):
-    """torch.tensor's dtype inference: bool < int64 < default float, over a nested list."""
+_SEQUENCES = (list, tuple, range)  # (what torch.tensor reads as a sequence of elements)
+
+
+def _infer_dtype(data, top=True):
+    """torch.tensor's dtype inference: a Python bool is bool, int int64, float the default
+    dtype; a numpy scalar, array or tensor its own dtype; a sequence the promotion of its
+    elements' (so ``[np.float16(1), 2]`` is float16 and ``[1.5, np.float64(2)]`` float64)."""
     if isinstance(data, Tensor):
         return data._dtype
-    if isinstance(data, np.ndarray):
-        return D.from_numpy_dtype(data.dtype)
-    if isinstance(data, np.generic):
+    if isinstance(data, (np.ndarray, np.generic)):
         return D.from_numpy_dtype(data.dtype)
     if isinstance(data, builtins.bool):
         return D.bool
@@ -101,37 +111,82 @@ def _infer_dtype(data):
         return D.int64
     if isinstance(data, numbers.Real):
         return D.get_default_dtype()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, str):
+        if top:
+            raise TypeError("new(): invalid data type 'str'")
+        raise ValueError("too many dimensions 'str'")  # (torch reads a str element as a sequence)
+    if isinstance(data, _SEQUENCES):
         best = None
         for x in data:
-            d = _infer_dtype(x)
-            best = d if best is None else (d if d._category > best._category else best)
-            if best._category == 2 and best is not D.get_default_dtype() and \
-                    not isinstance(x, (Tensor, np.ndarray)):
-                best = D.get_default_dtype()
+            d = _infer_dtype(x, top=False)
+            best = d if best is None else D.promote_types(best, d)
         return best or D.get_default_dtype()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _check_leaf(x, dt):
+    """torch's unpacking of one element into dtype ``dt``: an integer or bool dtype takes
+    Python numbers (a float truncates; bool takes any number's truth), numpy integers and
+    one-element integer tensors, not numpy's float32/float16 scalars (np.float64 is a Python
+    float); a floating dtype takes real numbers; an integer dtype's ints must fit a C long
+    long."""
+    t = type(x)
+    if t is builtins.float or (t is builtins.int and -2 ** 63 <= x < 2 ** 63):
+        return  # (the common elements, taken by every dtype)
+    if isinstance(x, str):
+        raise ValueError("too many dimensions 'str'")
+    if isinstance(x, np.ndarray):  # (a 0-d array is not a sequence)
+        if x.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return
+    integral = not dt.is_floating_point
+    if integral and dt is not D.bool and isinstance(x, builtins.int) and \
+            not isinstance(x, builtins.bool) and not -2 ** 63 <= x < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    if isinstance(x, Tensor):
+        if integral and (x.numel() != 1 or x._dtype.is_floating_point):
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return
+    real = isinstance(x, (builtins.float, builtins.int, np.integer)) or (
+        isinstance(x, np.generic) and not integral)
+    if integral and isinstance(x, np.bool_) and dt is not D.bool:
+        real = False
+    if integral and dt is D.bool and isinstance(x, (np.bool_, builtins.complex)):
+        real = True  # (bool takes any Python number's truth)
+    if not real:
+        kind = f"numpy.{type(x).__name__}" if isinstance(x, np.generic) else type(x).__name__
+        raise TypeError(f"'{kind}' object cannot be interpreted as an integer" if integral
+                        else f"must be real number, not {kind}")
 
 
 def _check_ragged(data, dt):
-    """torch's checks of a nested list: the shape is read along the first elements, then every
-    sequence must have that length at its depth and every leaf must sit at the last depth."""
-    seq = (list, tuple)
+    """torch's checks of a nested sequence: the shape is read along the first elements, then
+    every sequence must have that length at its depth, every leaf must sit at the last depth
+    and be an element ``dt`` takes (``_check_leaf``)."""
     shape, x = [], data
-    while isinstance(x, seq):
+    while isinstance(x, _SEQUENCES):
         shape.append(len(x))
         if not x:
             break
         x = x[0]
+    if isinstance(x, np.ndarray) and x.ndim and shape:  # (an array element: its dims too)
+        shape += x.shape
 
     def walk(x, dim):
+        if isinstance(x, np.ndarray) and x.ndim and dim:  # (cast whole, as torch does)
+            if x.shape != tuple(shape[dim:]):
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got "
+                                 f"{len(x)})")
+            return
         if dim == len(shape):
-            if isinstance(x, seq):
+            if isinstance(x, _SEQUENCES):
                 kind = type(x).__name__
                 raise TypeError(f"'{kind}' object cannot be interpreted as an integer"
                                 if not dt.is_floating_point else f"must be real number, not {kind}")
+            _check_leaf(x, dt)
             return
-        if not isinstance(x, seq):
+        if not isinstance(x, _SEQUENCES):
             raise TypeError("not a sequence")
         if len(x) != shape[dim]:
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got "
@@ -139,15 +194,19 @@ def _check_ragged(data, dt):
         for y in x:
             walk(y, dim + 1)
 
-    if isinstance(data, seq):
+    if isinstance(data, _SEQUENCES):
         walk(data, 0)
+    elif isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    elif not isinstance(data, (np.ndarray, Tensor)):
+        _check_leaf(data, dt)
 
 
 def _to_nested(data):
     if isinstance(data, Tensor):  # an element of a nested list: Python reads its value
         read_value(data, "torch.tensor of a list of tensors")
         return data._data
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, _SEQUENCES):
         return [_to_nested(x) for x in data]
     return data
 
@@ -261,16 +320,19 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return Tensor._wrap(arr)
 
 
+@sizes("zeros", "size")
 def zeros(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
           pin_memory=False):
     return _full(_shape(size), 0, dtype or D.get_default_dtype(), device, requires_grad)
 
 
+@sizes("ones", "size")
 def ones(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
          pin_memory=False):
     return _full(_shape(size), 1, dtype or D.get_default_dtype(), device, requires_grad)
 
 
+@sizes("empty", "size")
 def empty(*size, out=None, dtype=None, device=None, requires_grad=False, layout=None,
           pin_memory=False, memory_format=None):
     # Differs from torch: contents are zeros, not uninitialized memory (SPEC: determinism).
@@ -301,13 +363,18 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad=F
         if isinstance(fill_value, (Tensor, np.generic)):
             fill_value = fill_value.item()  # a numpy scalar counts as the Python number (torch)
         dtype = D._scalar_dtype(fill_value)
-    return _full(_shape((size,) if isinstance(size, int) else tuple(size)), fill_value, dtype, device,
-                 requires_grad)
+    if not isinstance(size, (tuple, list)):  # (torch's size here is a sequence, never one int)
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return _full(_shape(tuple(size)), fill_value, dtype, device, requires_grad)
 
 
 def _like(t, dtype, device, memory_format=None, fname="empty_like"):
     """(shape, dtype, device, strides) of a ``*_like`` result: its layout is
     ``memory_format``'s for ``t`` (torch's ``empty_like``; preserve_format by default)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}")
     dev = device if device is not None else ("meta" if t._meta else None)
     return (t.shape, dtype or t._dtype, dev,
             format_strides(checked_format(memory_format, fname), t._data))
@@ -343,13 +410,34 @@ class Arange(Op):
 
     @staticmethod
     def forward(ctx, start, end, step, dtype):
+        """torch's kernel: an integer dtype takes the bounds and step converted to integers
+        first (C's truncation), int64 counts its length in integers too, the others in
+        doubles; the values are ``start + i * step`` in the accumulation type."""
+        dt = np.dtype(dtype)
+        if dt.kind == "b":
+            raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+        for v in (start, end):
+            if not np.isfinite(v):
+                raise RuntimeError(f"unsupported range: {c_number(start)} -> {c_number(end)}")
+        if dt.kind in "iu":
+            xs, xe, xst = int(start), int(end), int(step)
+            if dt == np.int64:
+                if xst == 0:  # (a zero step: RuntimeError; one that truncates to 0: ValueError)
+                    raise (RuntimeError if step == 0 else ValueError)("step must be nonzero")
+                sgn = (xst > 0) - (xst < 0)
+                num = xe - xs + xst - sgn  # (C's integer division truncates toward zero)
+                n = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)
+            else:
+                n = int(np.ceil((end - start) / step)) if step else 0
+            if (xst > 0 and xe < xs) or (xst < 0 and xe > xs):
+                raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+            return new_array((xs + np.arange(max(n, 0), dtype=np.int64) * xst).astype(dt))
         if step == 0:
             raise RuntimeError("step must be nonzero")
         if (end - start) * step < 0:
-            raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         n = int(np.ceil((end - start) / step))
-        return new_array(D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype)
-                         if np.dtype(dtype).kind == "f" else np.arange(start, end, step, dtype=dtype))
+        return new_array(D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype))
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False,
@@ -382,6 +470,7 @@ class Linspace(Op):
 
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,
              layout=None):
+    _steps_arg("linspace", start, end, steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
@@ -389,8 +478,18 @@ def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_g
                    requires_grad)
 
 
+def _steps_arg(fname, start, end, steps):
+    """torch's schema takes an int ``steps`` (not a float, not a bool)."""
+    if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
+        got = ", ".join(type(v).__name__ if not isinstance(v, Tensor) else "Tensor"
+                        for v in (start, end, steps))
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:")
+
+
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,
              requires_grad=False, layout=None):
+    _steps_arg("logspace", start, end, steps)
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     return _finish(apply(Linspace, start=float(start), end=float(end), steps=int(steps), dtype=dt.np,
                          log_base=float(base)), requires_grad)
@@ -406,6 +505,14 @@ class Eye(Op):
 
 
 def eye(n, m=None, *, out=None, dtype=None, device=None, requires_grad=False, layout=None):
+    for name, v, pos in (("n", n, 1), ("m", m, 2)):
+        if v is None and name == "m":
+            continue
+        if not isinstance(v, (builtins.int, np.integer)) or isinstance(v, builtins.bool):
+            raise TypeError(f"eye(): argument '{name}' (position {pos}) must be int, not "
+                            f"{type(v).__name__}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     return _finish(apply(Eye, n=int(n), m=int(m if m is not None else n), dtype=dt.np), requires_grad)
 
@@ -471,11 +578,13 @@ def _rand_new(size, dtype, kind, generator, device, requires_grad, a=0.0, b=1.0,
                          generator=generator, **attrs), requires_grad)
 
 
+@sizes("rand", "size", overloaded=True)
 def rand(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
          layout=None, pin_memory=False):
     return _rand_new(size, dtype, "uniform", generator, device, requires_grad)
 
 
+@sizes("randn", "size", overloaded=True)
 def randn(*size, generator=None, out=None, dtype=None, device=None, requires_grad=False,
           layout=None, pin_memory=False):
     return _rand_new(size, dtype, "normal", generator, device, requires_grad)
@@ -491,14 +600,30 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
+    _random_bounds(low, high, D.to_dtype(dtype) if dtype is not None else D.int64)
     return _rand_new(tuple(size), dtype or D.int64, "integers", generator, device, requires_grad,
                      a=int(low), b=int(high))
+
+
+_C_TYPE = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+           "int64": "long", "bool": "bool"}
+
+
+def _random_bounds(low, high, dt):
+    """torch's check that ``[low, high)`` fits an integer dtype (its C type in the message)."""
+    if dt.is_floating_point:
+        return
+    lo, hi = (0, 1) if dt is D.bool else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {_C_TYPE[dt.name]}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPE[dt.name]}")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
     return apply(RandomNew, shape=(int(n),), dtype=dt.np, kind="perm", a=int(n), generator=generator)
 

@@ -133,8 +133,8 @@ def to_dtype(d) -> dtype:
     """Resolve a dtype-like (our dtype, a numpy dtype, a Python type, or a name) to a ``dtype``."""
     if isinstance(d, dtype):
         return d
-    if d is builtins.float:
-        return get_default_dtype()
+    if d is builtins.float:  # (torch's parser: Python's float is double, whatever the default)
+        return float64
     if d is builtins.int:
         return int64
     if d is builtins.bool:
@@ -165,10 +165,15 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _scalar_dtype(x) -> dtype:
+    """A Python number's dtype in promotion (numpy scalars a user passes are Python numbers by
+    the time an op sees them: the argument parser converts them)."""
     if isinstance(x, builtins.bool):
         return bool
     if isinstance(x, builtins.int):
         return int64
+    if isinstance(x, (builtins.complex, np.complexfloating)):
+        raise TypeError("complex numbers are not supported: minitorch_cs has no complex dtypes "
+                        "(torch would compute in complex64)")
     return get_default_dtype()
 
 
@@ -195,7 +200,7 @@ def result_type(*operands) -> dtype:
             else:
                 zero = d if zero is None else promote_types(zero, d)
         else:
-            if isinstance(x, np.generic):
+            if isinstance(x, np.generic):  # (a kernel's 0-d intermediate: a zero-dim operand)
                 d = from_numpy_dtype(x.dtype)
                 zero = d if zero is None else promote_types(zero, d)
                 continue
@@ -346,3 +351,35 @@ class iinfo(_Info):
 
     def __repr__(self):
         return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"
+
+
+# ----- a number argument converted to a dtype ---------------------------------------------------
+_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+_FLOAT_MAX = {np.dtype(np.float16): 65504.0, np.dtype(bfloat16.np): 3.3895313892515355e38,
+              np.dtype(np.float32): 3.4028234663852886e38}
+_C_FLOAT = {np.dtype(np.float16): "c10::Half", np.dtype(bfloat16.np): "c10::BFloat16",
+            np.dtype(np.float32): "float"}
+
+
+def checked_scalar(value, dtype):
+    """A Python number converted to an integer dtype as torch converts a Scalar argument: a
+    value out of the dtype's range is refused ("value cannot be converted to type uint8_t
+    without overflow"); floats truncate; an unsigned dtype takes negative integers down to
+    ``-max`` (two's complement wrap-around, c10's ``overflows``)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and not isinstance(value, (builtins.bool, np.bool_)) and \
+            np.asarray(value).dtype != np.bool_:
+        info = np.iinfo(dtype)
+        lo = -builtins.int(info.max) if dtype.kind == "u" and np.asarray(value).dtype.kind in "iu" \
+            else info.min
+        if not lo <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
+                               "overflow")
+        return np.asarray(builtins.int(value)).astype(dtype)
+    fmax = _FLOAT_MAX.get(dtype)
+    if fmax is not None:  # a finite number beyond a float dtype's range is refused, not inf
+        v = builtins.float(np.asarray(value, dtype=np.float64))
+        if np.isfinite(v) and abs(v) > fmax:
+            raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype]} without "
+                               "overflow")
+    return np_cast(value, dtype)

@@ -102,6 +102,16 @@ def translate(exc: BaseException, op, args, attrs) -> BaseException:
     return exc
 
 
+def c_number(v) -> str:
+    """A number as C++'s stream prints a double in torch's messages (``2``, ``0.5``, ``inf``)."""
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
 def index_error(key, shape, bounds=True):
     """torch's IndexError for an indexing ``key`` (entries: None, Ellipsis, slices, ints, index
     arrays or tensors) over a tensor of ``shape``, or None if torch's checks pass. Its order:

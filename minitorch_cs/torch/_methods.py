@@ -1,6 +1,8 @@
 """Attach math methods, operators, indexing and in-place ops to ``Tensor``."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from . import _dtype as D
@@ -17,6 +19,8 @@ from ._autograd import no_grad, torch_named, torch_named_inplace
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
                       suggested_format)
+from ._errors import c_number
+from ._sizes import combination_message, sizes
 from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim, type_name
 
 # Functions whose first argument is the tensor become methods of the same name (see METHODS).
@@ -36,7 +40,7 @@ atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 x
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
 scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
 fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross
-narrow_copy diag_embed adjoint fix""".split()
+narrow_copy diag_embed adjoint fix is_nonzero""".split()
 
 
 def _unfold(self, dimension, size, step):
@@ -62,6 +66,25 @@ def _where(self, condition, other):
     return F.where(condition, self, other)
 
 
+@sizes("sum_to_size", "size", 1)
+def _sum_to_size(self, *size):
+    """The sum of ``self`` down to ``size`` (a shape that expands to self's): the leading dims
+    and the dims of size 1 summed away, as torch's (a sum keeping dims, then a view without the
+    leading ones; ``self`` itself when the shapes agree)."""
+    size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and shape[lead + i] != 1)
+    if not dims:
+        return self if not lead else self.view(size)
+    out = F.sum(self, dims, keepdim=True)
+    return out.view(size) if lead else out
+
+
+@sizes("repeat", "repeats", 1)
 def _repeat(self, *sizes):
     sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if len(sizes) < self.ndim:
@@ -78,12 +101,22 @@ def _log_softmax(self, dim, dtype=None):
     return F.log_softmax(self, dim, dtype=dtype)
 
 
+@sizes("tile", "dims", 1)
 def _tile(self, *dims):
     return F.tile(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
 
+def _repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    """``Tensor.repeat_interleave``: its schemas all take ``repeats`` (the one-argument form of
+    counts is the function's only)."""
+    return F.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
 def _split(self, split_size, dim=0):
     return F.split(self, split_size, dim)
+
+
+_split.__qualname__ = "Tensor.split"  # (torch's method is Python: its errors name it so)
 
 
 def _eq(self, other):
@@ -94,9 +127,15 @@ def _ne(self, other):
     return NotImplemented if other is None else F.ne(self, other)
 
 
+def _pos(self):
+    if self._dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def _contains(self, element):
     if isinstance(element, (Tensor, int, float, bool)):
-        return bool((self == element).any())
+        return bool((element == self).any())  # (torch's order: the element first)
     raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                        f"{type(element)}.")
 
@@ -156,6 +195,19 @@ def _new(self, kind, size, value=0, dtype=None, device=None, requires_grad=False
     return C.place(C._full(size, value, dtype or self._dtype, device, requires_grad), device)
 
 
+def _new_filled(kind, value):
+    """``new_zeros``/``new_ones``/``new_empty``: sizes one by one, as one sequence or ``size=``."""
+    @sizes(f"new_{kind}", "size", 1)
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        return _new(self, kind, size, value, dtype, device, requires_grad)
+    new.__name__ = new.__qualname__ = f"new_{kind}"
+    return new
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    return _new(self, "full", (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from ._creation import tensor
     return tensor(data, dtype=dtype or self._dtype, device=self.device if device is None else device,
@@ -166,6 +218,7 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 # ----- operators ----------------------------------------------------------------------------------
 def _rsub(self, other):  # (torch's rsub: RsubBackward1 for a number, 0 for a tensor)
+    other = _t(other)
     return torch_named(apply(E.Sub, other, self),
                        "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1", self, other)
 
@@ -292,11 +345,19 @@ def zero_(self):
 
 def _random_fill(kind):
     def fn(self, a=None, b=None, *, generator=None):
+        if kind in ("uniform", "normal") and not self._dtype.is_floating_point:
+            kernel = "check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{D.scalar_name(self._dtype)}'")
+        if kind == "exponential" and not self._dtype.is_floating_point:
+            raise RuntimeError("Exponential distribution is a continuous probability "
+                               "distribution. dtype must be a floating point but you specified "
+                               f"{D.scalar_name(self._dtype)}")
         if kind == "uniform":
             lo, hi = (0.0 if a is None else a), (1.0 if b is None else b)
             if lo > hi:
                 raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
-                                   f"from={lo} > to={hi}")
+                                   f"from={c_number(lo)} > to={c_number(hi)}")
             return apply_inplace(RandomFill, self, kind=kind, a=float(lo), b=float(hi),
                                  generator=generator)
         if kind == "normal":
@@ -391,18 +452,34 @@ _INPLACE_UNARY = {"neg": E.Neg, "abs": E.Abs, "exp": E.Exp, "log": E.Log, "sqrt"
 
 
 # ----- indexing -----------------------------------------------------------------------------------
+def _sequence_as_tuple(key) -> bool:
+    """torch's reading of a key that is a sequence but not a tuple (numpy's old heuristic): a
+    list shorter than 32 holding a tensor, a sequence, a slice, ``...`` or None is a tuple of
+    indices (``x[[0, slice(None)]]`` is ``x[0, :]``, ``x[[t0, t1]]`` is ``x[t0, t1]``); any
+    other list is one index. A numpy array is always one index."""
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    return any(k is None or k is Ellipsis or isinstance(k, (Tensor, slice, list, tuple, range,
+                                                            str, np.ndarray)) for k in key)
+
+
+_INDEX_DTYPES = ("int64", "int32", "uint8", "bool")  # (torch: long, int, byte or bool)
+
+
 def _norm_key(key):
     """The index as a tuple of ints, slices, None, Ellipsis, bools and index *tensors* (lists and
     arrays become constant int64/bool tensors, a uint8 tensor a bool mask, as torch reads it);
     also whether it is an advanced index. Index tensors stay tensors so that an index computed in
     a traced step is an input of the indexing op, not a constant."""
+    if _sequence_as_tuple(key):
+        key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     out = []
     adv = False
     for k in key:
         if isinstance(k, Tensor):
-            if k._dtype.is_floating_point:
+            if k._dtype.name not in _INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(k.to(D.bool) if k._dtype is D.uint8 else k)
             adv = True
@@ -419,8 +496,11 @@ def _norm_key(key):
             adv = True
         elif k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)):
             if isinstance(k, slice) and k.step is not None and k.step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError("slice step cannot be zero" if k.step == 0 else
+                                 "step must be greater than zero")
             out.append(k)
+        elif isinstance(k, str):  # (torch tries to read it as tensor data)
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                              f"Variables are valid indices (got {type(k).__name__})")
@@ -542,6 +622,12 @@ def __getitem__(self, key):
 def __setitem__(self, key, value):
     if not self.ndim:
         _zero_dim_key(key)
+    if (not isinstance(value, Tensor) or value.ndim == 0) and any(
+            isinstance(e, Tensor) and e._dtype is D.uint8
+            for e in (key if isinstance(key, (tuple, list)) else (key,))):
+        # (torch writes a number through a byte mask with masked_fill_, which takes bool only)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     k, adv = _norm_key(key)
     split = _split_ints(k) if adv else None
     if split is not None:
@@ -613,27 +699,50 @@ def _inplace_view(name, fn):
 
 
 # ----- dtype and device conversions ---------------------------------------------------------------
+def _is_dtype_arg(a) -> bool:
+    """A dtype as torch's parser reads one: a torch dtype or Python's float/int/bool."""
+    return isinstance(a, D.dtype) or a in (builtins.float, builtins.int, builtins.bool)
+
+
+def _to_args(args, kwargs):
+    """torch's three ``to`` overloads, told apart by the first argument as its parser does:
+    ``to(dtype, non_blocking=False, copy=False)``, ``to(other, non_blocking=False, copy=False)``
+    and ``to(device=None, dtype=None, non_blocking=False, copy=False)``, each with keyword
+    ``memory_format``. Returns (dtype, device, copy, memory_format); a call that fits none is
+    the combination TypeError."""
+    kw = dict(kwargs)
+    fmt = kw.pop("memory_format", None)
+    first = args[0] if args else None
+    if isinstance(first, Tensor) or "other" in kw:
+        lead, names = ("other",), ("non_blocking", "copy")
+    elif _is_dtype_arg(first):
+        lead, names = ("dtype",), ("non_blocking", "copy")
+    else:
+        lead, names = ("device", "dtype"), ("non_blocking", "copy")
+    given = dict(zip(lead + names, args))
+    ok = len(args) <= len(lead + names) and not (set(given) & set(kw)) and \
+        set(kw) <= set(lead + names)
+    given.update(kw)
+    if ok:
+        ok = all(isinstance(given.get(n, False), builtins.bool) for n in names) and (
+            "dtype" not in given or given["dtype"] is None or _is_dtype_arg(given["dtype"])) and (
+            "other" not in given or isinstance(given["other"], Tensor))
+    if not ok:
+        raise TypeError(combination_message("to", args, kwargs))
+    if "other" in given:
+        dt, dev = given["other"]._dtype, given["other"].device
+    else:
+        dt, dev = given.get("dtype"), given.get("device")
+    if isinstance(dev, builtins.int) and not isinstance(dev, builtins.bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return dt, dev, given.get("copy", False), fmt
+
+
 def _to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; ``copy=``,
     ``non_blocking=``, ``memory_format=`` (a copy in that layout unless ``self`` has it)."""
-    dt = kwargs.pop("dtype", None)
-    dev = kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    fmt = checked_format(kwargs.pop("memory_format", None), "to")
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            dt, dev = a._dtype, a.device
-        elif isinstance(a, (D.dtype, type)) or (isinstance(a, str) and a.startswith("torch.")):
-            dt = a
-        elif isinstance(a, (str, device)):
-            dev = a
-        elif a is None:
-            continue
-        else:
-            raise TypeError(f"to() received an invalid argument {a!r}")
+    dt, dev, copy, fmt = _to_args(args, kwargs)
+    fmt = checked_format(fmt, "to")
     out = self
     if dev is not None:
         dev = device(dev)
@@ -674,7 +783,15 @@ def _type_as(self, other):
 def _type(self, dtype=None, non_blocking=False):
     if dtype is None:
         return type_name(self._dtype)
+    if isinstance(dtype, type):  # (torch's type() takes a dtype or a type name only)
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
     if isinstance(dtype, str):  # torch's legacy names: "torch.DoubleTensor"
+        if dtype.startswith("torch.cuda."):
+            raise RuntimeError("Cannot initialize CUDA without ATen_cuda library. PyTorch splits "
+                               "its backend into two shared libraries: a CPU library and a CUDA "
+                               "library; this error has occurred because you are trying to use "
+                               "some CUDA functionality, but the CUDA library has not been "
+                               "loaded by the dynamic linker for some reason.")
         names = {f"torch.{v}": k for k, v in _TYPE_NAMES.items()}
         if dtype not in names:
             raise ValueError(f"invalid type: '{dtype}'")
@@ -727,6 +844,7 @@ METHODS.update({
     'long': lambda self, memory_format=None: _to(self, D.int64, memory_format=memory_format),
     'int': lambda self, memory_format=None: _to(self, D.int32, memory_format=memory_format),
     'short': lambda self, memory_format=None: _to(self, D.int16, memory_format=memory_format),
+    'char': lambda self, memory_format=None: _to(self, D.int8, memory_format=memory_format),
     'bool': lambda self, memory_format=None: _to(self, D.bool, memory_format=memory_format),
     'byte': lambda self, memory_format=None: _to(self, D.uint8, memory_format=memory_format),
     'where': _where,
@@ -742,6 +860,7 @@ METHODS.update({
     'copysign_': F.copysign.inplace,
     'heaviside_': F.heaviside.inplace,
     'repeat': _repeat,
+    'sum_to_size': _sum_to_size,
     'softmax': _with_numpy_names(_softmax, (("axis", "dim"),)),
     'log_softmax': _with_numpy_names(_log_softmax, (("axis", "dim"),)),
     'expand_as': lambda self, other: F.expand(self, tuple(other.shape)),
@@ -756,14 +875,10 @@ METHODS.update({
     'imag': property(F.imag),
     'absolute_': lambda self: self.abs_(),
     'fix_': lambda self: self.trunc_(),
-    'new_zeros': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "zeros", size, 0, dtype, device, requires_grad),
-    'new_ones': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "ones", size, 1, dtype, device, requires_grad),
-    'new_empty': lambda self, *size, dtype=None, device=None, requires_grad=False: \
-        _new(self, "empty", size, 0, dtype, device, requires_grad),
-    'new_full': lambda self, size, fill_value, dtype=None, device=None, requires_grad=False: \
-        _new(self, "full", (tuple(size),), fill_value, dtype, device, requires_grad),
+    'new_zeros': _new_filled("zeros", 0),
+    'new_ones': _new_filled("ones", 1),
+    'new_empty': _new_filled("empty", 0),
+    'new_full': parsed("new_full", _new_full, method=True),
     'new_tensor': _new_tensor,
     '__add__': F.add,
     '__radd__': F.add,
@@ -782,7 +897,7 @@ METHODS.update({
     '__matmul__': F.matmul,
     '__rmatmul__': _rmatmul,
     '__neg__': F.neg,
-    '__pos__': lambda self: self,
+    '__pos__': _pos,
     '__abs__': F.abs,
     '__invert__': _invert,
     '__and__': _bool_or_bitwise(E.LogicalAnd, F.bitwise_and),
@@ -833,10 +948,11 @@ METHODS.update({
     'addcdiv_': addcdiv_,
     'tril_': lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal),
     'triu_': lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal),
-    '__iadd__': lambda self, other: add_(self, other),
-    '__isub__': lambda self, other: sub_(self, other),
-    '__imul__': lambda self, other: mul_(self, other),
-    '__itruediv__': lambda self, other: div_(self, other),
+    # (through the parsed in-place methods: their argument rules, numpy scalars included)
+    '__iadd__': lambda self, other: self.add_(other),
+    '__isub__': lambda self, other: self.sub_(other),
+    '__imul__': lambda self, other: self.mul_(other),
+    '__itruediv__': lambda self, other: self.div_(other),
     '__getitem__': __getitem__,
     '__setitem__': __setitem__,
     'transpose_': _inplace_view("transpose_", F.transpose),
@@ -855,12 +971,17 @@ METHODS.update({
     'bernoulli': FS.bernoulli_method,
     'bernoulli_': FS.bernoulli_,
     'multinomial': F.multinomial,
+    'repeat_interleave': parsed("repeat_interleave", _repeat_interleave, method=True),
 })
 
-# the in-place methods written here (``add_``, ``clamp_``, ...) get the argument parser too
+# the methods written here (``add_``, ``clamp_``, ``fmax``, ...) get the argument parser too
+# (Python's special methods, torch's own Python methods and ``to``/``type``, which read their
+# overloads themselves, keep their behaviour)
 for _name, _impl in list(METHODS.items()):
-    if _name.endswith("_") and not _name.startswith("_") and \
-            getattr(_impl, "unparsed", None) is None and callable(_impl):
+    if not _name.startswith("_") and _name not in ("to", "type") and \
+            getattr(_impl, "unparsed", None) is None and \
+            callable(_impl) and not isinstance(_impl, type) and \
+            getattr(_impl, "__qualname__", "").split(".")[0] != "Tensor":
         METHODS[_name] = parsed(_name, _impl, method=True)
 
 for _name, _impl in METHODS.items():

@@ -113,7 +113,34 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
+        if not isinstance(dim, (builtins.int, np.integer)) or isinstance(dim, builtins.bool):
+            raise TypeError(f"size(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of the elements the tensor spans (numel times the element size)."""
+        return builtins.int(self._data.size) * self._dtype.itemsize
+
+    def storage_offset(self) -> int:
+        """The first element's offset, in elements, from the start of the storage the tensor
+        views (0 for a tensor that owns its memory)."""
+        root = self._data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if root is self._data or not self._data.size:
+            return 0
+        here = self._data.__array_interface__["data"][0]
+        start = root.__array_interface__["data"][0]
+        return (here - start) // self._dtype.itemsize
 
     def numel(self) -> int:
         return builtins.int(self._data.size)
@@ -149,6 +176,17 @@ class Tensor:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
+        if value is not None:  # (torch's checks: the tensor's size, and its dtype)
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and "
+                                   "the tensor are the same size")
+            if value._dtype is not self._dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_NAMES[value._dtype.name]}' "
+                    f"to a tensor with grad_dtype '{D.scalar_name(self._dtype)}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype).")
         _dispatch.set_grad(self, value)
 
     @grad.deleter
@@ -167,13 +205,16 @@ class Tensor:
                                "to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
         if value and not self._dtype.is_floating_point:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         self._rg = value
 
     def requires_grad_(self, requires_grad=True):
         if type(requires_grad) is not bool:  # torch's schema: a bool only
             raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
                             f"bool, not {type(requires_grad).__name__}")
+        if requires_grad and not self._dtype.is_floating_point:  # (this method's own words)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -207,15 +248,17 @@ class Tensor:
         return _dispatch.apply(_dispatch.Detach, self)
 
     def detach_(self) -> "Tensor":
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
         self._rg = False
         return self
 
     def retain_grad(self) -> None:
-        if self.grad_fn is None:
-            return
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
         if self._retains:
             return
         self._retains = True
@@ -335,14 +378,24 @@ class Tensor:
     def __bool__(self) -> bool:
         self._check_readable("bool")
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous"
+                               if not self._data.size else
+                               "Boolean value of Tensor with more than one value is ambiguous")
         return builtins.bool(self._data.reshape(()))
 
+    def _one_element(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __int__(self) -> int:
-        return builtins.int(self.item())
+        return builtins.int(self._one_element())
 
     def __float__(self) -> float:
-        return builtins.float(self.item())
+        return builtins.float(self._one_element())
+
+    def __complex__(self) -> complex:
+        return builtins.complex(self._one_element())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self._data.size != 1:
@@ -413,6 +466,12 @@ class Tensor:
         return self
 
 
+# C++'s names of the dtypes' element types (torch's messages print them)
+_C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def type_name(dt) -> str:
     """torch's legacy type name of a tensor of dtype ``dt`` (``torch.FloatTensor``)."""
     return f"torch.{_TYPE_NAMES.get(dt.name, dt.name)}"
@@ -439,6 +498,22 @@ class Size(tuple):
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
         return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):  # (a Size joined with a tuple is a Size, either way round)
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
 
 class _RemovableHandle:

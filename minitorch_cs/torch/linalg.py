@@ -15,6 +15,7 @@ from ._dispatch import apply as _apply
 from ._functions._common import _dims
 from ._functions.linalg import _linalg_cross
 from ._functions.reduction import amax as _amax, amin as _amin, sum as _sum
+from ._functions.reduction import norm_dtype as _with_dtype, norm_identity as _norm_identity
 from ._ops import linalg as L
 from ._ops import reduce as R
 from ._tensor import Tensor as _Tensor, _wrap_dim
@@ -34,21 +35,6 @@ def _check_input(x, fn):
                            f"Got {D.scalar_name(x.dtype)}")
 
 
-def _with_dtype(x, dtype, fn):
-    """``dtype=``: the input converted first; only a widening conversion is allowed."""
-    if dtype is None:
-        return x
-    dtype = D.to_dtype(dtype)
-    if not dtype.is_floating_point:
-        raise RuntimeError(f"linalg.{fn}: dtype should be floating point or complex, but got "
-                           f"{D.scalar_name(dtype)}")
-    if D.promote_types(x.dtype, dtype) is not dtype:
-        raise RuntimeError(f"linalg.{fn}: the dtype of the input ({D.scalar_name(x.dtype)}) "
-                           f"should be convertible without narrowing to the specified dtype "
-                           f"({D.scalar_name(dtype)})")
-    return x.to(dtype)
-
-
 def _fmt(v):
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
@@ -65,15 +51,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     axis = _dims(dim, x.ndim)
-    if x.numel() == 0 and (ord < 0 or ord == math.inf):
-        if axis is None:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(float(ord))} norm on "
-                               "an empty tensor because the operation does not have an identity")
-        for d in axis:
-            if x.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(float(ord))} "
-                                   f"norm on the dimension {d}because this dimension is empty and "
-                                   "the operation does not have an identity")
+    _norm_identity(x, ord, axis)
     return _apply(R.Norm, x, p=float(ord), axis=axis, keepdim=keepdim)
 
 

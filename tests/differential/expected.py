@@ -139,7 +139,8 @@ EXPECTED: list = [
              lambda m, p: m.category == "grad-zero-sign"),
 ]
 
-_TIE_REDUCTIONS = {"amax", "amin", "max_all", "min_all", "median", "median_even", "aminmax"}
+_TIE_REDUCTIONS = {"amax", "amin", "max_all", "min_all", "median", "median_even", "aminmax",
+                   "aminmax_all"}
 
 _ZERO_SIGN_RESIDUE = {"batch_norm", "instance_norm", "layer_norm", "group_norm", "tile",
                       "minimum", "maximum", "max_binary", "min_binary", "std_mean", "var_mean"}

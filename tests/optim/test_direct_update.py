@@ -92,7 +92,8 @@ def test_direct_update_is_taken_and_declined(backend, monkeypatch):
         opt.step()
     assert taken == [True]
     # a gradient of another dtype, a parameter that is a view: declined, then the tensor ops
-    p.grad = torch.ones(3, dtype=torch.float64)
+    # (torch refuses ``p.grad =`` a tensor of another dtype; ``.data`` swaps it in)
+    p.grad.data = torch.ones(3, dtype=torch.float64)
     opt.step()
     assert taken == [True, False]
     base = torch.zeros(2, 3)

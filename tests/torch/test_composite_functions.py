@@ -43,7 +43,8 @@ CALLS = {
     "atleast_1d": lambda T, x, r: T.atleast_1d(x),
     "atleast_2d": lambda T, x, r: T.atleast_2d(x, x),
     "atleast_3d": lambda T, x, r: T.atleast_3d([x]),
-    "nanmean": lambda T, x, r: T.nanmean(x) if r % 2 else x.nanmean(dim=-1, keepdim=bool(r % 3)),
+    "nanmean": lambda T, x, r: T.nanmean(x, keepdim=r % 4 == 1) if r % 2 else
+    x.nanmean(dim=-1, keepdim=bool(r % 3)),
     "diff": lambda T, x, r: T.diff(x, n=r % 4, dim=-1 if r % 3 else 0),
     "diff_prepend": lambda T, x, r: T.diff(x, dim=0, prepend=x[:1] * 2, append=x[-1:]),
     "argwhere": lambda T, x, r: T.argwhere(x),

@@ -366,7 +366,7 @@ def test_requires_grad_rules():
     assert (a * 2).grad_fn.name() == "MulBackward0"
     c = torch.zeros(2).requires_grad_()
     assert c.requires_grad and c.is_leaf
-    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require grad"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require grad"):
         torch.ones(2, dtype=torch.int64).requires_grad_()
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf"):
         (a * 2).requires_grad = False
@@ -679,7 +679,7 @@ def test_creation_errors():
         torch.zeros(2, -1)
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         torch.arange(0, 5, 0)
-    with pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent"):
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent"):
         torch.arange(5, 0, 1)
     with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
         torch.linspace(0, 1, -1)
@@ -687,7 +687,7 @@ def test_creation_errors():
         torch.randint(5, 5, (2,))
     with pytest.raises(TypeError, match="only floating-point types are supported as the default"):
         torch.set_default_dtype(torch.int32)
-    with pytest.raises(TypeError):
+    with pytest.raises(RuntimeError, match="Could not infer dtype of object"):  # (torch's)
         torch.tensor(object())
     with pytest.raises(TypeError, match="expected np.ndarray"):
         torch.from_numpy([1, 2])
@@ -1384,6 +1384,40 @@ def test_integer_division_by_zero_and_other_torch_edge_cases():
     assert torch.repeat_interleave(torch.tensor([2, 0, 1])).tolist() == [0, 0, 2]
     assert torch.softmax(torch.zeros(0, 3), 0).shape == (0, 3)
     assert torch.nonzero(torch.tensor(1.5)).shape == (1, 0)
+
+
+def test_repeat_counts_and_meshgrid_inputs_are_checked_as_torch():
+    """torch's checks on repeat counts (rank, length, dtype, values, ``output_size``) and on
+    meshgrid's tensors (some, one dtype, 0-d or 1-d, a known indexing)."""
+    x, ri = torch.ones(2), torch.repeat_interleave
+    cases = [
+        (lambda: ri(torch.ones(2)), NotImplementedError,
+         '"repeat_interleave_cpu" not implemented for \'Float\''),
+        (lambda: ri(torch.tensor([[1, 2]])), RuntimeError, "only accept 1D vector as repeat"),
+        (lambda: ri(torch.tensor([1, -1])), RuntimeError, "repeats can not be negative"),
+        (lambda: ri(torch.tensor([1, 2]), output_size=4), RuntimeError,
+         "allocated size does not match required size"),
+        (lambda: ri(x, -1), RuntimeError, "Repeats must be non-negative"),
+        (lambda: ri(x, torch.tensor([[1, 2]])), RuntimeError,
+         "repeats must be 0-dim or 1-dim tensor"),
+        (lambda: ri(x, torch.tensor([1, 2, 3])), RuntimeError,
+         "repeats must have the same size as input along dim, but got repeats.size\\(0\\) = 3"),
+        (lambda: ri(x, torch.tensor([1.0, 2.0])), NotImplementedError, "for 'Float'"),
+        (lambda: ri(x, torch.tensor([1, -2])), RuntimeError, "repeats can not be negative"),
+        (lambda: torch.meshgrid(), RuntimeError, "meshgrid expects a non-empty TensorList"),
+        (lambda: torch.meshgrid(x, x.double()), RuntimeError,
+         "meshgrid expects all tensors to have the same dtype"),
+        (lambda: torch.meshgrid(torch.ones(2, 2)), RuntimeError,
+         "Expected 0D or 1D tensor in the tensor list"),
+        (lambda: torch.meshgrid(x, indexing="ji"), RuntimeError, 'indexing must be one of "xy"'),
+    ]
+    for call, kind, message in cases:
+        with pytest.raises(kind, match=message):
+            call()
+    r = ri(torch.tensor([1, 2], dtype=torch.int32), output_size=3)
+    assert r.tolist() == [0, 1, 1] and r.dtype is torch.int32
+    assert x.repeat_interleave(torch.tensor([2])).tolist() == [1.0] * 4
+    assert torch.ones(1).is_nonzero() and not torch.zeros(1).is_nonzero()
 
 
 def _numpy_sources():

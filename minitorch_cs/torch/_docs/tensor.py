@@ -218,6 +218,14 @@ TENSOR = {  # Tensor.<name>
         ""),
     'dtype': ('Tensor.dtype -> torch.dtype', 'The element type (a torch.dtype).', ''),
     'element_size': ('Tensor.element_size() -> int', 'The size of one element in bytes.', ''),
+    'itemsize': ('Tensor.itemsize -> int', 'The size of one element in bytes (``element_size()``).',
+                 ''),
+    'nbytes': ('Tensor.nbytes -> int',
+               'The bytes of the elements the tensor spans: ``numel() * element_size()``.', ''),
+    'ndimension': ('Tensor.ndimension() -> int', 'The number of dims (``dim()``).', ''),
+    'storage_offset': ('Tensor.storage_offset() -> int',
+        ('The offset of the first element, in elements, from the start of the memory the tensor '
+         'views (0 for a tensor that owns its memory).'), ''),
     'eq': ('Tensor.eq(other) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
@@ -337,6 +345,8 @@ TENSOR = {  # Tensor.<name>
     'is_cuda': ('Tensor.is_cuda -> bool', 'Always False here (no CUDA tensors).', ''),
     'is_floating_point': ('Tensor.is_floating_point() -> bool',
         'True when the dtype is a floating dtype.', ""),
+    'is_nonzero': ('Tensor.is_nonzero() -> bool',
+        'The truth value of a one-element tensor (RuntimeError for other sizes).', ""),
     'is_leaf': ('Tensor.is_leaf -> bool',
         ('True for a tensor created by the user (or one that does not require grad); False for'
          ' a result of an op recorded by autograd.'), ""),
@@ -577,6 +587,10 @@ TENSOR = {  # Tensor.<name>
     'remainder': ('Tensor.remainder(other) -> Tensor',
         "",
         "Differs from torch: the method form also takes ``out`` (torch's methods do not)."),
+    'sum_to_size': ('Tensor.sum_to_size(*size) -> Tensor',
+        ('The sum of the tensor down to ``size``, a shape that expands to its own: leading dims '
+         'and dims of size 1 in ``size`` are summed away (RuntimeError when ``size`` does not '
+         'expand to the shape).'), ""),
     'repeat': ('Tensor.repeat(*repeats) -> Tensor',
         ('A copy with the whole tensor repeated ``repeats[i]`` times along dim i (more repeats'
          ' than dims add leading dims).'), ""),
@@ -630,6 +644,8 @@ TENSOR = {  # Tensor.<name>
         'The size of each dim, as a torch.Size (same as ``size()``).', ""),
     'share_memory_': ('Tensor.share_memory_()',
         'Returns ``self`` (no shared-memory move is needed here).', ""),
+    'char': ('Tensor.char(memory_format=torch.preserve_format) -> Tensor',
+        '``self.to(torch.int8)``.', ""),
     'short': ('Tensor.short(memory_format=torch.preserve_format) -> Tensor',
         ('``self.to(torch.int16)``. Returns ``self`` when it already has that dtype; otherwise'
          ' a copy that stays in the autograd graph.'),

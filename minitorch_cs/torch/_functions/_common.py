@@ -12,11 +12,11 @@ from .._tensor import Tensor, _wrap_dim
 def _t(x):
     """Python scalars pass through; arrays become tensors; a numpy scalar counts as the Python
     number it holds (weak in type promotion, as torch treats it: ``t * np.float64(.5)`` stays
-    float32)."""
+    float32; ``np.bool_`` is a float there)."""
     if isinstance(x, np.ndarray):
         return Tensor._wrap(x)
-    if isinstance(x, np.generic):
-        return x.item()
+    if isinstance(x, np.generic):  # (numpy's bool is read as a double, as torch's parser does)
+        return float(x) if isinstance(x, np.bool_) else x.item()
     return x
 
 
@@ -29,10 +29,11 @@ def _dims(dim, ndim):
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        out = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-        if len(set(out)) != len(out):
-            raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
-        return out if ndim else None
+        wrapped = [_wrap_dim(d, ndim) for d in dim]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:  # (torch names the wrapped dim that repeats)
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(wrapped)) if ndim else None
     d = _wrap_dim(dim, ndim)
     return (d,) if ndim else None
 

@@ -22,12 +22,15 @@ import numbers
 
 import numpy as np
 
-from .._dtype import dtype as _dtype_cls
+from .._dtype import bool as _bool_dtype, dtype as _dtype_cls
+from .._sizes import combination_message, missing_message, type_name
 from .._tensor import Tensor
+from ._common import _ALIASES
 
 _NUMBER = (numbers.Number, np.number, np.bool_)
 _INT = (int, np.integer)
 _P = inspect.Parameter
+_NUMPY_ALIASES = {alias for alias, _ in _ALIASES}
 _NAMED = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)  # (not *args/**kw)
 
 
@@ -39,8 +42,11 @@ def _is_number(v):
     return isinstance(v, _NUMBER) or isinstance(v, Tensor)
 
 
-def _is_int(v):
-    return isinstance(v, _INT) or (isinstance(v, Tensor) and v.numel() == 1)
+def _is_int(v):  # (not a bool: torch's int arguments refuse True/False; a one-element
+    # integer tensor is taken)
+    return (isinstance(v, _INT) and not isinstance(v, bool)) or (
+        isinstance(v, Tensor) and v.numel() == 1 and not v.dtype.is_floating_point and
+        v.dtype is not _bool_dtype)
 
 
 def _is_ints(v):
@@ -66,9 +72,14 @@ KINDS = {
     "Number": (_is_number, "Number"),
     "Tensor|int": (lambda v: _is_tensor(v) or _is_int(v), "Tensor"),
     "any": (lambda v: True, ""),  # (the function checks it with torch's own message)
-    "Python number": (lambda v: isinstance(v, _NUMBER), "Number"),  # (no tensor)
+    # (a number, or a 0-d tensor outside autograd: torch's Scalar takes it; not a 1-d tensor,
+    # not one that requires grad)
+    "Python number": (lambda v: isinstance(v, _NUMBER) or (
+        isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad), "Number"),
     "int": (_is_int, "int"),
     "tuple of ints": (_is_ints, "tuple of ints"),
+    # (std/var: a positional bool is their ``unbiased`` overload; see DIM_REFUSED)
+    "tuple of ints|bool": (lambda v: _is_ints(v) or isinstance(v, bool), "tuple of ints"),
     "float": (_is_float, "float"),
     "bool": (_is_bool, "bool"),
     "dtype": (_is_dtype, "torch.dtype"),
@@ -123,11 +134,12 @@ DISPLAY = {"split": "split_with_sizes"}
 # ``dim`` is one int in these schemas (a tuple of ints in the reductions over several dims)
 DIM_INT = set("""argmax argmin cumsum cumprod topk take_along_dim select unbind gather scatter
 scatter_add scatter_reduce index_select index_add index_copy index_fill median prod max min sort argsort
-unsqueeze chunk narrow flatten unflatten kthvalue mode nanmedian cummax cummin""".split())
+unsqueeze chunk narrow flatten unflatten kthvalue mode nanmedian cummax cummin softmax log_softmax
+logcumsumexp aminmax""".split())
 
 # parameters our functions name differently from torch's schema (their names in its messages)
 RENAMED = {"expand": {"sizes": "size"}, "broadcast_to": {"shape": "size"},
-           "view": {"shape": "size"},
+           "view": {"shape": "size"}, "repeat": {"sizes": "repeats"},
            "swapaxes": {"dim0": "axis0", "dim1": "axis1"}, "dot": {"other": "tensor"}}
 
 # per function, kinds the name table does not give
@@ -145,6 +157,7 @@ EXTRA = {"select": {"index": "int"},
          "repeat_interleave": {"repeats": "Tensor|int"}, "unflatten": {"dim": "int"},
          "tensordot": {"dims": "any"}, "searchsorted": {"input": "Tensor|Number"},
          "bucketize": {"input": "Tensor|Number"},
+         "isin": {"elements": "Tensor|Number", "test_elements": "Tensor|Number"},
          "random": {"a": "int", "b": "int"}, "normal": {"mean": "float", "std": "float"},
          "uniform": {"a": "float", "b": "float"}, "exponential": {"lambd": "float"},
          "bernoulli": {"p": "Tensor|Number"}, "hardshrink": {"lambd": "Number"},
@@ -156,16 +169,42 @@ EXTRA = {"select": {"index": "int"},
          "add": {"input": "Tensor|Number"}, "sub": {"input": "Tensor|Number"},
          "mul": {"input": "Tensor|Number"}, "div": {"input": "Tensor|Number"},
          "index_put": {"indices": "any"}, "max": {"dim": "any"}, "min": {"dim": "any"},
-         "softmax": {"dim": "any"}, "log_softmax": {"dim": "any"}}
+         **dict.fromkeys(("std", "var", "std_mean", "var_mean"), {"dim": "tuple of ints|bool"}),
+}
 
 # flags checked on every call (a truthy value of another type would run silently: torch refuses
 # any non-bool, np.bool_ and 0/1 included), and the overloaded functions whose error for them
 # is the combination message (measured)
-FLAGS = ("keepdim", "descending", "stable", "largest", "sorted", "unbiased")
-FLAG_COMBINATION = {"sort", "argsort", "var", "std"}
+FLAGS = ("keepdim", "descending", "stable", "largest", "sorted", "unbiased", "invert",
+         "assume_unique")
+FLAG_COMBINATION = {"sort", "argsort", "var", "std", "isin"}
 
 # kinds checked before every call (the others only when a call fails)
-STRICT = {"Tensor", "int", "tuple of ints", "Tensor|int", "Tensor|Number"}
+STRICT = {"Tensor", "int", "tuple of ints", "tuple of ints|bool", "Tensor|int", "Tensor|Number"}
+
+# functions whose bindings have a schema the overload list does not show (a Scalar ``other``,
+# an ``out=`` form): a call that leaves out a required argument gets the combination message
+MISSING_IS_COMBINATION = set("""add sub rsub div addbmm addcdiv addcmul addmm addmv addr baddbmm
+searchsorted where""".split())
+MISSING_IS_COMBINATION_FUNCTION = {"mm", "bmm"}  # (their out= form; the methods have one schema)
+
+# methods and functions torch writes in Python (``Tensor.split``, ``torch.cdist``): a missing
+# argument is Python's own error
+PYTHON_METHODS = {"split", "unflatten"}
+PYTHON_FUNCTIONS = {"cdist", "tensordot"}
+
+# reductions whose ``keepdim`` belongs to the overload that takes a dim: ``x.sum(keepdim=True)``
+# matches none of torch's schemas (the one without a dim has no keepdim), so it is refused
+KEEPDIM_NEEDS_DIM = {"sum", "mean", "prod", "max", "min"}
+
+# explicit dims no schema of these functions takes, refused with the combination message:
+# "none", an explicit ``dim=None`` (their dim is an int; ``sum``'s and ``amax``'s dim lists do
+# take None: every dim); "bool", a bool dim (True is not dim 1); "keyword bool", a bool given as
+# ``dim=`` (given by position it is std's and var's ``unbiased`` overload); "int or tensor":
+# anything else (``max``'s and ``min``'s dim is one int, or their binary form's other tensor)
+DIM_REFUSED = {"prod": {"none"}, "squeeze": {"none"}, "max": {"int or tensor"},
+               "min": {"int or tensor"},
+               **dict.fromkeys(("std", "var", "std_mean", "var_mean"), {"keyword bool"})}
 
 # functions that check their own arguments with torch's messages
 OWN_CHECKS = {"unique"}
@@ -175,17 +214,8 @@ OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_
 fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal gt greater ge
 greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
 count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
-scatter masked_fill index_fill xlogy bucketize random bernoulli copysign hsplit vsplit dsplit""".split())
-
-
-def type_name(v) -> str:
-    """How torch's parser names a Python value's type (its C type name: ``str``, ``list``,
-    ``numpy.ndarray``)."""
-    t = type(v)
-    if isinstance(v, Tensor):
-        return "Tensor"
-    mod = t.__module__
-    return t.__name__ if mod == "builtins" else f"{mod.split('.')[0]}.{t.__name__}"
+scatter masked_fill index_fill xlogy bucketize random bernoulli copysign hsplit vsplit dsplit
+isin""".split())
 
 
 def _base(name):
@@ -221,10 +251,7 @@ def _kinds(name, sig):
 
 def _combination(name, args, kwargs):
     """torch's error when no overload of ``name`` takes the given arguments."""
-    got = ", ".join([type_name(a) for a in args] +
-                    [f"{k}={type_name(v)}" for k, v in kwargs.items()])
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                     "but expected one of:")
+    return TypeError(combination_message(name, args, kwargs))
 
 
 def _arity_error(name, sig, args, method):
@@ -250,16 +277,45 @@ def _arity_error(name, sig, args, method):
                      "given")
 
 
+def _missing_error(name, missing, args, kwargs, method):
+    """torch's TypeError for a call that leaves out required arguments: the combination
+    message where the binding has several schemas (some hidden, such as ``add``'s Scalar one),
+    Python's own words for the methods torch writes in Python, its parser's words otherwise."""
+    base = _base(name)
+    if base in OVERLOADED or base in MISSING_IS_COMBINATION or (
+            not method and base in MISSING_IS_COMBINATION_FUNCTION):
+        return _combination(name, args, kwargs)
+    if not method and base in PYTHON_FUNCTIONS:
+        return None
+    if method and base in PYTHON_METHODS:
+        quoted = [f"'{n}'" for n in missing]
+        listed = quoted[0] if len(quoted) == 1 else (
+            f"{quoted[0]} and {quoted[1]}" if len(quoted) == 2 else
+            ", ".join(quoted[:-1]) + f", and {quoted[-1]}")
+        return TypeError(f"Tensor.{name}() missing {len(missing)} required positional "
+                         f"argument{'s' if len(missing) > 1 else ''}: {listed}")
+    renamed = RENAMED.get(base, {})
+    return TypeError(missing_message(_display(name), [renamed.get(n, n) for n in missing]))
+
+
 def argument_error(name, sig, kinds, args, kwargs, method):
     """torch's TypeError for the first argument of a kind its schema does not take (None
     when every argument is of an accepted kind)."""
     try:
         bound = sig.bind_partial(*args, **kwargs)
     except TypeError:
-        return _arity_error(name, sig, args, method)
-    if any(p.default is p.empty and p.kind in _NAMED and n not in bound.arguments
-           for n, p in sig.parameters.items()):
-        return None  # a required argument is missing: Python's own TypeError says so
+        err = _arity_error(name, sig, args, method)
+        unknown = [k for k in kwargs if k not in sig.parameters and k != "out" and
+                   k not in _NUMPY_ALIASES]  # (out= and numpy's names: known to torch's parser)
+        if err is None and unknown and _base(name) in OVERLOADED and not any(
+                p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            return _combination(name, args[1:] if method else args, kwargs)  # (a keyword no
+            # overload has)
+        return err
+    missing = [n for n, p in sig.parameters.items()
+               if p.default is p.empty and p.kind in _NAMED and n not in bound.arguments]
+    if missing:
+        return _missing_error(name, missing, args[1:] if method else args, kwargs, method)
     positions = {p: i for i, p in enumerate(sig.parameters)}
     for pname, value in bound.arguments.items():
         spec = kinds.get(pname)
@@ -307,7 +363,8 @@ FUNCTIONAL = {
     "input": "Tensor", "weight": "Tensor", "bias": "Tensor", "target": "Tensor",
     "x1": "Tensor", "x2": "Tensor", "running_mean": "Tensor", "running_var": "Tensor",
     "alpha": "Python number", "negative_slope": "Python number", "lambd": "Python number",
-    "min_val": "Python number", "max_val": "Python number", "log_input": "bool", "full": "bool"}
+    "min_val": "Python number", "max_val": "Python number", "threshold": "Python number",
+    "log_input": "bool", "full": "bool"}
 # checked before the call in ``nn.functional`` (a tensor alpha or a string flag would run)
 FUNCTIONAL_STRICT = {"Tensor", "Python number", "bool"}
 
@@ -345,6 +402,31 @@ def parsed(name, f, method=False, functional=False):
     if name in _NAMED_OVERLOADS:
         f = _named_overload(name, f)
     return _parsed(name, f, method, functional)
+
+
+def _holds_numpy_scalar(args, kwargs) -> bool:
+    for a in args:
+        if isinstance(a, np.generic):
+            return True
+    if kwargs:
+        for v in kwargs.values():
+            if isinstance(v, np.generic):
+                return True
+    return False
+
+
+def _python_number(v):
+    """A numpy scalar as the Python number torch's parser reads: numpy integers as int, numpy
+    floats as float, and numpy's bool as a float too (the parser reads it as a double, so
+    ``int32_tensor + np.bool_(True)`` is float32)."""
+    if not isinstance(v, np.generic):
+        return v
+    return float(v) if isinstance(v, np.bool_) else v.item()
+
+
+def _python_numbers(args, kwargs):
+    return (tuple(_python_number(a) for a in args),
+            {k: _python_number(v) for k, v in kwargs.items()})
 
 
 def _parsed(name, f, method=False, functional=False):
@@ -411,8 +493,29 @@ def _parsed(name, f, method=False, functional=False):
                 return False
         return True
 
+    scalars = {i for i, p in enumerate(params)
+               if functional and kinds.get(p.name, ("",))[0] == "Python number"}
+    scalar_names = {params[i].name for i in scalars}
+    dim_at = next((i for i, p in enumerate(params) if p.name == "dim"), None) \
+        if _base(name) in KEEPDIM_NEEDS_DIM or _base(name) in DIM_REFUSED else None
+    needs_dim, refused = _base(name) in KEEPDIM_NEEDS_DIM, DIM_REFUSED.get(_base(name), set())
+
+    def dim_refused(args, kwargs):
+        positional = len(args) > dim_at
+        if not positional and "dim" not in kwargs:
+            return needs_dim and "keepdim" in kwargs
+        v = args[dim_at] if positional else kwargs["dim"]
+        if "int or tensor" in refused:  # (max/min: one int dim, or the other tensor)
+            return not (_is_int(v) or isinstance(v, Tensor))
+        if v is None:
+            return "none" in refused
+        return isinstance(v, bool) and ("bool" in refused or (
+            "keyword bool" in refused and not positional))
+
     @functools.wraps(f)
     def call(*args, **kwargs):
+        if dim_at is not None and dim_refused(args, kwargs):
+            raise _combination(name, args[1:] if method else args, kwargs)
         if flags:
             err = flag_error(args, kwargs)
             if err is not None:
@@ -421,6 +524,13 @@ def _parsed(name, f, method=False, functional=False):
             err = argument_error(name, sig, kinds, args, kwargs, method)
             if err is not None:
                 raise err
+        if _holds_numpy_scalar(args, kwargs):
+            args, kwargs = _python_numbers(args, kwargs)
+        if scalars:  # (a 0-d tensor given as a Scalar argument: its number)
+            args = tuple(a.item() if i in scalars and isinstance(a, Tensor) else a
+                         for i, a in enumerate(args))
+            kwargs = {k: v.item() if k in scalar_names and isinstance(v, Tensor) else v
+                      for k, v in kwargs.items()}
         try:
             return f(*args, **kwargs)
         except _CAUGHT:

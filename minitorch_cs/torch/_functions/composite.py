@@ -77,10 +77,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {D.scalar_name(input.dtype)}")
+    R.check_mean_dtype("nanmean", dtype)
     kept = P.logical_not(P.isnan(input))
-    count = R.sum(kept) if dim is None else R.sum(kept, dim, keepdim)
-    total = R.nansum(input, dtype=dtype) if dim is None else \
-        R.nansum(input, dim, keepdim, dtype=dtype)
+    count = R.sum(kept, dim, keepdim)  # (keepdim holds with dim=None too: every dim kept)
+    total = R.nansum(input, dim, keepdim, dtype=dtype)
     return P.div(total, count)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import numpy as np
 
 from .. import _dtype as D
@@ -24,12 +25,13 @@ __all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "mi
 
 def _softmax_dtype(input, dtype, dim, kernel="softmax"):
     """``input`` in ``dtype`` (a cast first), or refused as torch's kernels refuse a non-floating
-    input -- the last-dim kernel or the general one, by ``dim`` -- unless it is empty (then torch
+    input or ``dtype`` -- the last-dim kernel or the general one, by ``dim`` -- unless it is empty (then torch
     runs no kernel and returns an empty tensor of the input's dtype)."""
-    if dtype is None and not input._dtype.is_floating_point and input.numel():
+    runs = input._dtype if dtype is None else D.to_dtype(dtype)  # (the kernel's dtype)
+    if not runs.is_floating_point and input.numel():
         last = input.ndim == 0 or _wrap_dim(dim, input.ndim) == input.ndim - 1
         raise NotImplementedError(f'"{kernel}{"_lastdim" if last else ""}_kernel_impl" not '
-                                  f"implemented for '{D.scalar_name(input._dtype)}'")
+                                  f"implemented for '{D.scalar_name(runs)}'")
     return input.to(dtype) if dtype is not None else input
 
 
@@ -67,7 +69,16 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return out if axes is not None or dim is None else torch_named(out, "SumBackward1", input)
 
 
+def check_mean_dtype(fname, dtype):
+    """torch's refusal of a mean into a dtype that is not floating."""
+    if dtype is not None and not D.to_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"{fname}(): could not infer output dtype. Optional dtype must be "
+                           "either a floating point or complex dtype. Got: "
+                           f"{D.scalar_name(D.to_dtype(dtype))}")
+
+
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    check_mean_dtype("mean", dtype)
     axes = _dims(dim, input.ndim)
     out = apply(R.Mean, input, axis=axes, keepdim=keepdim,
                 dtype=D.to_dtype(dtype).np if dtype is not None else None)
@@ -131,14 +142,24 @@ def min(input, dim=None, keepdim=False, *, out=None):
     return _minmax(input, dim, keepdim, None, False)
 
 
-def amax(input, dim=(), keepdim=False):
-    _nonempty(input, _dims(dim, input.ndim), "amax")
-    return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=True)
+def _extreme(input, dim, keepdim, largest):
+    """``amax``/``amin`` over ``dim`` (None or empty: every dim): an empty dim is refused
+    before a repeated one, in torch's order."""
+    fname = "amax" if largest else "amin"
+    if input.numel() == 0 and input.ndim:
+        listed = dim if isinstance(dim, (tuple, list)) else () if dim is None else (dim,)
+        _nonempty(input, tuple(_wrap_dim(d, input.ndim) for d in listed), fname)
+    axes = _dims(dim, input.ndim)
+    _nonempty(input, axes, fname)
+    return apply(R.Amax, input, axis=axes, keepdim=keepdim, largest=largest)
 
 
-def amin(input, dim=(), keepdim=False):
-    _nonempty(input, _dims(dim, input.ndim), "amin")
-    return apply(R.Amax, input, axis=_dims(dim, input.ndim), keepdim=keepdim, largest=False)
+def amax(input, dim=None, keepdim=False):
+    return _extreme(input, dim, keepdim, True)
+
+
+def amin(input, dim=None, keepdim=False):
+    return _extreme(input, dim, keepdim, False)
 
 
 def _no_bool_arg(input, name):
@@ -226,9 +247,46 @@ def _welford_mean(input, dim, keepdim):
 
 
 def logsumexp(input, dim, keepdim=False):
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and input.ndim and \
+            input.numel():  # (torch 2.13's kernel fails writing its all-dims result)
+        raise RuntimeError("output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join(['1'] * input.ndim)}]")
     if not input._dtype.is_floating_point:  # integers and bool: in the default float dtype
         input = input.to(D.get_default_dtype())
     return apply(R.LogSumExp, input, axis=_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def norm_dtype(x, dtype, fn):
+    """A norm's ``dtype=``: the input converted first; only a widening conversion is allowed
+    (torch's ``linalg.vector_norm``/``matrix_norm``; ``fn`` names which in the errors)."""
+    if dtype is None:
+        return x
+    dtype = D.to_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"linalg.{fn}: dtype should be floating point or complex, but got "
+                           f"{D.scalar_name(dtype)}")
+    if D.promote_types(x.dtype, dtype) is not dtype:
+        raise RuntimeError(f"linalg.{fn}: the dtype of the input ({D.scalar_name(x.dtype)}) "
+                           f"should be convertible without narrowing to the specified dtype "
+                           f"({D.scalar_name(dtype)})")
+    return x.to(dtype)
+
+
+
+def norm_identity(x, ord, axis):
+    """torch's refusal of a vector norm without an identity (a negative or infinite order)
+    over nothing: every element of an empty tensor, or an empty dim of ``axis``."""
+    if x.numel() or not (ord < 0 or ord == math.inf):
+        return
+    shown = str(int(ord)) if float(ord).is_integer() else str(float(ord))
+    if axis is None:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty "
+                           "tensor because the operation does not have an identity")
+    for d in axis:
+        if x.shape[d] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on the "
+                               f"dimension {d}because this dimension is empty and the operation "
+                               "does not have an identity")
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -242,7 +300,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2.0
     if p == "nuc":
         raise NotImplementedError("nuclear norm is not supported")
-    return apply(R.Norm, input, p=float(p), axis=_dims(dim, input.ndim), keepdim=keepdim)
+    input = norm_dtype(input, dtype, "vector_norm")  # (torch.norm runs linalg.vector_norm)
+    axis = _dims(dim, input.ndim)
+    norm_identity(input, p, axis)
+    return apply(R.Norm, input, p=float(p), axis=axis, keepdim=keepdim)
 
 
 def dist(input, other, p=2):
@@ -251,11 +312,22 @@ def dist(input, other, p=2):
                        input, other)
 
 
+def _no_dims(input):
+    """``all``/``any`` over an empty list of dims: each element's truth, reduced over nothing
+    (torch; other reductions read an empty list as every dim), uint8 staying uint8."""
+    truth = ne(input, 0)
+    return truth.to(D.uint8) if input._dtype is D.uint8 else truth
+
+
 def all(input, dim=None, keepdim=False):
+    if isinstance(dim, (tuple, list)) and not dim:
+        return _no_dims(input)
     return apply(R.AllAny, input, axis=_dims(dim, input.ndim), keepdim=keepdim, any=False)
 
 
 def any(input, dim=None, keepdim=False):
+    if isinstance(dim, (tuple, list)) and not dim:
+        return _no_dims(input)
     return apply(R.AllAny, input, axis=_dims(dim, input.ndim), keepdim=keepdim, any=True)
 
 
@@ -291,7 +363,8 @@ def logcumsumexp(input, dim):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
                                   f"'{D.scalar_name(input._dtype)}'")
-    return apply(R.Logcumsumexp, input, dim=_wrap_dim(dim, input.ndim) if input.ndim else 0)
+    return apply(R.Logcumsumexp, input, dim=_wrap_dim(dim, input.ndim) if input.ndim else
+                 _wrap_dim(dim, 0))
 
 
 def cumprod(input, dim, *, dtype=None):

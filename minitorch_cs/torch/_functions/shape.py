@@ -10,6 +10,7 @@ from .._dispatch import apply
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import selection as S
+from .._sizes import sizes
 from .._tensor import Tensor, _wrap_dim
 from ._common import _dims, _infer_shape, _shape_arg
 
@@ -22,6 +23,7 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "squeeze", "unsqueeze", "p
            "adjoint", "real", "imag"]
 
 
+@sizes("reshape", "shape", 1)
 def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input._data.size)
     try:
@@ -33,6 +35,7 @@ def reshape(input, *shape):
                  else "ReshapeAliasBackward0")
 
 
+@sizes("view", "size", 1, overloaded=True)
 def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype, type)):
         raise NotImplementedError("view(dtype) is not supported")
@@ -98,6 +101,7 @@ def unsqueeze(input, dim):
                  node="UnsqueezeBackward0")
 
 
+@sizes("permute", "dims", 1)
 def permute(input, *dims):
     dims = _shape_arg(dims)
     if len(dims) != input.ndim:
@@ -109,7 +113,8 @@ def permute(input, *dims):
 
 def transpose(input, dim0, dim1):
     nd = input.ndim
-    if nd == 0:
+    if nd == 0:  # (dims 0 and -1 only, as for any dim-wise op of a 0-d tensor)
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
         return torch_named(input.view(()), "TransposeBackward0", input)
     p = list(range(nd))
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
@@ -134,11 +139,25 @@ def t(input):
 
 
 def movedim(input, source, destination):
+    """``source`` dims moved to ``destination`` (both ints, or both sequences of one length
+    without repeats -- torch's checks and messages), the rest keeping their order."""
+    if isinstance(source, int) != isinstance(destination, int):  # (int, int) or two lists
+        from ._parser import _combination
+        raise _combination("movedim", (source, destination), {})
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
     nd = input.ndim
-    src = [_wrap_dim(s, nd) for s in src]
-    dst = [_wrap_dim(d, nd) for d in dst]
+    src_w = [_wrap_dim(s, nd) for s in src]
+    dst_w = [_wrap_dim(d, nd) for d in dst]
+    for what, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
+    if nd == 0:  # (torch: an alias of the 0-d input)
+        return apply(M.View, input, shape=(), node="AliasBackward0")
+    src, dst = src_w, dst_w
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -148,6 +167,7 @@ def movedim(input, source, destination):
 moveaxis = movedim
 
 
+@sizes("expand", "size", 1)
 def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     nd = len(sizes)
@@ -195,6 +215,8 @@ def broadcast_shapes(*shapes):
 
 
 def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())
@@ -219,6 +241,8 @@ def narrow_copy(input, dim, start, length):
 
 
 def select(input, dim, index):
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= index < n:
@@ -238,6 +262,9 @@ def _multi_views(views, node):
 
 
 def unbind(input, dim=0):
+    if input.ndim == 0:
+        _wrap_dim(dim, 0)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, input.ndim)
     views = tuple(select(input, d, i) for i in range(input.shape[d]))
     return _multi_views(torch_named(views, "UnbindBackward0", input), "Unbind")
@@ -303,7 +330,24 @@ def _tensor_list(tensors, fn):
 
 
 def cat(tensors, dim=0, *, out=None):
-    tensors = _tensor_list(tensors, "cat")
+    return _cat(tensors, dim, "cat")
+
+
+def concat(tensors, dim=0, *, out=None):
+    """``cat``'s alias (its errors name it)."""
+    return _cat(tensors, dim, "concat")
+
+
+def concatenate(tensors, dim=0, *, out=None):
+    """``cat``'s alias (its errors name it)."""
+    return _cat(tensors, dim, "concatenate")
+
+
+def _cat(tensors, dim, fname):
+    tensors = _tensor_list(tensors, fname)
+    for i, x in enumerate(tensors):
+        if isinstance(x, Tensor) and x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     tensors = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -322,8 +366,6 @@ def cat(tensors, dim=0, *, out=None):
     tensors = [x if x._dtype is rt else x.to(rt) for x in tensors]
     return apply(M.Cat, *tensors, dim=d)
 
-
-concat = concatenate = cat
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -385,7 +427,8 @@ def vstack(tensors):
 
 def flip(input, dims):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return apply(M.Flip, input, dims=tuple(_wrap_dim(d, input.ndim) for d in dims))
+    axes = _dims(dims, input.ndim)  # (wrapped, repeats refused; a 0-d input takes 0 and -1)
+    return apply(M.Flip, input, dims=() if axes is None else axes)
 
 
 def roll(input, shifts, dims=None):
@@ -407,13 +450,38 @@ def tile(input, dims):
     return apply(M.Tile, input, reps=dims)
 
 
+def _count_dtype(counts):
+    """torch's kernel takes counts of int32 or int64 only."""
+    if counts._dtype not in (D.int32, D.int64):
+        raise NotImplementedError(
+            f'"repeat_interleave_cpu" not implemented for \'{D.scalar_name(counts._dtype)}\'')
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) repeated ``repeats`` times; with one tensor of
+    counts, index ``i`` repeated ``input[i]`` times. torch's checks, in its order: the counts'
+    rank, their length against the dim, their dtype (in the one-argument form the dtype comes
+    first), then their values (none negative, summing to ``output_size`` when given)."""
     if repeats is None:  # one-argument form: index i repeated input[i] times
-        return apply(S.RepeatCounts, input)
+        _count_dtype(input)
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return apply(S.RepeatCounts, input, output_size=output_size)
     source = input
     if dim is None:
         input, dim = input.flatten(), 0
-    out = apply(M.RepeatInterleave, input, repeats=repeats, dim=_wrap_dim(dim, input.ndim))
+    dim = _wrap_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.numel() != 1 and repeats.numel() != input.shape[dim]:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats.numel()} and input.size(0) = "
+                               f"{input.shape[dim]}")
+        _count_dtype(repeats)
+    elif repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    out = apply(M.RepeatInterleave, input, repeats=repeats, dim=dim, output_size=output_size)
     # (torch: an index_select, then for a number of repeats a view of it -- an in-place op on
     # the result rebases through that view)
     if isinstance(repeats, Tensor):
@@ -465,8 +533,9 @@ def _matrix_adjoint(input, what, warning):
     if input.ndim == 1:
         raise RuntimeError(f"{what} is only supported on matrices or batches of matrices. Got "
                            "1-D tensor.")
-    if input.ndim == 0:
+    if input.ndim == 0:  # (the identity: a transpose view of the 0-d input)
         _warn_once(warning)
+        return torch_named(input.view(()), "TransposeBackward0", input)
     return transpose(input, -2, -1)
 
 
@@ -514,6 +583,17 @@ def meshgrid(*tensors, indexing="ij"):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     _need_tensors(tensors)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t._dtype != tensors[0]._dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got a {t.ndim}-D tensor of shape {list(t.shape)}")
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
     shape = [t.numel() for t in tensors]
     out = []
     for i, t in enumerate(tensors):

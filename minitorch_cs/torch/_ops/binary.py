@@ -56,7 +56,7 @@ def _check_sub(a, b):
     ab, bb = _is_bool(a), _is_bool(b)
     if not (ab or bb):
         return
-    if ab and bb and isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+    if ab and bb:  # (a Python bool counts as a bool tensor: torch wraps it as one)
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
@@ -369,6 +369,10 @@ def _pow_special(a, b, rt):
         with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
             sq = x * x
             return np.asarray(sq * x if b == 3 else np.divide(np.ones((), rt), sq))
+    if rt == np.float32 and abs(b) > 2 ** 24:  # (an exponent float32 cannot hold: torch
+        # keeps its parity -- (-1) ** (2**24 + 1) is -1 -- as a double power, then rounds)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+            return np.asarray(np.power(a.astype(np.float64), float(b))).astype(rt)
     if b not in (0.5, -0.5):
         return None
     x = a.astype(opmath_dtype(rt), copy=False)
@@ -705,8 +709,9 @@ class Where(Pointwise):
         ctx.cond = cond
         rt = _rtype(a, b)
         a, b = (x if isinstance(x, np.ndarray) and x.dtype == rt else
-                D.np_cast(x, rt) if isinstance(x, (np.ndarray, float)) else _wrap_int(x, rt)
-                for x in (a, b))
+                D.np_cast(x, rt) if isinstance(x, (np.ndarray, float)) else
+                _to_dtype_checked(x, rt) if np.dtype(rt).kind in "iu" else _wrap_int(x, rt)
+                for x in (a, b))  # (a number an integer result cannot hold is refused)
         return np.asarray(np.where(cond, a, b)).astype(rt, copy=False)
 
     @staticmethod

@@ -54,35 +54,7 @@ def _refuse(kernel, dtype, kinds="b"):
         raise _not_implemented(kernel, dtype)
 
 
-_C_INT = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
-_FLOAT_MAX = {np.dtype(np.float16): 65504.0, np.dtype(D.bfloat16.np): 3.3895313892515355e38,
-              np.dtype(np.float32): 3.4028234663852886e38}
-_C_FLOAT = {np.dtype(np.float16): "c10::Half", np.dtype(D.bfloat16.np): "c10::BFloat16",
-            np.dtype(np.float32): "float"}
-
-
-def _to_dtype_checked(value, dtype):
-    """A Python number converted to an integer dtype as torch converts a Scalar argument: a
-    value out of the dtype's range is refused ("value cannot be converted to type uint8_t
-    without overflow"); floats truncate; an unsigned dtype takes negative integers down to
-    ``-max`` (two's complement wrap-around, c10's ``overflows``)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)) and \
-            np.asarray(value).dtype != np.bool_:
-        info = np.iinfo(dtype)
-        lo = -int(info.max) if dtype.kind == "u" and np.asarray(value).dtype.kind in "iu" \
-            else info.min
-        if not lo <= value <= info.max:
-            raise RuntimeError(f"value cannot be converted to type {_C_INT[dtype.name]} without "
-                               "overflow")
-        return np.asarray(int(value)).astype(dtype)
-    fmax = _FLOAT_MAX.get(dtype)
-    if fmax is not None:  # a finite number beyond a float dtype's range is refused, not inf
-        v = float(np.asarray(value, dtype=np.float64))
-        if np.isfinite(v) and abs(v) > fmax:
-            raise RuntimeError(f"value cannot be converted to type {_C_FLOAT[dtype]} without "
-                               "overflow")
-    return D.np_cast(value, dtype)
+_to_dtype_checked = D.checked_scalar  # (the one conversion of a number argument; see _dtype)
 
 
 def _is_bool(x) -> bool:
@@ -718,8 +690,16 @@ class Elu(Pointwise):
         wide = opmath_dtype(x.dtype)
         xw = x.astype(wide, copy=False)
         c = lambda v: np.asarray(v, wide)  # noqa: E731
-        r = np.where(xw > 0, xw * c(scale),  # (torch's negcoef: alpha * scale in that dtype)
-                     np.expm1(min_first(xw, 0) * c(input_scale)) * (c(alpha) * c(scale)))
+        arg = min_first(xw, 0) * c(input_scale)
+        # (torch's expm1 is correctly rounded but for rare last-bit misses; numpy's float32
+        # expm1 is not: a double expm1 rounded to float32 matched torch on 99.96% of elements,
+        # numpy's float32 one on 90%)
+        em1 = np.expm1(arg.astype(np.float64)).astype(wide) if wide == np.float32 else \
+            np.expm1(arg)
+        # (a zero, either sign, takes the ``x * scale`` branch: torch keeps its sign whatever
+        # alpha's)
+        r = np.where(xw >= 0, xw * c(scale), em1 * (c(alpha) * c(scale)))  # (torch's negcoef:
+        # alpha * scale in that dtype)
         r = r.astype(x.dtype, copy=False)
         return r
 

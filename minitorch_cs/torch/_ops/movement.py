@@ -520,8 +520,10 @@ class RepeatInterleave(Kernel):
         return isinstance(attrs["repeats"], Tensor) and attrs["repeats"].numel() > 1
 
     @staticmethod
-    def forward(ctx, x, repeats, dim):
+    def forward(ctx, x, repeats, dim, output_size=None):
         ctx.shape, ctx.repeats, ctx.dim = x.shape, repeats, dim
+        if isinstance(repeats, np.ndarray):
+            check_counts(repeats, output_size)
         return np.repeat(x, repeats, axis=dim)
 
     @staticmethod
@@ -531,6 +533,15 @@ class RepeatInterleave(Kernel):
         n = ctx.shape[d]
         idx = np.repeat(np.arange(n), raw(ctx, "repeats"))  # fixes the output's shape: static
         return (xp.add_at(xp.zeros(ctx.shape, g.dtype), (slice(None),) * d + (idx,), g),)
+
+
+def check_counts(counts, output_size=None):
+    """torch's checks on the values of a tensor of repeat counts: none negative, and their sum
+    the ``output_size`` the caller promised (when it gave one)."""
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    if output_size is not None and int(counts.sum()) != output_size:
+        raise RuntimeError("allocated size does not match required size")
 
 
 def first_out_of_range(index, low, high):

@@ -113,7 +113,7 @@ class Mean(Kernel):
     def forward(ctx, x, axis=None, keepdim=False, dtype=None):
         if x.dtype.kind in "biu" and dtype is None:
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                               f"floating point or complex dtype. Got: {D._BY_NP[x.dtype].name.capitalize()}")
+                               f"floating point or complex dtype. Got: {D.scalar_name(D._BY_NP[x.dtype])}")
         ctx.shape, ctx.axis, ctx.keepdim = x.shape, axis, keepdim
         if axis is not None:
             ctx.torch_node = "MeanBackward1"  # (torch's mean.dim)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dispatch import Op
 from ._xp import ns
+from .movement import check_counts
 
 
 class Nonzero(Op):
@@ -80,8 +81,9 @@ class RepeatCounts(Op):
     data_dependent_shape = True
 
     @staticmethod
-    def forward(ctx, counts):
-        return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    def forward(ctx, counts, output_size=None):
+        check_counts(counts, output_size)
+        return np.repeat(np.arange(counts.size, dtype=counts.dtype), counts)
 
 
 class MaskedSelect(Op):

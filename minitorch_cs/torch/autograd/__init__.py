@@ -130,6 +130,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """
     outputs = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
+    if inputs is not None and not _as_list(inputs):
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     _check_outputs(outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -190,6 +192,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, _as_list(grad_outputs), retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     _check_outputs(outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -204,7 +209,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             _run_backward(roots, grads, retain_graph=bool(retain_graph), capture=capture)
     obs = _dispatch.engine_observers()
     res = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = capture[t._edge()]
         if g is None:
             if materialize_grads:
@@ -214,9 +219,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     continue
                 g = np.zeros(t._data.shape, t._data.dtype)  # a constant of the step
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
-                                   "in the graph. Set allow_unused=True if this is the desired "
-                                   "behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
         if g is None:
             res.append(None)
         elif create_graph:
@@ -225,6 +230,35 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = _rec(obs, _copy_as, (g, t._data.dtype), {}, np.array(g, dtype=t._data.dtype))
             res.append(_Tensor._wrap(g))
     return tuple(res)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad(..., is_grads_batched=True)``: the first dim of each grad output is a batch of
+    vectors; the result stacks one vector-Jacobian product per vector (torch maps them with
+    vmap; the values are the same)."""
+    n = grad_outputs[0].shape[0] if grad_outputs and grad_outputs[0] is not None else 0
+    if any(go is not None and go.shape[0] != n for go in grad_outputs):
+        raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of each "
+                           "grad_output as the batch dimension. The sizes of the batch "
+                           "dimensions must match.")
+    per = []
+    for b in range(n):
+        keep = True if b < n - 1 else retain_graph
+        per.append(grad(outputs, inputs, [None if go is None else go[b] for go in grad_outputs],
+                        retain_graph=keep, create_graph=create_graph, allow_unused=allow_unused,
+                        materialize_grads=materialize_grads))
+    return tuple(None if any(p[i] is None for p in per) else _stacked([p[i] for p in per])
+                 for i in range(len(inputs)))
+
+
+def _stacked(parts):
+    """``parts`` stacked along a new first dim, by indexed writes into a new tensor (recorded:
+    a graph of the parts stays differentiable)."""
+    out = parts[0].new_zeros((len(parts),) + tuple(parts[0].shape))
+    for b, part in enumerate(parts):
+        out[b] = part
+    return out
 
 
 # imported last: they call ``grad`` above. As in torch, the name ``gradcheck`` is the function

@@ -25,7 +25,7 @@ __all__ = [
     "elu", "selu", "celu", "softplus", "hardtanh", "hardsigmoid", "hardswish", "sigmoid",
     "tanh", "logsigmoid", "softsign", "tanhshrink", "threshold", "glu", "softmax", "softmin",
     "log_softmax", "dropout", "dropout1d", "dropout2d", "alpha_dropout", "pad", "hardshrink",
-    "softshrink", "prelu",
+    "softshrink", "prelu", "rrelu", "rrelu_",
 ]
 
 
@@ -157,6 +157,28 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _activation(E.LeakyRelu, input, inplace, negative_slope=negative_slope)
 
 
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: a non-positive element is scaled by a slope drawn from
+    U(lower, upper) in training, by their mean otherwise; its gradient is the same slope
+    (torch's ``rrelu_with_noise``; the draws are this library's stream, not torch's)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        _floating(input, "leaky_relu_cpu", inplace)
+        out = _activation(E.LeakyRelu, input, inplace, negative_slope=(lower + upper) / 2)
+    else:
+        _floating(input, "rrelu_with_noise_out_cpu", inplace)
+        keep = input > 0
+        noise = input.detach().new_empty(input.shape).uniform_(lower, upper)
+        noise = noise.masked_fill(keep, 1)
+        out = _composite_inplace(input, inplace, lambda x: x * noise)
+    return torch_named(out, "RreluWithNoiseBackward0", input) if not inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def elu(input, alpha=1.0, inplace=False):
     _floating(input, "elu_cpu", inplace)
     return _activation(E.Elu, input, inplace, alpha=alpha)
@@ -256,6 +278,8 @@ def glu(input, dim=-1):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:  # (torch.softmax itself takes only an int: the legacy choice is F's)
+        dim = _implicit_dim("softmax", input)
     return T.softmax(input, dim, dtype=dtype)
 
 
@@ -266,6 +290,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input)
     return T.log_softmax(input, dim, dtype=dtype)
 
 
@@ -284,6 +310,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return input * 0
+    if not input._dtype.is_floating_point:  # (torch scales by 1/(1-p) into the input's dtype)
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{D.scalar_name(input._dtype)}")
     mask = _dropout_mask(input, p, tuple(input.shape))
     return input.mul_(mask) if inplace else input * mask
 
@@ -317,14 +346,19 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 def pad(input, pad, mode="constant", value=None):
+    """torch's checks in its order: the mode, the padding's length, a ``value`` (other than 0)
+    only for the constant mode, the ranks the other modes support, then each mode's own (a
+    reflection smaller than the dim, a circular wrap at most once)."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length should be less than or equal to two times the input "
                            f"dimension but got padding length {len(pad)} and input of dimension "
                            f"{input.ndim}")
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if mode != "constant" and input.ndim not in {2: (2, 3), 4: (3, 4), 6: (4, 5)}.get(len(pad), ()):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
@@ -343,6 +377,10 @@ def pad(input, pad, mode="constant", value=None):
                                    "corresponding input dimension, but got: padding "
                                    f"({pad[2 * i]}, {pad[2 * i + 1]}) at dimension {d} of input "
                                    f"{list(input.shape)}")
+    if mode == "circular":
+        for i in range(len(pad) // 2):
+            if int(pad[2 * i]) > input.shape[-1 - i] or int(pad[2 * i + 1]) > input.shape[-1 - i]:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
     if mode == "constant" and all(int(p) <= 0 for p in pad):
         # torch's constant_pad_nd without a positive pad: narrows and clones (the result keeps
         # the input's layout; a negative length is narrow's error)

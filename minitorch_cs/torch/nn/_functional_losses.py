@@ -6,9 +6,11 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .. import _creation
 from .. import _functions as T
 from .._autograd import GradState, also_checked, torch_named
 from .._dispatch import apply, values_hidden, wafer_dtypes
+from .._errors import _size_mismatch
 from .._fpe import warn_user
 from .._ops import losses as L, nn as N
 from .._tensor import Tensor, _size
@@ -19,15 +21,29 @@ __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
     "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss", "soft_margin_loss",
-    "multilabel_soft_margin_loss", "cosine_similarity", "cosine_embedding_loss",
-    "pairwise_distance", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "cosine_similarity", "cosine_embedding_loss",
+    "pairwise_distance", "pdist", "triplet_margin_loss", "triplet_margin_with_distance_loss",
 ]
 
 
 # ----- losses -------------------------------------------------------------------------------------
-def _class_target(target):
-    """The class-index target; torch's NLL kernels take Long (int64) or Byte (uint8) only:
-    anything else raises its "expected target dtype to be Long or Byte" error."""
+def _class_target(target, input=None, weight=None):
+    """The class-index target; torch's NLL kernels check, in order: the batch sizes, a 0-d or
+    1-d target for an input of at most 2 dims, the target's dtype -- Long (int64) or Byte (uint8) only -- and a
+    class weight of one value per class."""
+    if input is not None and input.ndim != 1 and target.ndim and \
+            input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if input is not None and input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input is not None and weight is not None:
+        classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
+        if weight.numel() != classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {classes} "
+                               "classes or no classes but got weight tensor of shape: "
+                               f"{list(weight.shape)}")
     if target._dtype not in (D.int64, D.uint8):
         if wafer_dtypes() and not target._dtype.is_floating_point and target._dtype is not D.bool:
             return target.to(D.int64)  # the wafer takes int32/int16 labels as they are
@@ -46,7 +62,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     _floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
               "log_softmax_kernel_impl")
-    t = _class_target(target)
+    t = _class_target(target, input, weight)
     _check_weight_dtype(input, weight)
     return apply(N.CrossEntropy, input, t, weight=weight, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
@@ -98,7 +114,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _check_reduction(reduction, size_average, reduce)
     if input.ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    t = _class_target(target)
+    t = _class_target(target, input, weight)
     _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
     _check_weight_dtype(input, weight)
     return apply(N.NllLoss, input, t, weight=weight, ignore_index=ignore_index,
@@ -213,6 +229,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if all(t is None or t._dtype.is_floating_point for t in (input, target, weight, pos_weight)):
         # floating operands: torch's fused kernel (its backward keeps infinite gradients
         # infinite); other dtypes take the composition below, which raises torch's errors
+        # (torch's composition broadcasts ``(pos_weight - 1) * target`` and ``loss * weight``:
+        # operands that do not broadcast get its size message for those pairs)
+        for a, b in ((pos_weight, target), (input, weight)):
+            if a is not None and b is not None:
+                err = _size_mismatch([tuple(a.shape), tuple(b.shape)])
+                if err is not None:
+                    raise err
         if weight is not None:
             weight = weight.expand(input.shape)
         if pos_weight is not None:
@@ -335,6 +358,83 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         loss = loss * weight
     class_dim = input.ndim - 1  # (torch's code: a sum over the classes, then / C)
     return _reduce(loss.sum(dim=class_dim) / input.shape[class_dim], reduction)
+
+
+def _margin_rows(input, target, fname):
+    """``input`` as (N, C) rows and ``target`` as (N, ...) rows, with torch's shape checks."""
+    if input.ndim > 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+    if input.ndim < 2:
+        return input.reshape(1, -1), target.reshape(1, -1)
+    return input, target
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """The multi-class hinge loss: per sample, ``sum over i != y of max(0, margin - x[y] +
+    x[i]) ** p`` (each term times ``weight[y]`` when given), divided by the number of classes
+    (torch's kernel: p is 1 or 2; the class indices are int64)."""
+    reduction = _check_reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    x, t = _margin_rows(input, target, "multi_margin_loss")
+    t = t.reshape(-1)
+    if t.shape[0] != x.shape[0]:
+        raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
+                           f"{list(target.shape)}")
+    if t._dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.scalar_name(t._dtype)}")
+    classes = x.shape[1]
+    xy = x.gather(1, t.unsqueeze(1))
+    z = T.relu(margin - xy + x)
+    h = z if p == 1 else z * z
+    if weight is not None:
+        h = h * weight[t].unsqueeze(1)
+    others = _creation.ones_like(x, dtype=D.bool).scatter(1, t.unsqueeze(1), False)
+    loss = (h * others).sum(1) / classes
+    loss = loss.reshape(()) if input.ndim < 2 and reduction == "none" else loss
+    return torch_named(_reduce(loss, reduction), "MultiMarginLossBackward0", input)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge loss: each row's targets are the class indices before its first
+    -1; per sample, ``sum over targets j and non-target classes i of max(0, 1 - (x[j] -
+    x[i]))``, divided by the number of classes (torch's definition)."""
+    reduction = _check_reduction(reduction, size_average, reduce)
+    x, t = _margin_rows(input, target, "multilabel_margin_loss")
+    if tuple(t.shape) != tuple(x.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    if t._dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.scalar_name(t._dtype)}")
+    classes = x.shape[1]
+    valid = (t < 0).cumsum(1) == 0  # (the targets: the entries before the first -1)
+    idx = t.clamp(min=0)
+    chosen = ((idx.unsqueeze(2) == _creation.arange(classes)) & valid.unsqueeze(2)).any(1)
+    xy = x.gather(1, idx)  # (N, J): each target's score
+    z = T.relu(1 - xy.unsqueeze(2) + x.unsqueeze(1))  # (N, J, C)
+    h = z * (valid.unsqueeze(2) & ~chosen.unsqueeze(1))
+    loss = h.sum((1, 2)) / classes
+    loss = loss.reshape(()) if input.ndim < 2 and reduction == "none" else loss
+    return torch_named(_reduce(loss, reduction), "MultilabelMarginLossBackward0", input)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances between every pair of rows ``i < j`` of an (N, M) input, in
+    row-major order of the pairs (torch's layout: the upper triangle of ``cdist(x, x)``); a
+    zero distance has a zero gradient, as torch's backward gives."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows, cols = _creation.triu_indices(n, n, 1)
+    # (rows of no columns are at distance 0 for every p: torch's kernel, not max()'s refusal)
+    out = T.norm(input[rows] - input[cols], p if input.shape[1] else 2.0, 1)
+    return torch_named(out, "PdistBackward0", input)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

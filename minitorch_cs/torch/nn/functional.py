@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import _functions as T
 from .._autograd import no_grad, torch_named
-from .._dispatch import also_saved, apply
+from .._dispatch import also_saved, apply, read_value
 from .._fpe import warn_user
 from .._ops import elementwise as E
 from .._ops import nn as N
@@ -327,6 +327,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
                            f"[*, {', '.join(map(str, ns))}], but got input of size"
                            f"{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(t.shape)} and normalized_shape = {list(ns)}")
     args = [input, weight, bias]
     while args and args[-1] is None:
         args.pop()
@@ -474,14 +478,17 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ----- embedding and encoding ---------------------------------------------------------------------
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    if max_norm is not None:
-        raise NotImplementedError("embedding max_norm is not supported")
     if scale_grad_by_freq:  # would silently give unscaled gradients otherwise
         raise NotImplementedError("embedding scale_grad_by_freq is not supported")
     if padding_idx:  # torch's bounds check reads weight.size(0)
-        _size(weight, 0)
+        if padding_idx > 0:
+            assert padding_idx < _size(weight, 0), "Padding_idx must be within num_embeddings"
+        else:
+            assert padding_idx >= -_size(weight, 0), "Padding_idx must be within num_embeddings"
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if not isinstance(input, Tensor):
@@ -490,7 +497,31 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return apply(N.Embedding, weight, input, padding_idx=padding_idx)
 
 
+def _renorm_rows(weight, input, max_norm, norm_type):
+    """``max_norm``: the rows of ``weight`` that ``input`` looks up, each scaled in place (outside
+    autograd) to norm ``max_norm`` when its ``norm_type`` norm is larger -- torch's
+    ``embedding_renorm_``: ``row *= max_norm / (norm + 1e-7)``, rows taken once, in order."""
+    if not isinstance(input, Tensor):
+        return  # (the lookup below refuses it with torch's message)
+    if input._dtype not in (D.int64, D.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{input.type()} instead (while checking arguments for "
+                           "embedding_renorm_)")
+    read_value(input, "embedding max_norm")  # (which rows: a value Python reads)
+    with no_grad():
+        for i in np.unique(input._data.reshape(-1)).tolist():
+            if not -weight.shape[0] <= i < weight.shape[0]:
+                raise IndexError("index out of range in self")
+            row = weight[i]
+            norm = float(row.norm(norm_type))
+            if norm > max_norm:
+                row.mul_(max_norm / (norm + 1e-7))
+
+
 def one_hot(tensor, num_classes=-1):
+    if tensor.numel() == 0 and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     return apply(N.OneHot, tensor, num_classes=num_classes)
 
 

@@ -95,6 +95,10 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """
     if tensor.is_meta:
         return tensor
+    if a > b:  # (torch's check of the bounds, in its sampler's words)
+        from .._errors import c_number
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={c_number(a)} > to={c_number(b)}")
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)

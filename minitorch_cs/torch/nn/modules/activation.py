@@ -8,7 +8,7 @@ from typing import Any
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus",
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "RReLU", "GELU", "SiLU", "Mish", "ELU", "SELU", "CELU", "Softplus",
            "Hardtanh", "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign",
            "Tanhshrink", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax",
            "MultiheadAttention", "Hardshrink", "Softshrink", "PReLU"]
@@ -138,6 +138,25 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}{_inplace_suffix(self.inplace)}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (``F.rrelu``): random slopes in training, their mean in eval."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
 
 
 class GELU(Module):
