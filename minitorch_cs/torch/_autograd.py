@@ -485,7 +485,8 @@ def _run_backward(roots, root_grads, retain_graph=False, capture=None):
         if grads[0] is None and (node.n_outputs == 1 or all(g is None for g in grads)):
             in_grads = (None,) * len(node.next)  # nothing flows on (consumers still counted)
         else:
-            if node.n_outputs > 1:
+            if node.n_outputs > 1 and not node.__dict__.get("keep_undefined"):
+                # (a custom Function that set_materialize_grads(False) sees None instead)
                 grads = [g if g is not None else np.zeros(shape, dt)
                          for g, (shape, dt) in zip(grads, node.out_meta)]
             if Anomaly.enabled:

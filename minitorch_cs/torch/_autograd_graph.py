@@ -443,7 +443,7 @@ def run_backward_graph(roots, root_grads, retain_graph=True, capture=None):
             if all(g is None for g in grads):
                 in_grads = (None,) * len(node.next)
             else:
-                if node.n_outputs > 1:
+                if node.n_outputs > 1 and not node.__dict__.get("keep_undefined"):
                     grads = [g if g is not None else _zeros(shape, dt)
                              for g, (shape, dt) in zip(grads, node.out_meta)]
                 if Anomaly.enabled:

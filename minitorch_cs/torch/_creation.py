@@ -646,6 +646,9 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
                  generator=None, memory_format=None, **kw):
     if high is None:
         low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
     st = _like(input, dtype, device, memory_format, "randint_like")[3]
     return _rand_new(tuple(input.shape), dtype or input._dtype, "integers", generator, device,
                      requires_grad, a=int(low), b=int(high), strides=st)

@@ -191,6 +191,9 @@ def _new(self, kind, size, value=0, dtype=None, device=None, requires_grad=False
     """``new_zeros`` and friends: ``self``'s dtype and device unless given."""
     from . import _creation as C
     size = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(s for s in size if s < 0)}: {list(size)}")
     device = self.device if device is None else device
     return C.place(C._full(size, value, dtype or self._dtype, device, requires_grad), device)
 

@@ -4,12 +4,10 @@ that change a gradient's size or type, ``detach_`` of a view, assigning ``.grad`
 size or dtype, and the grad-mode context managers."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import assert_same_as_torch, outcomes
 
 
 def _calls(T):
@@ -53,26 +51,14 @@ def _calls(T):
 
 
 def _outcomes(T):
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, f in _calls(T).items():
-            try:
-                out[name] = f"ok {f()!r}"[:200]
-            except Exception as e:  # noqa: BLE001 (the error is the outcome)
-                out[name] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-    return out
+    return outcomes(_calls(T), show=lambda r: repr(r)[:200])
 
 
 def test_autograd_api_matches_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
     # (an error's message may stop where torch's goes on about its own distributed tools:
     # ``detach_``'s advice on DDP buckets)
-    diffs = {k: (want[k], got[k]) for k in want
-             if not (want[k] == got[k] or (not got[k].startswith("ok") and
-                                           want[k].startswith(got[k])))}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch,
+                         same=lambda want, got: not got.startswith("ok") and want.startswith(got))
 
 
 def test_hooks_may_not_change_a_gradients_size_or_type():

@@ -93,6 +93,8 @@ def test_bitwise_sweep_counts_differing_elements_and_passes_exact_rows():
         return -x if T is torch else -x * (1 + 2.0 ** -52)
     planted = dataclasses.replace(neg, name="neg_nudged", call=nudged)
     found = sweep([planted], ["float64"], 2)
-    assert found and found[("neg_nudged", "float64")][0] > 0
+    # (counted in the outputs, or -- when the drawn inputs are zeros, which the nudge leaves
+    # as they are -- in the gradients)
+    assert found and sum(found[("neg_nudged", "float64")][:2]) > 0
     assert _count(np.array([1.0, np.nan]), np.array([1.0, np.nan])) == 0
     assert _count(np.array([1.0, 2.0]), np.array([1.0, 2.5])) == 1

@@ -6,13 +6,11 @@ argument is), ``eye``'s ints, the ``*_like`` functions' tensor, ``randint``'s bo
 the dtype and ``randperm``'s size."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch, describe, outcomes
 
 
 def _calls(T):
@@ -63,23 +61,12 @@ def _calls(T):
 
 
 def _outcomes(T):
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, f in _calls(T).items():
-            try:
-                r = f()
-                out[name] = f"ok {str(r.dtype).split('.')[-1]} {tuple(r.shape)} {r.tolist()}"
-            except Exception as e:  # noqa: BLE001 (the error is the outcome)
-                out[name] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-    return out
+    return outcomes(_calls(T), show=lambda r: f"{str(r.dtype).split('.')[-1]} "
+                                              f"{tuple(r.shape)} {r.tolist()}")
 
 
 def test_factory_arguments_match_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_integer_arange_and_checked_fills():
@@ -91,3 +78,49 @@ def test_integer_arange_and_checked_fills():
     for value, dt in ((256.5, torch.uint8), (1e40, torch.float32)):
         with pytest.raises(RuntimeError, match="without overflow"):
             torch.full((1,), value, dtype=dt)
+
+
+def _new_and_like_outcomes(T):  # noqa: C901 (one table of calls)
+    res = Outcomes(show=lambda r: f"{describe(r, limit=4)} rg={r.requires_grad}"
+                   if hasattr(r, "requires_grad") else repr(r))
+    run = res.run
+    x = T.arange(6.).reshape(2, 3)
+    i = T.tensor([1, 2])
+    run("new_tensor", lambda: x.new_tensor([1, 2]))
+    run("new_tensor float data int self", lambda: i.new_tensor([1.5]))
+    run("new_tensor dtype", lambda: x.new_tensor([1, 2], dtype=T.int8))
+    run("new_tensor rg", lambda: x.new_tensor([1.], requires_grad=True))
+    run("new_tensor from tensor", lambda: x.new_tensor(i))
+    run("new_full int self float fill", lambda: i.new_full((2,), 2.7))
+    run("new_full bool fill", lambda: x.new_full((2,), True))
+    run("new_ones rg", lambda: x.new_ones(2, requires_grad=True))
+    run("new_ones rg int", lambda: i.new_ones(2, requires_grad=True))
+    run("new_zeros tuple", lambda: x.new_zeros((2, 2)))
+    run("new_empty list", lambda: x.new_empty([2]).shape)
+    run("new_zeros neg", lambda: x.new_zeros(-1))
+    run("zeros_like dtype", lambda: T.zeros_like(x, dtype=T.int32))
+    run("ones_like rg", lambda: T.ones_like(x, requires_grad=True))
+    run("ones_like rg int", lambda: T.ones_like(i, requires_grad=True))
+    run("full_like 2.5 int", lambda: T.full_like(i, 2.5))
+    run("full_like 300 u8", lambda: T.full_like(i.byte(), 300))
+    run("full_like True f", lambda: T.full_like(x, True))
+    run("rand_like int", lambda: T.rand_like(i))
+    run("randn_like int", lambda: T.randn_like(i))
+    run("randint_like float", lambda: T.randint_like(x, 5).dtype)
+    run("randint_like low>high", lambda: T.randint_like(x, 5, 2))
+    run("empty_like shape", lambda: T.empty_like(x).shape)
+    run("zeros_like memfmt", lambda: T.zeros_like(x, memory_format=T.channels_last))
+    run("tensor rg int", lambda: T.tensor([1, 2], requires_grad=True))
+    run("zeros rg", lambda: T.zeros(2, requires_grad=True))
+    run("zeros int rg", lambda: T.zeros(2, dtype=T.int64, requires_grad=True))
+    run("arange rg", lambda: T.arange(3., requires_grad=True))
+    run("full rg int", lambda: T.full((2,), 1, requires_grad=True))
+    run("eye rg", lambda: T.eye(2, requires_grad=True))
+    run("linspace rg", lambda: T.linspace(0, 1, 3, requires_grad=True))
+    run("as_tensor rg kw", lambda: T.as_tensor([1.], requires_grad=True))
+    return res
+
+
+def test_new_and_like_arguments_match_torch():
+    """``Tensor.new_*`` and the ``*_like`` factories: dtypes, fills, ``requires_grad``."""
+    assert_same_as_torch(_new_and_like_outcomes, torch)

@@ -4,12 +4,10 @@ each ``num_classes``, ``padding_idx`` and ``max_norm`` (which renorms the weight
 the calls share one weight as a script's would)."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch, describe
 
 
 def _outcomes(T):
@@ -18,46 +16,33 @@ def _outcomes(T):
               "2-d": T.arange(6.).reshape(2, 3)}
     pads = [(1,), (1, 2), (2, 1, 0, 1), (-1, 1), (1, -2, 0, 0), (0, 0, 0, 0, 1, 1), (3, 3),
             (6, 0), (7, 0), (1, 1, 1), ()]
-    out = {}
-
-    def run(name, f):
-        try:
-            r = f()
-            out[name] = (f"ok {str(r.dtype).split('.')[-1]} {tuple(r.shape)} "
-                         f"{[round(v, 4) for v in r.reshape(-1).tolist()]}")
-        except Exception as e:  # noqa: BLE001 (the error is the outcome)
-            out[name] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for mode in ["constant", "reflect", "replicate", "circular", "bogus"]:
-            for xn, x in inputs.items():
-                for p in pads:
-                    for value in (None, 0.0, 2.5):
-                        kw = {} if value is None else {"value": value}
-                        run(f"pad({xn}, {p}, {mode}, value={value})",
-                            lambda: F.pad(x, p, mode=mode, **kw))
-        indices = {"1-d": T.tensor([0, 2, 1]), "negative": T.tensor([-1, 1]),
-                   "2-d": T.tensor([[0, 1], [2, 3]]), "empty": T.zeros(0, dtype=T.long),
-                   "int32": T.tensor([0, 1], dtype=T.int32), "float": T.tensor([0., 1.]),
-                   "0-d": T.tensor(2)}
-        for n, i in indices.items():
-            for nc in (-1, 0, 3, 5):
-                run(f"one_hot({n}, {nc})", lambda: F.one_hot(i, nc))
-        w = T.arange(12.).reshape(4, 3)
-        for n, i in indices.items():
-            for pi in (None, 0, -1, 5, -5):
-                for mn in (None, 1.0, 10.0):
-                    run(f"embedding({n}, padding_idx={pi}, max_norm={mn})",
-                        lambda: F.embedding(i, w, padding_idx=pi, max_norm=mn, norm_type=1.5))
+    out = Outcomes(show=describe)
+    run = out.run
+    for mode in ["constant", "reflect", "replicate", "circular", "bogus"]:
+        for xn, x in inputs.items():
+            for p in pads:
+                for value in (None, 0.0, 2.5):
+                    kw = {} if value is None else {"value": value}
+                    run(f"pad({xn}, {p}, {mode}, value={value})",
+                        lambda: F.pad(x, p, mode=mode, **kw))
+    indices = {"1-d": T.tensor([0, 2, 1]), "negative": T.tensor([-1, 1]),
+               "2-d": T.tensor([[0, 1], [2, 3]]), "empty": T.zeros(0, dtype=T.long),
+               "int32": T.tensor([0, 1], dtype=T.int32), "float": T.tensor([0., 1.]),
+               "0-d": T.tensor(2)}
+    for n, i in indices.items():
+        for nc in (-1, 0, 3, 5):
+            run(f"one_hot({n}, {nc})", lambda: F.one_hot(i, nc))
+    w = T.arange(12.).reshape(4, 3)
+    for n, i in indices.items():
+        for pi in (None, 0, -1, 5, -5):
+            for mn in (None, 1.0, 10.0):
+                run(f"embedding({n}, padding_idx={pi}, max_norm={mn})",
+                    lambda: F.embedding(i, w, padding_idx=pi, max_norm=mn, norm_type=1.5))
     return out
 
 
 def test_functional_arguments_match_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_embedding_max_norm_renorms_the_rows_it_reads():

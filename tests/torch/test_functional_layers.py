@@ -4,92 +4,73 @@ parameters at and past their edges, dropout's, the normalizations' shape checks,
 ``bilinear``, the distances; and ``rrelu``/``pdist``, checked in values and gradients."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch, describe
 
 
 def _outcomes(T):  # noqa: C901 (one table of calls)
     F = T.nn.functional
-    res = {}
-
-    def run(name, f):
-        try:
-            r = f()
-            res[name] = "ok " + (f"{tuple(r.shape)} {str(r.dtype).split('.')[-1]} "
-                                 f"{[round(v, 4) for v in r.reshape(-1).tolist()[:6]]}"
-                                 if hasattr(r, "shape") else repr(r))
-        except Exception as e:  # noqa: BLE001 (the error is the outcome)
-            res[name] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        x = T.tensor([[-1.5, -0.2, 0.0, 0.3, 2.0]])
-        acts = {"relu": F.relu, "relu6": F.relu6, "elu": F.elu, "selu": F.selu, "celu": F.celu, "gelu": F.gelu, "silu": F.silu, "mish": F.mish, "softplus": F.softplus, "softsign": F.softsign, "tanhshrink": F.tanhshrink, "hardtanh": F.hardtanh, "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "logsigmoid": F.logsigmoid, "sigmoid": F.sigmoid, "tanh": F.tanh, "leaky_relu": F.leaky_relu, "hardshrink": F.hardshrink, "softshrink": F.softshrink, "threshold": lambda t: F.threshold(t, 0.1, 20), "glu": lambda t: F.glu(T.cat([t, t], 1)), "rrelu eval": lambda t: F.rrelu(t, training=False)}
-        for n, f in acts.items():
-            run(n, lambda: f(x))
-            run(n + " int", lambda: f(T.tensor([[-1, 0, 2]])))
-            run(n + " bool", lambda: f(T.tensor([[True, False]])))
-            run(n + " half", lambda: f(x.half()))
-            run(n + " 0d", lambda: f(T.tensor(0.5)))
-        run("gelu tanh", lambda: F.gelu(x, approximate="tanh"))
-        run("gelu bogus", lambda: F.gelu(x, approximate="bogus"))
-        run("elu alpha neg", lambda: F.elu(x, alpha=-1.0))
-        run("celu alpha 0", lambda: F.celu(x, alpha=0.0))
-        run("softplus beta 0", lambda: F.softplus(x, beta=0))
-        run("softplus threshold", lambda: F.softplus(x, beta=2, threshold=1))
-        run("hardtanh min>max", lambda: F.hardtanh(x, 2.0, -1.0))
-        run("leaky_relu slope tensor", lambda: F.leaky_relu(x, T.tensor(0.1)))
-        run("softshrink neg lambd", lambda: F.softshrink(x, -0.5))
-        run("hardshrink neg", lambda: F.hardshrink(x, -0.5))
-        run("threshold int", lambda: F.threshold(T.tensor([1, 5]), 2, 0))
-        run("relu inplace leaf", lambda: F.relu(T.ones(2, requires_grad=True), inplace=True))
-        run("relu_ int", lambda: T.tensor([-1, 2]).relu_())
-        run("softmax int", lambda: F.softmax(T.tensor([1, 2]), 0))
-        run("log_softmax dim None 3d", lambda: F.log_softmax(T.ones(2, 2, 2)))
-        run("softmin", lambda: F.softmin(x, 1))
-        run("glu odd", lambda: F.glu(x))
-        run("glu dim", lambda: F.glu(T.ones(2, 4), dim=0))
-        run("dropout p=1", lambda: F.dropout(x, 1.0))
-        run("dropout p=-0.1", lambda: F.dropout(x, -0.1))
-        run("dropout eval", lambda: F.dropout(x, 0.5, training=False))
-        run("dropout int", lambda: F.dropout(T.tensor([1, 2]), 0.5))
-        run("dropout2d 2d", lambda: F.dropout2d(T.ones(3, 4), 0.0))
-        run("alpha_dropout eval", lambda: F.alpha_dropout(x, 0.5, training=False))
-        run("normalize", lambda: F.normalize(x))
-        run("normalize p=1 dim0", lambda: F.normalize(x, p=1, dim=0))
-        run("normalize int", lambda: F.normalize(T.tensor([[3, 4]])))
-        run("layer_norm shape", lambda: F.layer_norm(x, (5,)))
-        run("layer_norm bad", lambda: F.layer_norm(x, (4,)))
-        run("layer_norm weight wrong", lambda: F.layer_norm(x, (5,), weight=T.ones(4)))
-        run("group_norm bad groups", lambda: F.group_norm(T.ones(2, 6, 3), 4))
-        run("group_norm", lambda: F.group_norm(T.arange(36.).reshape(2, 6, 3), 3))
-        run("batch_norm no running train", lambda: F.batch_norm(T.arange(6.).reshape(3, 2), None, None, training=True))
-        run("batch_norm no running eval", lambda: F.batch_norm(T.arange(6.).reshape(3, 2), None, None, training=False))
-        run("batch_norm 1 sample", lambda: F.batch_norm(T.ones(1, 2), None, None, training=True))
-        run("instance_norm", lambda: F.instance_norm(T.arange(12.).reshape(1, 2, 6)))
-        run("linear 1d weight", lambda: F.linear(x, T.ones(5)))
-        run("linear bad", lambda: F.linear(x, T.ones(3, 4)))
-        run("linear int", lambda: F.linear(T.tensor([[1, 2]]), T.tensor([[1, 1]])))
-        run("bilinear", lambda: F.bilinear(T.ones(2, 3), T.ones(2, 4), T.ones(5, 3, 4)))
-        run("cosine_similarity", lambda: F.cosine_similarity(T.ones(2, 3), T.zeros(2, 3)))
-        run("pairwise_distance", lambda: F.pairwise_distance(T.ones(2, 3), T.zeros(2, 3)))
-        run("pdist", lambda: F.pdist(T.arange(6.).reshape(3, 2)))
+    res = Outcomes(show=lambda r: describe(r, limit=6))
+    run = res.run
+    x = T.tensor([[-1.5, -0.2, 0.0, 0.3, 2.0]])
+    acts = {"relu": F.relu, "relu6": F.relu6, "elu": F.elu, "selu": F.selu, "celu": F.celu, "gelu": F.gelu, "silu": F.silu, "mish": F.mish, "softplus": F.softplus, "softsign": F.softsign, "tanhshrink": F.tanhshrink, "hardtanh": F.hardtanh, "hardsigmoid": F.hardsigmoid, "hardswish": F.hardswish, "logsigmoid": F.logsigmoid, "sigmoid": F.sigmoid, "tanh": F.tanh, "leaky_relu": F.leaky_relu, "hardshrink": F.hardshrink, "softshrink": F.softshrink, "threshold": lambda t: F.threshold(t, 0.1, 20), "glu": lambda t: F.glu(T.cat([t, t], 1)), "rrelu eval": lambda t: F.rrelu(t, training=False)}
+    for n, f in acts.items():
+        run(n, lambda: f(x))
+        run(n + " int", lambda: f(T.tensor([[-1, 0, 2]])))
+        run(n + " bool", lambda: f(T.tensor([[True, False]])))
+        run(n + " half", lambda: f(x.half()))
+        run(n + " 0d", lambda: f(T.tensor(0.5)))
+    run("gelu tanh", lambda: F.gelu(x, approximate="tanh"))
+    run("gelu bogus", lambda: F.gelu(x, approximate="bogus"))
+    run("elu alpha neg", lambda: F.elu(x, alpha=-1.0))
+    run("celu alpha 0", lambda: F.celu(x, alpha=0.0))
+    run("softplus beta 0", lambda: F.softplus(x, beta=0))
+    run("softplus threshold", lambda: F.softplus(x, beta=2, threshold=1))
+    run("hardtanh min>max", lambda: F.hardtanh(x, 2.0, -1.0))
+    run("leaky_relu slope tensor", lambda: F.leaky_relu(x, T.tensor(0.1)))
+    run("softshrink neg lambd", lambda: F.softshrink(x, -0.5))
+    run("hardshrink neg", lambda: F.hardshrink(x, -0.5))
+    run("threshold int", lambda: F.threshold(T.tensor([1, 5]), 2, 0))
+    run("relu inplace leaf", lambda: F.relu(T.ones(2, requires_grad=True), inplace=True))
+    run("relu_ int", lambda: T.tensor([-1, 2]).relu_())
+    run("softmax int", lambda: F.softmax(T.tensor([1, 2]), 0))
+    run("log_softmax dim None 3d", lambda: F.log_softmax(T.ones(2, 2, 2)))
+    run("softmin", lambda: F.softmin(x, 1))
+    run("glu odd", lambda: F.glu(x))
+    run("glu dim", lambda: F.glu(T.ones(2, 4), dim=0))
+    run("dropout p=1", lambda: F.dropout(x, 1.0))
+    run("dropout p=-0.1", lambda: F.dropout(x, -0.1))
+    run("dropout eval", lambda: F.dropout(x, 0.5, training=False))
+    run("dropout int", lambda: F.dropout(T.tensor([1, 2]), 0.5))
+    run("dropout2d 2d", lambda: F.dropout2d(T.ones(3, 4), 0.0))
+    run("alpha_dropout eval", lambda: F.alpha_dropout(x, 0.5, training=False))
+    run("normalize", lambda: F.normalize(x))
+    run("normalize p=1 dim0", lambda: F.normalize(x, p=1, dim=0))
+    run("normalize int", lambda: F.normalize(T.tensor([[3, 4]])))
+    run("layer_norm shape", lambda: F.layer_norm(x, (5,)))
+    run("layer_norm bad", lambda: F.layer_norm(x, (4,)))
+    run("layer_norm weight wrong", lambda: F.layer_norm(x, (5,), weight=T.ones(4)))
+    run("group_norm bad groups", lambda: F.group_norm(T.ones(2, 6, 3), 4))
+    run("group_norm", lambda: F.group_norm(T.arange(36.).reshape(2, 6, 3), 3))
+    run("batch_norm no running train", lambda: F.batch_norm(T.arange(6.).reshape(3, 2), None, None, training=True))
+    run("batch_norm no running eval", lambda: F.batch_norm(T.arange(6.).reshape(3, 2), None, None, training=False))
+    run("batch_norm 1 sample", lambda: F.batch_norm(T.ones(1, 2), None, None, training=True))
+    run("instance_norm", lambda: F.instance_norm(T.arange(12.).reshape(1, 2, 6)))
+    run("linear 1d weight", lambda: F.linear(x, T.ones(5)))
+    run("linear bad", lambda: F.linear(x, T.ones(3, 4)))
+    run("linear int", lambda: F.linear(T.tensor([[1, 2]]), T.tensor([[1, 1]])))
+    run("bilinear", lambda: F.bilinear(T.ones(2, 3), T.ones(2, 4), T.ones(5, 3, 4)))
+    run("cosine_similarity", lambda: F.cosine_similarity(T.ones(2, 3), T.zeros(2, 3)))
+    run("pairwise_distance", lambda: F.pairwise_distance(T.ones(2, 3), T.zeros(2, 3)))
+    run("pdist", lambda: F.pdist(T.arange(6.).reshape(3, 2)))
     return res
 
 
 def test_functional_layers_match_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    # (known: celu's alpha=0 message carries torch's kernel text after its ZeroDivisionError;
-    # the sign of batch norm's exact zero, a documented residue)
-    known = {"celu alpha 0", "batch_norm no running train"}
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k] and k not in known}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch, known=("celu alpha 0", "batch_norm no running train"))
 
 
 def _pdist_run(T, a, p):

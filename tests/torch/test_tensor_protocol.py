@@ -5,15 +5,14 @@ overload takes (a list, a str) raises the argument parser's TypeError where torc
 returns NotImplemented and Python raises its own TypeError."""
 from __future__ import annotations
 
-import json
 import math
 import operator
-import warnings
 
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import assert_same_as_torch, outcomes
 
 
 def _calls(T):
@@ -53,23 +52,12 @@ def _calls(T):
 
 
 def _outcomes(T):
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, f in _calls(T).items():
-            try:
-                r = f()
-                out[name] = "ok " + (repr(r.tolist()) if hasattr(r, "tolist") else repr(r))
-            except Exception as exc:  # noqa: BLE001 (the error is the outcome)
-                out[name] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    return out
+    return outcomes(_calls(T), show=lambda r: repr(r.tolist()) if hasattr(r, "tolist")
+                    else repr(r))
 
 
 def test_tensor_protocol_matches_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_offsets_sizes_and_conversions():

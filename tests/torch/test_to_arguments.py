@@ -4,13 +4,11 @@ by position or keyword) and nothing else; Python's ``float`` is float64 wherever
 taken (torch's parser reads it as double, whatever the default dtype)."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import assert_same_as_torch, outcomes
 
 
 def _calls(T):
@@ -44,25 +42,13 @@ def _calls(T):
 
 
 def _outcomes(T):
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, f in _calls(T).items():
-            try:
-                r = f()
-                got = (f"ok {str(r.dtype).split('.')[-1]} {tuple(r.shape)} {r.tolist()}"
-                       if hasattr(r, "tolist") else f"ok {r!r}")
-            except Exception as e:  # noqa: BLE001 (the error's type is the outcome)
-                got = type(e).__name__
-            out[name] = got
-    return out
+    return outcomes(_calls(T), messages=False,
+                    show=lambda r: f"{str(r.dtype).split('.')[-1]} {tuple(r.shape)} {r.tolist()}"
+                    if hasattr(r, "tolist") else repr(r))
 
 
 def test_conversions_match_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_python_float_is_double():

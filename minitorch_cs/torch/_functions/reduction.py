@@ -290,16 +290,19 @@ def norm_identity(x, ord, axis):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if p == "fro" and isinstance(dim, (list, tuple)) and len(dim) > 2:
-        # torch hands this case to linalg.matrix_norm, which rejects it
-        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           + " ".join(str(d) for d in dim))
+    """torch's ``torch.norm``: ``"fro"`` over at most two dims and every number order are
+    ``linalg.vector_norm``; the other string orders (``"nuc"``, and ``"fro"`` over more dims)
+    are ``linalg.matrix_norm`` over ``dim`` (every dim when None), which refuses what it does
+    not take."""
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or
+                                                   len(dim) <= 2)):
+        from .linalg_norms import matrix_norm
+        return matrix_norm(input, p, list(range(input.ndim)) if dim is None else dim, keepdim,
+                           dtype=dtype)
     _check_float(input, "linalg.vector_norm: Expected a floating point or complex tensor as input. "
                         "Got {}")
     if p == "fro" or p is None:
         p = 2.0
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is not supported")
     input = norm_dtype(input, dtype, "vector_norm")  # (torch.norm runs linalg.vector_norm)
     axis = _dims(dim, input.ndim)
     norm_identity(input, p, axis)

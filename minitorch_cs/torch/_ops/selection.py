@@ -70,7 +70,14 @@ class Bincount(Op):
             raise _not_implemented("bincount_cpu", x.dtype)
         if x.ndim != 1 or (x.size and x.min() < 0):
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-        return np.bincount(x, weights, minlength)
+        if weights is None or not x.size:  # (torch: an empty input counts, weights or not)
+            return np.bincount(x, None, minlength)
+        # torch's result: float32 for float32 weights (summed in float32, in index order),
+        # float64 for any other weights
+        dt = np.float32 if weights.dtype == np.float32 else np.float64
+        out = np.zeros(max(int(x.max()) + 1 if x.size else 0, minlength), dt)
+        np.add.at(out, x, weights.astype(dt, copy=False))
+        return out
 
 
 class RepeatCounts(Op):

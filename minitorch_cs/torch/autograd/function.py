@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from .. import _dispatch
 from .._autograd import Anomaly, GradState, Node, no_grad, record_forward_stack
 from .._tensor import Tensor
@@ -24,6 +22,7 @@ class FunctionCtx:
         self.saved_tensors = ()
         self.needs_input_grad = ()
         self._non_diff = set()
+        self._materialize = True
 
     def save_for_backward(self, *tensors):
         self.saved_tensors = tensors
@@ -35,7 +34,8 @@ class FunctionCtx:
         pass
 
     def set_materialize_grads(self, value):
-        pass
+        """False: ``backward`` receives None for an output no gradient reached (not zeros)."""
+        self._materialize = bool(value)
 
 
 class _CustomOp(_dispatch.Op):
@@ -48,7 +48,7 @@ class _CustomOp(_dispatch.Op):
 
     @staticmethod
     def backward(node, g):
-        grads = node.fn_cls.backward(node.fctx, *[Tensor._wrap(x) for x in
+        grads = node.fn_cls.backward(node.fctx, *[None if x is None else Tensor._wrap(x) for x in
                                                  (g if isinstance(g, list) else [g])])
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -135,6 +135,8 @@ class Function:
         outs = out if isinstance(out, tuple) else (out,)
         node = Node(_CustomOp, len(outs))
         node.fn_cls, node.fctx, node.args = cls, ctx, args
+        if not ctx._materialize:
+            node.keep_undefined = True
         node.next = [a._edge() if isinstance(a, Tensor) and a._rg else None for a in args]
         node.in_meta = [(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
                         for a in args]

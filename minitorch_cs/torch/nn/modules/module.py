@@ -18,12 +18,12 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
 from ... import _dispatch
-from ... import _dtype as D
 from ..._autograd import no_grad
-from ..._device import device as _device_cls
 from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
+from ._backward_hooks import wrap_inputs as _bw_inputs, wrap_outputs as _bw_outputs
+from ._module_to import _parse_to
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_buffer_registration_hook", "register_module_module_registration_hook",
@@ -146,38 +146,6 @@ def _forward_unimplemented(self, *input: Any) -> None:
                               "function")
 
 
-def _parse_to(*args, **kwargs):
-    """Parse ``Module.to`` arguments into (device, dtype, non_blocking, memory_format)."""
-    dev = kwargs.pop("device", None)
-    dt = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    fmt = kwargs.pop("memory_format", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
-                        f"keyword arguments {sorted(kwargs)}")
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        t = rest.pop(0)
-        dev, dt = t.device, t.dtype
-    elif rest and isinstance(rest[0], D.dtype):
-        dt = rest.pop(0)
-    elif rest and (isinstance(rest[0], (str, _device_cls, int)) and not isinstance(rest[0], bool)
-                   or rest[0] is None):
-        dev = rest.pop(0)
-        if rest and (isinstance(rest[0], D.dtype) or rest[0] is None):
-            dt = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-    if rest:
-        raise TypeError(f"to() received an invalid combination of arguments - got {args!r}")
-    if dev is not None and not isinstance(dev, _device_cls):
-        dev = _device_cls(f"cuda:{dev}" if isinstance(dev, int) else dev)
-    if dt is not None:
-        dt = D.to_dtype(dt)
-    return dev, dt, non_blocking, fmt
-
-
 class Module:
     """Base class for all neural network modules (``torch.nn.Module``).
 
@@ -215,6 +183,8 @@ class Module:
         set_("_parameters", {})
         set_("_buffers", {})
         set_("_non_persistent_buffers_set", set())
+        set_("_backward_pre_hooks", OrderedDict())
+        set_("_backward_hooks", OrderedDict())
         set_("_forward_hooks", OrderedDict())
         set_("_forward_hooks_with_kwargs", OrderedDict())
         set_("_forward_hooks_always_called", OrderedDict())
@@ -464,8 +434,10 @@ class Module:
     # ----- calling -----------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
+        backward_hooked = self.__dict__.get("_backward_hooks") or \
+            self.__dict__.get("_backward_pre_hooks")
         if not (self._forward_hooks or self._forward_pre_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
+                or _global_forward_pre_hooks or backward_hooked):
             return forward_call(*args, **kwargs)
 
         result = None
@@ -485,6 +457,8 @@ class Module:
                     out = hook(self, args)
                     if out is not None:
                         args = out if isinstance(out, tuple) else (out,)
+            if backward_hooked:
+                args, bw_state = _bw_inputs(self, args)
             result = forward_call(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called or \
@@ -497,6 +471,8 @@ class Module:
                     out = hook(self, args, result)
                 if out is not None:
                     result = out
+            if backward_hooked:
+                result = _bw_outputs(bw_state, result)
             return result
         except Exception:
             # always_call hooks still run when forward (or an earlier hook) raised
@@ -554,12 +530,27 @@ class Module:
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
-        # Differs from torch: module backward hooks are not implemented (SPEC "nn.Module").
-        raise NotImplementedError("Module backward hooks are not supported by minitorch_cs; "
-                                  "register a hook on the output tensor instead "
-                                  "(tensor.register_hook)")
+        """``hook(module, grad_input, grad_output)`` once the gradients of the module's tensor
+        inputs are computed; a returned tuple replaces ``grad_input`` (see _backward_hooks)."""
+        return self._add_hook(self._backward_hooks, hook, prepend)
 
-    register_full_backward_pre_hook = register_backward_hook = register_full_backward_hook
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` when the gradients of the module's outputs arrive; a
+        returned tuple replaces ``grad_output``."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def _add_hook(self, hooks, hook, prepend):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        # Differs from torch: the deprecated non-full hook (fired on the last op's node) is not
+        # provided; the full hook is its replacement (SPEC "nn.Module").
+        raise NotImplementedError("Module.register_backward_hook (deprecated in torch) is not "
+                                  "supported; use register_full_backward_hook")
 
     # ----- traversal ---------------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
