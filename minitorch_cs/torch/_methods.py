@@ -19,7 +19,7 @@ from ._autograd import no_grad, torch_named, torch_named_inplace
 from ._device import device
 from ._layout import (checked_format, contiguous_format, is_contiguous_as, preserve_format,
                       suggested_format)
-from ._errors import c_number
+from ._errors import _size_mismatch, c_number
 from ._sizes import combination_message, sizes
 from ._tensor import _TYPE_NAMES, Tensor, _no_cuda, _to_meta, _wrap_dim, type_name
 
@@ -125,6 +125,14 @@ def _eq(self, other):
 
 def _ne(self, other):
     return NotImplemented if other is None else F.ne(self, other)
+
+
+def _t_for_t_(self):
+    """``t``, its rank refusal naming ``t_`` (torch's in-place overload's words)."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self.ndim}D")
+    return F.t(self)
 
 
 def _pos(self):
@@ -325,15 +333,15 @@ def copy_(self, src, non_blocking=False):
         try:
             shape = np.broadcast_shapes(src.shape, self.shape)
         except ValueError:
-            raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must "
-                               f"match the size of tensor b ({src.shape[-1] if src.ndim else 1}) at "
-                               "non-singleton dimension") from None
+            raise _size_mismatch([tuple(self.shape), tuple(src.shape)]) from None
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                            f"{list(shape)}") from None
     return apply_inplace(E.Copy, self, src)
 
 
 def fill_(self, value):
+    if not isinstance(value, (Tensor, int, float, bool, np.number, np.bool_)):
+        raise TypeError(combination_message("fill_", (value,), {}))
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -391,6 +399,7 @@ def _random_fill(kind):
 
 
 def masked_fill_(self, mask, value):
+    FI.check_masked_fill(mask, value)
     if not isinstance(value, Tensor):
         return apply_inplace(M.MaskedFill, self, mask, value)
     prev = self.grad_fn
@@ -961,7 +970,7 @@ METHODS.update({
     'transpose_': _inplace_view("transpose_", F.transpose),
     'swapaxes_': _inplace_view("swapaxes_", F.swapaxes),
     'swapdims_': _inplace_view("swapdims_", F.swapdims),
-    't_': _inplace_view("t_", F.t),
+    't_': _inplace_view("t_", _t_for_t_),
     'squeeze_': _inplace_view("squeeze_", F.squeeze),
     'unsqueeze_': _inplace_view("unsqueeze_", F.unsqueeze),
     'tile': _tile,

@@ -215,7 +215,7 @@ fmod lerp clamp clip clamp_min clamp_max eq ne not_equal lt less le less_equal g
 greater_equal bitwise_and bitwise_or bitwise_xor sum mean prod max min var std all any
 count_nonzero sort argsort view squeeze movedim moveaxis narrow tensor_split repeat_interleave
 scatter masked_fill index_fill xlogy bucketize random bernoulli copysign hsplit vsplit dsplit
-isin""".split())
+isin fill""".split())
 
 
 def _base(name):

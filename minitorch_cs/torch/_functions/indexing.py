@@ -246,14 +246,22 @@ def index_fill(input, dim, index, value):
     return apply(op, input, value, index=idx, dim=d)
 
 
-def masked_fill(input, mask, value):
+def check_masked_fill(mask, value):
+    """torch's checks of ``masked_fill``/``masked_fill_``: a bool mask (its C type named), a
+    0-d value tensor."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{getattr(mask, '_dtype', type(mask).__name__)}")
+        from .._tensor import _C_NAMES
+        name = _C_NAMES[mask._dtype.name] if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{name}")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+
+
+def masked_fill(input, mask, value):
+    check_masked_fill(mask, value)
     if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
-                               f"tensor with {value.ndim} dimension(s).")
         # (torch's masked_fill.Tensor)
         return torch_named(apply(M.MaskedFill, input, mask, value), "MaskedFillBackward1", input,
                            value)

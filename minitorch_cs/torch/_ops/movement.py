@@ -613,7 +613,7 @@ class Scatter(Kernel):
         elif reduce in ("multiply", "prod"):
             np.multiply.at(r, key, src)
         else:
-            raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+            raise RuntimeError("reduce argument must be either add or multiply.")
         return r
 
     @staticmethod
