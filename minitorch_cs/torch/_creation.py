@@ -17,7 +17,7 @@ from ._layout import (channels_last_order, checked_format, element_strides, form
                       laid_out, new_array, order_strides, preserve_format)
 from ._layout import preserved_copy
 from ._random import RandomNew
-from ._sizes import sizes
+from ._sizes import combination_message, sizes
 from ._tensor import _TYPE_NAMES, Tensor, _meta_array
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "zeros", "ones", "full", "empty",
@@ -481,10 +481,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_g
 def _steps_arg(fname, start, end, steps):
     """torch's schema takes an int ``steps`` (not a float, not a bool)."""
     if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
-        got = ", ".join(type(v).__name__ if not isinstance(v, Tensor) else "Tensor"
-                        for v in (start, end, steps))
-        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), "
-                        "but expected one of:")
+        raise TypeError(combination_message(fname, (start, end, steps), {}))
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, device=None,

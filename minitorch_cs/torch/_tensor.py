@@ -184,7 +184,7 @@ class Tensor:
                                    "the tensor are the same size")
             if value._dtype is not self._dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_NAMES[value._dtype.name]}' "
+                    f"attempting to assign a gradient with dtype '{D.cpp_name(value._dtype)}' "
                     f"to a tensor with grad_dtype '{D.scalar_name(self._dtype)}'. The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype).")
         _dispatch.set_grad(self, value)
@@ -464,12 +464,6 @@ class Tensor:
 
     def share_memory_(self):
         return self
-
-
-# C++'s names of the dtypes' element types (torch's messages print them)
-_C_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
 def type_name(dt) -> str:

@@ -35,6 +35,7 @@ def _calls(T):
         "linspace(0, 1, 0)": lambda: T.linspace(0, 1, 0), "linspace(0, 1, -1)": lambda: T.linspace(0, 1, -1),
         "linspace(0, 10, 4, int64)": lambda: T.linspace(0, 10, 4, dtype=T.int64),
         "linspace(0, 1, 2.0)": lambda: T.linspace(0, 1, 2.0), "linspace(0, 1, True)": lambda: T.linspace(0, 1, True),
+        "linspace(0, np.float32, np.float64)": lambda: T.linspace(0, np.float32(1), np.float64(3)),
         "logspace(0, 2, 3)": lambda: T.logspace(0, 2, 3), "logspace(0, 2, 3, base=2)": lambda: T.logspace(0, 2, 3, base=2),
         "full((2,), 1)": lambda: T.full((2,), 1), "full((2,), True)": lambda: T.full((2,), True),
         "full((2,), 1.5, int64)": lambda: T.full((2,), 1.5, dtype=T.int64),

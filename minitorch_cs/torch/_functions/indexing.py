@@ -250,8 +250,7 @@ def check_masked_fill(mask, value):
     """torch's checks of ``masked_fill``/``masked_fill_``: a bool mask (its C type named), a
     0-d value tensor."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
-        from .._tensor import _C_NAMES
-        name = _C_NAMES[mask._dtype.name] if isinstance(mask, Tensor) else type(mask).__name__
+        name = D.cpp_name(mask._dtype) if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{name}")
     if isinstance(value, Tensor) and value.ndim:

@@ -33,19 +33,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """
     if not (query._dtype is key._dtype is value._dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
-                           f"query.dtype: {_cpp_dtype(query)} key.dtype: {_cpp_dtype(key)} and "
-                           f"value.dtype: {_cpp_dtype(value)} instead.")
+                           f"query.dtype: {D.cpp_name(query._dtype)} key.dtype: {D.cpp_name(key._dtype)} and "
+                           f"value.dtype: {D.cpp_name(value._dtype)} instead.")
     if attn_mask is not None and attn_mask._dtype not in (D.bool, D.float32, query._dtype):
         raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query "
-                           f"dtype, but got attn_mask.dtype: {_cpp_dtype(attn_mask)} and  "
-                           f"query.dtype: {_cpp_dtype(query)} instead.")
+                           f"dtype, but got attn_mask.dtype: {D.cpp_name(attn_mask._dtype)} and  "
+                           f"query.dtype: {D.cpp_name(query._dtype)} instead.")
     if not query._dtype.is_floating_point:
         # torch's math path: a bool mask becomes a -inf/0 mask in the query's dtype (an integer
         # dtype cannot hold -inf), the scaled scores are float, and the final matmul with the
         # integer or bool values refuses to mix dtypes
         if attn_mask is not None and attn_mask._dtype is D.bool and query._dtype is not D.bool:
             raise RuntimeError("value cannot be converted to type "
-                               f"{_C_INT[query._dtype.name]} without overflow")
+                               f"{D._C_INT[query._dtype.name]} without overflow")
         raise RuntimeError(f"expected scalar type Float but found {D.scalar_name(query._dtype)}")
     if query._dtype in (D.float16, D.bfloat16):
         # torch's math path upcasts half inputs to float32 and rounds the result once
@@ -96,18 +96,6 @@ def _flash_named(out, query, key, value, attn_mask, dropout_p):
             value.numel() and (attn_mask is None or not attn_mask.requires_grad):
         torch_named(out, "ScaledDotProductFlashAttentionForCpuBackward0", query, key, value)
     return out
-
-
-_C_INT = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
-          "uint8": "uint8_t"}
-
-
-def _cpp_dtype(t):
-    """How torch's C++ messages print a dtype (``float``, ``double``, ``long int``, ...)."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
-        t._dtype.name, t._dtype.name)
 
 
 def _none_or_dtype(input):

@@ -503,13 +503,10 @@ class Module:
         ``with_kwargs`` hook returns ``(args, kwargs)``). ``prepend`` runs it before existing
         hooks; global hooks always run first.
         """
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
+        handle = self._add_hook(self._forward_pre_hooks, hook, prepend,
+                                self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
@@ -517,16 +514,12 @@ class Module:
                               ) -> RemovableHandle:
         """Run ``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) after
         ``forward``; a non-None return replaces the output."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
+        handle = self._add_hook(self._forward_hooks, hook, prepend,
+                                [self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
             self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
@@ -539,8 +532,10 @@ class Module:
         returned tuple replaces ``grad_output``."""
         return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
-    def _add_hook(self, hooks, hook, prepend):
-        handle = RemovableHandle(hooks)
+    def _add_hook(self, hooks, hook, prepend, extra=None):
+        """Register ``hook`` in the ordered dict ``hooks`` (first when ``prepend``); its handle
+        also removes the hook's entries in the ``extra`` flag dicts."""
+        handle = RemovableHandle(hooks, extra_dict=extra)
         hooks[handle.id] = hook
         if prepend:
             hooks.move_to_end(handle.id, last=False)
