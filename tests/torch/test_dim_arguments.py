@@ -5,12 +5,10 @@ torch refuses is silently read (``True`` as dim 1, ``None`` as every dim), and n
 takes is refused."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch
 
 _OPS = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "max", "min", "std", "var",
         "logsumexp", "norm", "nansum", "nanmean", "all", "any", "count_nonzero", "median",
@@ -38,32 +36,26 @@ def _call(x, fn, d, by_keyword):
 def _outcomes(T):
     inputs = {"matrix": T.arange(1., 7.).reshape(2, 3) / 7, "0-d": T.tensor(0.5),
               "empty": T.zeros(0, 3), "vector": T.tensor([0.3, -1.0, 2.0])}
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for fn in _OPS:
-            for xn, x in inputs.items():
-                for d in _DIMS:
-                    for by_keyword in (True, False):
-                        try:
-                            r = _call(x, fn, d, by_keyword)
-                            r = r[0] if isinstance(r, (tuple, list)) else r
-                            got = (f"ok {str(r.dtype).split('.')[-1]} {tuple(r.shape)} " +
-                                   str([round(float(v), 3)
-                                        for v in r.detach().double().reshape(-1).tolist()]))
-                        except Exception as e:  # noqa: BLE001 (the error's type is the outcome)
-                            got = type(e).__name__
-                        form = "dim=" if by_keyword else "by position"
-                        out[f"x.{fn}({d!r}) on {xn}, {form}"] = got
+    out = Outcomes(show=_shown, messages=False)  # (the error's type is the outcome)
+    for fn in _OPS:
+        for xn, x in inputs.items():
+            for d in _DIMS:
+                for by_keyword in (True, False):
+                    form = "dim=" if by_keyword else "by position"
+                    out.run(f"x.{fn}({d!r}) on {xn}, {form}",
+                            lambda x=x, fn=fn, d=d, k=by_keyword: _call(x, fn, d, k))
     return out
+
+
+def _shown(r) -> str:
+    r = r[0] if isinstance(r, (tuple, list)) else r
+    return (f"{str(r.dtype).split('.')[-1]} {tuple(r.shape)} " +
+            str([round(float(v), 3) for v in r.detach().double().reshape(-1).tolist()]))
 
 
 def test_dim_arguments_match_torch():
     """4,512 calls against torch 2.13."""
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 @pytest.mark.parametrize("call, kind", [

@@ -5,13 +5,11 @@ a uint8 mask is refused (torch's ``masked_fill_``). Known difference: a key with
 ``...`` is refused here (SPEC)."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch
 
 
 def _keys(T):
@@ -40,36 +38,31 @@ def _keys(T):
     }
 
 
+def _written(x, key, v) -> str:
+    y = x.clone()
+    y[key] = v
+    return str(y.reshape(-1).tolist())
+
+
+def _read(x, key) -> str:
+    r = x[key]
+    return f"{tuple(r.shape)} {r.reshape(-1).tolist()}"
+
+
 def _outcomes(T):
     x = T.arange(24.).reshape(2, 3, 4)
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, key in _keys(T).items():
-            for value in (-1.0, "0-d", "row"):
-                v = T.tensor(-2.0) if value == "0-d" else T.full((4,), -3.0) \
-                    if value == "row" else value
-                try:
-                    y = x.clone()
-                    y[key] = v
-                    got = f"ok {y.reshape(-1).tolist()}"
-                except Exception as e:  # noqa: BLE001 (the error is the outcome)
-                    got = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-                out[f"x[{name}] = {value}"] = got
-            try:
-                r = x[key]
-                got = f"ok {tuple(r.shape)} {r.reshape(-1).tolist()}"
-            except Exception as e:  # noqa: BLE001
-                got = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-            out[f"x[{name}]"] = got
+    out = Outcomes(show=str)
+    for name, key in _keys(T).items():
+        for value in (-1.0, "0-d", "row"):
+            v = T.tensor(-2.0) if value == "0-d" else T.full((4,), -3.0) \
+                if value == "row" else value
+            out.run(f"x[{name}] = {value}", lambda key=key, v=v: _written(x, key, v))
+        out.run(f"x[{name}]", lambda key=key: _read(x, key))
     return out
 
 
 def test_index_keys_match_torch():
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_a_list_of_indices_is_a_tuple():

@@ -5,13 +5,11 @@ refused, and a complex number is refused here (no complex dtypes) instead of los
 imaginary part."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch
 
 _NUMBERS = {"np.float64": np.float64(2.5), "np.float32": np.float32(2.5),
             "np.float16": np.float16(2.5), "np.int64": np.int64(3), "np.int8": np.int8(3),
@@ -30,27 +28,18 @@ def _outcomes(T):
            "where(x > 0, x, n)": lambda a, b: T.where(a > 0, a, b),
            "maximum(x, n)": lambda a, b: T.maximum(a, b), "x.clamp(max=n)": lambda a, b: a.clamp(max=b),
            "x // n": lambda a, b: a // b}
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for xn, x in tensors.items():
-            for nn, n in _NUMBERS.items():
-                for opn, op in ops.items():
-                    try:
-                        r = op(x, n)
-                        got = f"ok {str(r.dtype).split('.')[-1]} {r.tolist()}"
-                    except Exception as e:  # noqa: BLE001 (the error's type is the outcome)
-                        got = type(e).__name__
-                    out[f"{opn} with x {xn}, n {nn}"] = got
+    # (the error's type is the outcome)
+    out = Outcomes(show=lambda r: f"{str(r.dtype).split('.')[-1]} {r.tolist()}", messages=False)
+    for xn, x in tensors.items():
+        for nn, n in _NUMBERS.items():
+            for opn, op in ops.items():
+                out.run(f"{opn} with x {xn}, n {nn}", lambda op=op, x=x, n=n: op(x, n))
     return out
 
 
 def test_number_operands_match_torch():
     """720 calls against torch 2.13."""
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_numpy_scalars_are_weak():

@@ -5,13 +5,11 @@ float tensors and None; a floating one refuses None; a str is never data) -- no 
 silently read as NaN, True or a truncated value torch refuses."""
 from __future__ import annotations
 
-import json
-import warnings
-
 import numpy as np
 import pytest
 
 from minitorch_cs import torch
+from tests.torch._sweeps import Outcomes, assert_same_as_torch
 
 _DATA = {
     "int 300": [300], "int -1": [-1], "2**63": [2 ** 63], "-2**63-1": [-2 ** 63 - 1],
@@ -35,28 +33,19 @@ def _outcomes(T):
     sources = dict(_DATA, **{"float tensors": [T.tensor(1.5), T.tensor(2.0)],
                              "int tensors": [T.tensor(1), T.tensor(2)],
                              "float16 tensor and float": [T.tensor(1.0).half(), 2.5]})
-    out = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, data in sources.items():
-            for dn in dtypes:
-                for fn in ("tensor", "as_tensor"):
-                    kw = {} if dn is None else {"dtype": getattr(T, dn)}
-                    try:
-                        r = getattr(T, fn)(data, **kw)
-                        got = f"ok {str(r.dtype).split('.')[-1]} {tuple(r.shape)} {r.tolist()}"
-                    except Exception as e:  # noqa: BLE001 (the error is the outcome)
-                        got = f"{type(e).__name__}: {str(e).splitlines()[0]}"
-                    out[f"{fn}({name}, dtype={dn})"] = got
+    out = Outcomes(show=lambda r: f"{str(r.dtype).split('.')[-1]} {tuple(r.shape)} {r.tolist()}")
+    for name, data in sources.items():
+        for dn in dtypes:
+            for fn in ("tensor", "as_tensor"):
+                kw = {} if dn is None else {"dtype": getattr(T, dn)}
+                out.run(f"{fn}({name}, dtype={dn})",
+                        lambda make=getattr(T, fn), data=data, kw=kw: make(data, **kw))
     return out
 
 
 def test_tensor_data_matches_torch():
     """738 calls against torch 2.13: the same dtype, shape and values, or the same error."""
-    real = pytest.importorskip("torch")
-    want, got = _outcomes(real), _outcomes(torch)
-    diffs = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
-    assert not diffs, json.dumps(diffs, indent=1)
+    assert_same_as_torch(_outcomes, torch)
 
 
 def test_inferred_dtypes():
