@@ -634,12 +634,11 @@ def __getitem__(self, key):
 def __setitem__(self, key, value):
     if not self.ndim:
         _zero_dim_key(key)
-    if (not isinstance(value, Tensor) or value.ndim == 0) and any(
-            isinstance(e, Tensor) and e._dtype is D.uint8
-            for e in (key if isinstance(key, (tuple, list)) else (key,))):
+    if not isinstance(value, Tensor) or value.ndim == 0:
         # (torch writes a number through a byte mask with masked_fill_, which takes bool only)
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           "unsigned char")
+        for e in key if isinstance(key, (tuple, list)) else (key,):
+            if isinstance(e, Tensor) and e._dtype is D.uint8:
+                FI.check_masked_fill(e, value)
     k, adv = _norm_key(key)
     split = _split_ints(k) if adv else None
     if split is not None:

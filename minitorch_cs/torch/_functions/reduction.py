@@ -272,7 +272,6 @@ def norm_dtype(x, dtype, fn):
     return x.to(dtype)
 
 
-
 def norm_identity(x, ord, axis):
     """torch's refusal of a vector norm without an identity (a negative or infinite order)
     over nothing: every element of an empty tensor, or an empty dim of ``axis``."""
