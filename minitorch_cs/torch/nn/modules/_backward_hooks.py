@@ -20,10 +20,9 @@ from ..._tensor import Tensor
 class _State:
     """What one call of a hooked module shares between its two identity nodes."""
 
-    def __init__(self, module, n_inputs, inputs_require_grad):
+    def __init__(self, module, inputs_require_grad):
         self.module = module
-        self.n_inputs = n_inputs
-        self.mask = inputs_require_grad
+        self.mask = inputs_require_grad  # (one entry per tensor input)
         self.grad_output = None
 
 
@@ -44,7 +43,7 @@ class _Identity(Function):
         return (None,) + tuple(ctx.on_grad(grads))
 
 
-def _check_replacement(new, old, what, hook):
+def _check_replacement(new, old, what):
     if not isinstance(new, tuple):
         new = tuple(new) if isinstance(new, list) else (new,)
     if len(new) != len(old):
@@ -58,7 +57,7 @@ def _run_full_hooks(state, grad_input):
     for hook in module._backward_hooks.values():
         r = hook(module, grad_input, state.grad_output)
         if r is not None:
-            grad_input = _check_replacement(r, grad_input, "grad_input", hook)
+            grad_input = _check_replacement(r, grad_input, "grad_input")
     return grad_input
 
 
@@ -73,7 +72,7 @@ def wrap_inputs(module, args):
             "at trace time). Remove the hook for the compiled run, or run the model on the CPU "
             "backend.")
     mask = tuple(args[i].requires_grad for i in idx)
-    state = _State(module, len(idx), mask)
+    state = _State(module, mask)
     if not any(mask) or not module._backward_hooks:
         return args, state
 
@@ -85,12 +84,18 @@ def wrap_inputs(module, args):
         return _run_full_hooks(state, grad_input)
 
     tensors = [args[i] for i in idx]
-    passed = _Identity.apply(on_grad, *tensors)
+    return _pass_through(args, idx, on_grad), state
+
+
+def _pass_through(values, idx, on_grad):
+    """``values`` (a tuple) with its tensors at ``idx`` replaced by their pass through one
+    identity node whose backward calls ``on_grad``."""
+    passed = _Identity.apply(on_grad, *[values[i] for i in idx])
     passed = passed if isinstance(passed, tuple) else (passed,)
-    args = list(args)
+    values = list(values)
     for i, t in zip(idx, passed):
-        args[i] = t
-    return tuple(args), state
+        values[i] = t
+    return tuple(values)
 
 
 def wrap_outputs(state, result):
@@ -110,18 +115,14 @@ def wrap_outputs(state, result):
         for hook in module._backward_pre_hooks.values():
             r = hook(module, grads)
             if r is not None:
-                grads = _check_replacement(r, grads, "grad_output", hook)
+                grads = _check_replacement(r, grads, "grad_output")
         state.grad_output = grads
         if not any(state.mask) and module._backward_hooks:
             warnings.warn("Full backward hook is firing when gradients are computed with respect "
                           "to module outputs since no inputs require gradients.", UserWarning,
                           stacklevel=2)
-            _run_full_hooks(state, (None,) * state.n_inputs)
+            _run_full_hooks(state, (None,) * len(state.mask))
         return grads
 
-    passed = _Identity.apply(on_grad, *[outs[i] for i in idx])
-    passed = passed if isinstance(passed, tuple) else (passed,)
-    outs = list(outs)
-    for i, t in zip(idx, passed):
-        outs[i] = t
-    return outs[0] if single else tuple(outs)
+    outs = _pass_through(outs, idx, on_grad)
+    return outs[0] if single else outs
