@@ -10,7 +10,7 @@ from .._dispatch import apply
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import selection as S
-from .._sizes import sizes
+from .._sizes import combination_message, sizes
 from .._tensor import Tensor, _wrap_dim
 from ._common import _dims, _infer_shape, _shape_arg
 
@@ -142,8 +142,7 @@ def movedim(input, source, destination):
     """``source`` dims moved to ``destination`` (both ints, or both sequences of one length
     without repeats -- torch's checks and messages), the rest keeping their order."""
     if isinstance(source, int) != isinstance(destination, int):  # (int, int) or two lists
-        from ._parser import _combination
-        raise _combination("movedim", (source, destination), {})
+        raise TypeError(combination_message("movedim", (source, destination), {}))
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
