@@ -360,7 +360,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss.sum(dim=class_dim) / input.shape[class_dim], reduction)
 
 
-def _margin_rows(input, target, fname):
+def _margin_rows(input, target):
     """``input`` as (N, C) rows and ``target`` as (N, ...) rows, with torch's shape checks."""
     if input.ndim > 2:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
@@ -380,7 +380,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    x, t = _margin_rows(input, target, "multi_margin_loss")
+    x, t = _margin_rows(input, target)
     t = t.reshape(-1)
     if t.shape[0] != x.shape[0]:
         raise RuntimeError(f"inconsistent target size, expected {x.shape[0]} but got "
@@ -404,7 +404,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     -1; per sample, ``sum over targets j and non-target classes i of max(0, 1 - (x[j] -
     x[i]))``, divided by the number of classes (torch's definition)."""
     reduction = _check_reduction(reduction, size_average, reduce)
-    x, t = _margin_rows(input, target, "multilabel_margin_loss")
+    x, t = _margin_rows(input, target)
     if tuple(t.shape) != tuple(x.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
                            f"{list(input.shape)}")
