@@ -13,6 +13,7 @@ import math
 from .. import _dtype as D
 from .._autograd import torch_named as _torch_named
 from .._dispatch import apply as _apply
+from .._errors import c_number
 from .._ops import linalg as L
 from .._ops import reduce as R
 from .._tensor import Tensor as _Tensor, _wrap_dim
@@ -28,10 +29,6 @@ def _check_input(x, fn):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {D.scalar_name(x.dtype)}")
-
-
-def _fmt(v):
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -72,7 +69,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt(float(ord))} not supported.")
+        raise RuntimeError(f"linalg.matrix_norm: Order {c_number(ord)} not supported.")
     spectral = ord == "nuc" or (not isinstance(ord, str) and builtins.abs(ord) == 2)
     if spectral and A.dtype in (D.float16, D.bfloat16):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "

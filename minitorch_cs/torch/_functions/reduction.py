@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .._autograd import also_checked, torch_named
 from .._dispatch import also_saved, apply, apply_inplace
+from .._errors import c_number
 from .._fpe import warn_user
 from .._ops import nn as N
 from .._ops import order_stats as O
@@ -277,7 +278,7 @@ def norm_identity(x, ord, axis):
     over nothing: every element of an empty tensor, or an empty dim of ``axis``."""
     if x.numel() or not (ord < 0 or ord == math.inf):
         return
-    shown = str(int(ord)) if float(ord).is_integer() else str(float(ord))
+    shown = c_number(ord)
     if axis is None:
         raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty "
                            "tensor because the operation does not have an identity")
