@@ -29,6 +29,7 @@ from ._layout import (channels_last, channels_last_3d, contiguous_format,  # noq
                       memory_format, preserve_format)
 from ._tensor import Size, Tensor
 from . import _methods  # noqa: F401  (attaches Tensor methods)
+from ._functions import operators as _operators  # noqa: F401  (Python's binary operators)
 from . import autograd
 from ._autocast import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401
 from . import nn  # noqa: F401  (``torch.nn.functional`` works after ``import torch``)

@@ -310,7 +310,11 @@ def modified_error(t, v, node=None) -> RuntimeError:
     place since. It names the op that made the tensor: ``node`` itself when the tensor is the
     node's saved output (its in-place changes chain back to it), else the tensor's current
     ``grad_fn`` (none for a tensor outside the graph); torch prints an op as its node's name
-    without ``Backward<n>`` (``Sigmoid``, ``Add``)."""
+    without ``Backward<n>`` (``Sigmoid``, ``Add``). A hidden intermediate that a returned tensor
+    stands for (``_shown_as``: a weak reference) is reported as that tensor."""
+    shown = t.__dict__.get("_shown_as")
+    if shown is not None and shown() is not None:
+        t, node = shown(), None
     fn = t.grad_fn
     f, hops = fn, 0
     while f is not None and f is not node and hops < 64:  # in-place nodes chain on edge 0

@@ -164,6 +164,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return bool
 
 
+class ComplexUnsupported(TypeError):
+    """A complex number where a number operand is taken: we have no complex dtypes. (A
+    TypeError, and the one a Python operator does not turn into NotImplemented: torch would
+    compute the result in complex64, so the refusal names why.)"""
+
+
 def _scalar_dtype(x) -> dtype:
     """A Python number's dtype in promotion (numpy scalars a user passes are Python numbers by
     the time an op sees them: the argument parser converts them)."""
@@ -172,8 +178,8 @@ def _scalar_dtype(x) -> dtype:
     if isinstance(x, builtins.int):
         return int64
     if isinstance(x, (builtins.complex, np.complexfloating)):
-        raise TypeError("complex numbers are not supported: minitorch_cs has no complex dtypes "
-                        "(torch would compute in complex64)")
+        raise ComplexUnsupported("complex numbers are not supported: minitorch_cs has no complex "
+                                 "dtypes (torch would compute in complex64)")
     return get_default_dtype()
 
 

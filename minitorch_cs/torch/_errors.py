@@ -271,6 +271,13 @@ def _scalar(npdtype) -> str:
     return scalar_name(dt) if dt is not None else str(npdtype)
 
 
+def before_broadcast(err):
+    """Mark ``err`` as raised by a check torch makes before its TensorIterator broadcasts the
+    operands: it stands even when their shapes do not broadcast."""
+    err.before_broadcast = True
+    return err
+
+
 def _size_mismatch(shapes):
     """torch's broadcast error for the first pair of shapes that does not broadcast."""
     for i, sa in enumerate(shapes):

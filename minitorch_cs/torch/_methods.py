@@ -10,7 +10,7 @@ from . import _functions as F
 from ._functions import indexing as FI
 from ._functions._parser import parsed
 from ._functions import sampling as FS
-from ._functions._common import _number_arg, _t, _with_numpy_names
+from ._functions._common import _number_arg, _with_numpy_names
 from ._dispatch import apply, apply_inplace, become
 from ._ops import elementwise as E
 from ._ops import movement as M
@@ -119,14 +119,6 @@ def _split(self, split_size, dim=0):
 _split.__qualname__ = "Tensor.split"  # (torch's method is Python: its errors name it so)
 
 
-def _eq(self, other):
-    return NotImplemented if other is None else F.eq(self, other)  # t == None is False (torch)
-
-
-def _ne(self, other):
-    return NotImplemented if other is None else F.ne(self, other)
-
-
 def _t_for_t_(self):
     """``t``, its rank refusal naming ``t_`` (torch's in-place overload's words)."""
     if self.ndim > 2:
@@ -146,19 +138,6 @@ def _contains(self, element):
         return bool((element == self).any())  # (torch's order: the element first)
     raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                        f"{type(element)}.")
-
-
-def _shift(op, kernel, reflected=False):
-    """``<<``/``>>`` (torch's bitwise shifts): integer operands only, the result in the promoted
-    dtype of the operands (a Python int adopts the tensor's)."""
-    def method(self, other):
-        a, b = (other, self) if reflected else (self, other)
-        rt = D.result_type(self, other)
-        if rt.is_floating_point or rt is D.bool:  # (torch's kernel exists for integers only)
-            raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
-                                      f"'{D.scalar_name(rt)}'")
-        return apply(op, a, b)
-    return method
 
 
 def _matrix_transpose(self):
@@ -227,44 +206,7 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 
-# ----- operators ----------------------------------------------------------------------------------
-def _rsub(self, other):  # (torch's rsub: RsubBackward1 for a number, 0 for a tensor)
-    other = _t(other)
-    return torch_named(apply(E.Sub, other, self),
-                       "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1", self, other)
-
-
-def _rdiv(self, other):
-    return F.reciprocal(self) * other  # torch's __rdiv__: reciprocal, then the product
-
-
-def _rfloordiv(self, other):
-    return apply(E.Div, other, self, rounding_mode="floor")
-
-
-def _rpow(self, other):
-    return F.pow(other, self)  # a number base: torch's Scalar-base kernel (a contiguous result)
-
-
-def _rmatmul(self, other):
-    return F.matmul(other, self)
-
-
-def _rmod(self, other):
-    return apply(E.Remainder, other, self)
-
-
-def _bool_or_bitwise(logical, bitwise):
-    """``a & b`` and friends: the logical op (``logical``) on bool operands -- a Python bool
-    included, which the public ``logical_and`` refuses -- else the bitwise function."""
-    def fn(self, other):
-        if self._dtype is D.bool and (other._dtype is D.bool if isinstance(other, Tensor)
-                                      else isinstance(other, bool)):  # bool | 1 is int64
-            return apply(logical, self, _t(other))
-        return bitwise(self, other)
-    return fn
-
-
+# ----- operators (the binary ones: _operators.py) ----------------------------------------------
 def _invert(self):
     if self._dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
@@ -283,6 +225,8 @@ def add_(self, other, *, alpha=1):
 
 
 def sub_(self, other, *, alpha=1):
+    # (torch's bool check comes before the in-place broadcast to ``self``'s shape)
+    E._check_sub(self._data, other._data if isinstance(other, Tensor) else other)
     return apply_inplace(E.Sub, self, other, alpha=alpha)
 
 
@@ -704,11 +648,6 @@ def _inplace_view(name, fn):
 
 
 
-
-# after the operator table above: these override its __eq__/__ne__ and add the rest
-
-
-
 # ----- dtype and device conversions ---------------------------------------------------------------
 def _is_dtype_arg(a) -> bool:
     """A dtype as torch's parser reads one: a torch dtype or Python's float/int/bool."""
@@ -868,6 +807,10 @@ METHODS.update({
     'fmin': F.fmin.method,
     'heaviside': F.heaviside.method,
     'copysign': F.copysign.method,
+    'bitwise_left_shift': F.bitwise_left_shift.method,
+    'bitwise_left_shift_': F.bitwise_left_shift.inplace,
+    'bitwise_right_shift': F.bitwise_right_shift.method,
+    'bitwise_right_shift_': F.bitwise_right_shift.inplace,
     'copysign_': F.copysign.inplace,
     'heaviside_': F.heaviside.inplace,
     'repeat': _repeat,
@@ -891,38 +834,10 @@ METHODS.update({
     'new_empty': _new_filled("empty", 0),
     'new_full': parsed("new_full", _new_full, method=True),
     'new_tensor': _new_tensor,
-    '__add__': F.add,
-    '__radd__': F.add,
-    '__sub__': F.sub,
-    '__rsub__': _rsub,
-    '__mul__': F.mul,
-    '__rmul__': F.mul,
-    '__truediv__': F.div,
-    '__rtruediv__': _rdiv,
-    '__floordiv__': F.floor_divide,
-    '__rfloordiv__': _rfloordiv,
-    '__mod__': F.remainder,
-    '__rmod__': _rmod,
-    '__pow__': F.pow,
-    '__rpow__': _rpow,
-    '__matmul__': F.matmul,
-    '__rmatmul__': _rmatmul,
     '__neg__': F.neg,
     '__pos__': _pos,
     '__abs__': F.abs,
     '__invert__': _invert,
-    '__and__': _bool_or_bitwise(E.LogicalAnd, F.bitwise_and),
-    '__rand__': _bool_or_bitwise(E.LogicalAnd, F.bitwise_and),
-    '__or__': _bool_or_bitwise(E.LogicalOr, F.bitwise_or),
-    '__ror__': _bool_or_bitwise(E.LogicalOr, F.bitwise_or),
-    '__xor__': _bool_or_bitwise(E.LogicalXor, F.bitwise_xor),
-    '__rxor__': _bool_or_bitwise(E.LogicalXor, F.bitwise_xor),
-    '__eq__': _eq,
-    '__ne__': _ne,
-    '__lt__': F.lt,
-    '__le__': F.le,
-    '__gt__': F.gt,
-    '__ge__': F.ge,
     'add_': add_,
     'sub_': sub_,
     'subtract_': sub_,
@@ -959,11 +874,6 @@ METHODS.update({
     'addcdiv_': addcdiv_,
     'tril_': lambda self, diagonal=0: apply_inplace(M.Tril, self, diagonal=diagonal),
     'triu_': lambda self, diagonal=0: apply_inplace(M.Triu, self, diagonal=diagonal),
-    # (through the parsed in-place methods: their argument rules, numpy scalars included)
-    '__iadd__': lambda self, other: self.add_(other),
-    '__isub__': lambda self, other: self.sub_(other),
-    '__imul__': lambda self, other: self.mul_(other),
-    '__itruediv__': lambda self, other: self.div_(other),
     '__getitem__': __getitem__,
     '__setitem__': __setitem__,
     'transpose_': _inplace_view("transpose_", F.transpose),
@@ -975,10 +885,6 @@ METHODS.update({
     'tile': _tile,
     'split': _split,
     '__contains__': _contains,
-    '__lshift__': _shift(E.LeftShift, "lshift"),
-    '__rshift__': _shift(E.RightShift, "rshift"),
-    '__rlshift__': _shift(E.LeftShift, "lshift", reflected=True),
-    '__rrshift__': _shift(E.RightShift, "rshift", reflected=True),
     'bernoulli': FS.bernoulli_method,
     'bernoulli_': FS.bernoulli_,
     'multinomial': F.multinomial,

@@ -84,9 +84,14 @@ def _generic(qualname):
     for make in C.CANDIDATES:
         e = C.Example(make)
         try:
-            return e, _record(qualname, e)
+            run = _record(qualname, e)
         except Exception as exc:  # noqa: BLE001  (trying argument tuples until one fits)
             errors.append(f"{type(exc).__name__}: {exc}"[:120])
+            continue
+        if run.res is NotImplemented:  # (an operator that does not take these operands)
+            errors.append("NotImplemented")
+            continue
+        return e, run
     return None, errors
 
 

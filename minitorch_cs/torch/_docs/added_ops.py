@@ -48,6 +48,16 @@ FUNCTIONS = {  # torch.<name>
         ('``|input|`` with the sign bit of ``other`` (a tensor, broadcast, or a number); '
          'integer and bool inputs give the default float dtype. Gradient: ``grad * (result / '
          'input)``, 0 where ``input`` is 0; a tensor ``other`` gets a zero gradient.'), ""),
+    'bitwise_left_shift': ('bitwise_left_shift(input, other, *, out=None) -> Tensor',
+        ('``input`` shifted left by ``other`` bits elementwise, with broadcasting (the ``<<`` '
+         'operator); either argument may be a number, not both. Integer dtypes only (float and '
+         'bool raise torch\'s NotImplementedError for ``lshift_cpu``); the result has the '
+         'operands\' promoted dtype. A shift by the width or more gives 0, a negative shift 0. '
+         'Not differentiable.'), ""),
+    'bitwise_right_shift': ('bitwise_right_shift(input, other, *, out=None) -> Tensor',
+        ('``input`` shifted right by ``other`` bits (the ``>>`` operator), the sign bit '
+         'repeated: a shift by the width or more gives 0, or -1 for a negative value; a '
+         'negative shift 0. Otherwise as ``bitwise_left_shift``.'), ""),
     'heaviside': ('heaviside(input, values, *, out=None) -> Tensor',
         ('``values`` where ``input`` is 0, else ``input > 0`` (NaN: 0); ``input``, '
          '``values`` (and ``out``) must share a dtype. Not differentiable (torch\'s '
@@ -171,6 +181,13 @@ METHODS = {  # Tensor.<name>
     'copysign_': ('Tensor.copysign_(other) -> Tensor',
         ('In-place Tensor.copysign: ``self`` keeps its dtype (an integer ``self`` cannot take '
          'the float result: RuntimeError).'), ""),
+    'bitwise_left_shift': ('Tensor.bitwise_left_shift(other) -> Tensor', "", _METHOD_OUT),
+    'bitwise_left_shift_': ('Tensor.bitwise_left_shift_(other) -> Tensor',
+        ('In-place Tensor.bitwise_left_shift (the ``<<=`` operator): ``self`` keeps its dtype '
+         '(a float ``other`` on an integer ``self`` is the in-place cast error).'), ""),
+    'bitwise_right_shift': ('Tensor.bitwise_right_shift(other) -> Tensor', "", _METHOD_OUT),
+    'bitwise_right_shift_': ('Tensor.bitwise_right_shift_(other) -> Tensor',
+        'In-place Tensor.bitwise_right_shift (the ``>>=`` operator).', ""),
     'heaviside': ('Tensor.heaviside(values) -> Tensor', "", _METHOD_OUT),
     'heaviside_': ('Tensor.heaviside_(values) -> Tensor',
         'In-place Tensor.heaviside: ``values`` must have ``self``\'s dtype.', ""),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import builtins
 import functools
+import weakref
+
 import numpy as np
 
 from .. import _dtype as D
@@ -41,14 +43,22 @@ def _dims(dim, ndim):
 def _on_0d(fn, input, dim, *args, **kwargs):
     """Run a dim-wise op on a 0-d tensor as on one element (torch's rule); results stay 0-d,
     each its own tensor as torch's (no view of the one-element result: an in-place op on it
-    is an ordinary one)."""
+    is an ordinary one). Each shares the version counter of the one-element result it
+    reshapes, which nothing else reaches: the op's node saved that (``max``'s indices), so
+    an in-place change of the returned tensor is refused at backward, as torch's own."""
     from .._dispatch import apply
     from .._ops.movement import UnsafeView
     _wrap_dim(dim, 0)
     out = fn(input.reshape(1), 0, *args, **kwargs)
+
+    def zero_d(o):
+        r = apply(UnsafeView, o, shape=())
+        r._vc = o._vc
+        o._shown_as = weakref.ref(r)  # (a refusal names the tensor the user holds)
+        return r
     if isinstance(out, tuple):
-        return type(out)(*(apply(UnsafeView, o, shape=()) for o in out))
-    return apply(UnsafeView, out, shape=())
+        return type(out)(*(zero_d(o) for o in out))
+    return zero_d(out)
 
 
 def _check_tensor(x, fn):

@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._autograd import torch_named, torch_named_inplace
-from .._dispatch import apply, read_value, apply_inplace
+from .._errors import _size_mismatch
+from .._dispatch import also_saved, apply, read_value, apply_inplace
 from .._ops import elementwise as E
 from .._ops import pointwise_extra as PE
 from .._ops import activation as G
@@ -25,6 +26,7 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "nan_to_num_", "round", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne",
            "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_left_shift", "bitwise_right_shift",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
            "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logaddexp",
            "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg",
@@ -235,6 +237,89 @@ def _copysign_inplace(self, other):
 
 
 copysign.method = _copysign_method
+
+
+_ABSENT = object()  # (an argument not given: torch's parser reports the call's arity)
+_SHIFT_SCHEMAS = ("(Tensor input, Tensor other, *, Tensor out = None)", "(Number self, Tensor other)",
+                  "(Tensor input, Number other, *, Tensor out = None)")
+
+
+def _shift_function(op, kernel, name):
+    """``bitwise_left_shift``/``bitwise_right_shift`` (and ``<<``/``>>``): a tensor shifted by
+    a tensor or a number, or a number by a tensor; integer dtypes only (torch's ``lshift``/
+    ``rshift`` kernels), the result in the operands' promoted dtype. A shift past the width
+    gives 0 (a negative value shifted right: -1), a negative shift 0. The shapes must broadcast
+    before the dtype is looked at (torch's iterator comes first)."""
+    def fn(input=_ABSENT, other=_ABSENT, *, out=None):
+        given = tuple(a for a in (input, other) if a is not _ABSENT)
+        names = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in given)
+        head = f"{name}() received an invalid combination of arguments - got ({names}), but " \
+            "expected one of:\n * "
+        if len(given) < 2:
+            raise TypeError(head + "\n * ".join(_SHIFT_SCHEMAS) + "\n")
+        if not (isinstance(input, Tensor) and isinstance(other, (Tensor,) + _NUMBERS) or
+                isinstance(other, Tensor) and isinstance(input, _NUMBERS)):
+            marked = ", ".join("Tensor" if isinstance(a, Tensor) and i else
+                               f"!{'Tensor' if isinstance(a, Tensor) else type(a).__name__}!"
+                               for i, a in enumerate(given))
+            raise TypeError(head + f"{_SHIFT_SCHEMAS[0]}\n * {_SHIFT_SCHEMAS[1]}\n      didn't "
+                            f"match because some of the arguments have invalid types: ({marked})"
+                            f"\n * {_SHIFT_SCHEMAS[2]}\n")
+        input, other = _t(input), _t(other)
+        _shapes_broadcast(input, other)
+        _shift_dtype(kernel, D.result_type(input, other))
+        return apply(op, input, other)
+    fn.__name__ = fn.__qualname__ = name
+
+    def out_check(out, input=_ABSENT, other=_ABSENT, **_):
+        """With ``out=``: the shapes, then the cast into ``out`` before the kernel's dtype."""
+        if isinstance(input, (Tensor,) + _NUMBERS) and isinstance(other, (Tensor,) + _NUMBERS):
+            _shapes_broadcast(_t(input), _t(other))
+            rt = D.result_type(_t(input), _t(other))
+            if not D.can_cast(rt, out.dtype):
+                raise RuntimeError(f"result type {D.scalar_name(rt)} can't be cast to the "
+                                   f"desired output type {D.scalar_name(out.dtype)}")
+    fn.out_check = out_check
+
+    def inplace(self, other=_ABSENT):
+        _shift_other(name + "_", other)
+        other = _t(other)
+        _shapes_broadcast(self, other)
+        rt = D.result_type(self, other)
+        if rt is D.bool or rt.is_floating_point and self._dtype.is_floating_point:
+            _shift_dtype(kernel, rt)  # (else the in-place cast error comes first)
+        return apply_inplace(op, self, other)
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+
+    def method(self, other=_ABSENT, *, out=None):
+        _shift_other(name, other)
+        return fn(self, other)
+    method.__name__ = method.__qualname__ = name
+    fn.inplace, fn.method = inplace, method
+    return fn
+
+
+def _shift_other(name, other):
+    if other is _ABSENT:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (Tensor other)\n * (Number other)\n")
+    if not isinstance(other, (Tensor,) + _NUMBERS):
+        _parser_error(name, (other,), [("Tensor other", (Tensor,)), ("Number other", _NUMBERS)])
+
+
+def _shapes_broadcast(a, b):
+    err = _size_mismatch([t.shape for t in (a, b) if isinstance(t, Tensor)])
+    if err is not None:
+        raise err
+
+
+def _shift_dtype(kernel, rt):
+    if rt.is_floating_point or rt is D.bool:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{D.scalar_name(rt)}\'')
+
+
+bitwise_left_shift = _shift_function(E.LeftShift, "lshift", "bitwise_left_shift")
+bitwise_right_shift = _shift_function(E.RightShift, "rshift", "bitwise_right_shift")
 
 
 def hardshrink(input, lambd=0.5, *, out=None):
@@ -558,7 +643,9 @@ def clamp(input, min=None, max=None, *, out=None):
             (isinstance(max, Tensor) and max.requires_grad):
         # bounds that take gradients: torch's ClampBackward0 (the three promote together)
         return apply(E.ClampTensors, input, min, max)
-    return apply(E.Clamp, input, lo=min, hi=max)
+    # (torch's node saves tensor bounds too: changing one in place is refused at backward)
+    return also_saved(apply(E.Clamp, input, lo=min, hi=max), *(
+        b for b in (min, max) if isinstance(b, Tensor)))
 
 
 clip = clamp

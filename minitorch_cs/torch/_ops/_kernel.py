@@ -100,9 +100,11 @@ def _normalising(forward, cls):
                 return write_out(forward(ctx, *args, **attrs), out)
         try:
             res = forward(ctx, *args, **attrs)
-        except (NotImplementedError, RuntimeError):
-            if elementwise:  # torch's TensorIterator broadcasts the operands before the kernel
-                _broadcast_first(args)  # checks their dtypes: a shape error comes first
+        except (NotImplementedError, RuntimeError) as e:
+            # torch's TensorIterator broadcasts the operands before the kernel checks their
+            # dtypes: a shape error comes first (unless the op checked before the iterator)
+            if elementwise and not getattr(e, "before_broadcast", False):
+                _broadcast_first(args)
             raise
         if cls.suggest_format and any(i < len(args) and is_channels_last(
                 _unsqueezed(args[i]) if cls.unbatched else args[i])

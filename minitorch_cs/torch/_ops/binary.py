@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._errors import before_broadcast
 from ._kernel import Pointwise, write_out
 from ._xp import HalfOps, graph_mode, ns, raw
 
@@ -57,11 +58,13 @@ def _check_sub(a, b):
     if not (ab or bb):
         return
     if ab and bb:  # (a Python bool counts as a bool tensor: torch wraps it as one)
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
-    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
-                       "you are trying to invert a mask, use the `~` or `logical_not()` "
-                       "operator instead.")
+        raise before_broadcast(RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."))
+    # (torch's sub_check runs before its TensorIterator: ahead of a shape error)
+    raise before_broadcast(RuntimeError(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+        "to invert a mask, use the `~` or `logical_not()` operator instead."))
 
 
 def _add_sub(f, a, b, alpha, out):
@@ -521,6 +524,7 @@ class Hypot(Pointwise):
 
     name = "hypot"
     saved = (0, 1)
+    reads = {0: (0,), 1: (1,)}  # (torch saves an operand only for its own gradient)
     saves_output = True
     graph_inputs = {"a": 0, "b": 1}
 

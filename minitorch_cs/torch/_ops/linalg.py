@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._errors import expand_error
+from .._errors import _size_mismatch, expand_error
 from .._kernels.moments import fma32, fma64
 from .._tensor import type_name
 from ._kernel import Kernel
@@ -75,16 +75,92 @@ def transposed_product(a, b, scratch, out):
     return out
 
 
-def _check_mm(a, b):
+def matmul_path(a, b, needs=(), bmm=False):
+    """The kernel torch 2.13's ``matmul`` reaches for ``a @ b``, with the operands as that
+    kernel sees them, each a (shape, dtype) pair: ``("dot", a, b)`` for two vectors, ``("mv",
+    matrix, vector)``, ``("mm", m1, m2)`` (a vector on the left is one row), or ``("bmm", b1,
+    b2)`` -- a batch times a matrix or vector is folded into one matrix's rows when
+    :func:`_folds` says so (and a matrix times a batch into the batch's transpose), otherwise
+    the batch dims broadcast (``bmm``: ``torch.bmm``'s own, as given). ``needs``: which operands
+    require grad, which torch's folding reads."""
+    A, B = (a.shape, a.dtype), (b.shape, b.dtype)
+    if bmm:
+        return "bmm", A, B
+    if a.ndim == 1 and b.ndim == 1:
+        return "dot", A, B
+    fold = _folds(a, b, needs)
+    if fold == "left":
+        A = ((math.prod(a.shape[:-1]), a.shape[-1]), a.dtype)
+    elif fold == "right":  # (b.mT's rows times a.mT)
+        A, B = ((math.prod(b.shape[:-2]) * b.shape[-1], b.shape[-2]), b.dtype), \
+            (a.shape[::-1], a.dtype)
+    elif a.ndim > 2 or b.ndim > 2:
+        sa = a.shape if a.ndim > 1 else (1,) + a.shape
+        sb = b.shape if b.ndim > 1 else b.shape + (1,)
+        err = _size_mismatch([sa[:-2], sb[:-2]])  # (the batch dims broadcast first)
+        if err is not None:
+            raise err
+        batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+        return "bmm", (batch + sa[-2:], a.dtype), (batch + sb[-2:], b.dtype)
+    if len(B[0]) == 1:
+        return "mv", A, B
+    if len(A[0]) == 1:
+        A = ((1,) + A[0], A[1])
+    return "mm", A, B
+
+
+def _check_mm(a, b, needs=(), bmm=False):
+    """torch's shape checks for ``a @ b``, worded and ordered as the kernel its path reaches
+    (:func:`matmul_path`) reports them: ``dot`` checks the dtypes first, then "inconsistent
+    tensor size"; ``mv`` "size mismatch"; ``mm`` "mat1 and mat2 shapes" (with folded sizes);
+    ``bmm`` the batch and inner sizes together."""
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
-    ka = a.shape[-1]
-    kb = b.shape[-2] if b.ndim > 1 else b.shape[0]
-    if ka != kb:
-        sa = "x".join(map(str, a.shape if a.ndim > 1 else (1,) + a.shape))
-        sb = "x".join(map(str, b.shape if b.ndim > 1 else b.shape + (1,)))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    kind, (sa, da), (sb, db) = matmul_path(a, b, needs, bmm)
+    if kind == "dot":
+        if da != db:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_scalar(da)} and {_scalar(db)}")
+        if sa != sb:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
+                               f"[{sb[0]}] to have the same number of elements, but got "
+                               f"{sa[0]} and {sb[0]} elements respectively")
+    elif kind == "mv":
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec "
+                               f"({sb[0]})")
+    elif kind == "mm":
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and "
+                               f"{sb[0]}x{sb[1]})")
+    else:
+        n, got = math.prod(sa[:-2]), math.prod(sb[:-2])
+        if sa[-1] != sb[-2] or n != got:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{n}, {sa[-1]}] but got: [{got}, {sb[-2]}].")
+
+
+def _folds(a, b, needs=()):
+    """torch's matmul ``should_fold``: "left" when a batch ``a`` times a matrix or vector ``b``
+    runs as one mm/mv over ``a``'s rows, "right" when a vector or matrix ``a`` times a batch
+    ``b`` runs as ``b``'s transpose folded into rows (times ``a``'s transpose), None for the
+    batched product. The larger operand folds when the other requires grad; else never against
+    a matrix on the left; else when it is empty or its leading dims view as rows without a
+    copy. ``needs``: which operands require grad."""
+    left = a.ndim >= b.ndim
+    big = a if left else np.swapaxes(b, -1, -2)
+    if not (big.ndim >= 3 and (b.ndim if left else a.ndim) <= 2):
+        return None
+    side = "left" if left else "right"
+    if len(needs) > (1 if left else 0) and needs[1 if left else 0]:
+        return side
+    if a.ndim == 2:
+        return None
+    if big.size == 0 or all(big.strides[i] == big.strides[i + 1] * big.shape[i + 1]
+                            for i in range(big.ndim - 2)):
+        return side
+    return None
 
 
 def _scalar(dt) -> str:
@@ -97,30 +173,38 @@ def _no_bool(kernel, *arrays):
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def check_matmul_dtypes(a, b, bmm=False):
-    """torch's dtype checks for a matrix product, by the kernel the shapes select: ``dot``
-    (1-d with 1-d), ``addmv`` (matrix with vector), ``bmm`` (``torch.bmm``), ``addmm`` (the
-    rest); operands must share a dtype and none of these kernels exists for bool."""
-    if a.ndim == 1 and b.ndim == 1:
-        if a.dtype != b.dtype:
+def check_matmul_dtypes(a, b, bmm=False, needs=()):
+    """torch's dtype checks for ``a @ b`` by the kernel its path reaches
+    (:func:`matmul_path`): its operands must share a dtype, and none of these kernels exists
+    for bool -- though mm, mv and bmm return an empty result, or zeros for an empty inner
+    dim, before they look at the dtype (bmm before it compares the dtypes, too)."""
+    kind, (sa, da), (sb, db) = matmul_path(a, b, needs, bmm)
+    empty = 0 in sa or 0 in sb
+    if kind == "dot":
+        if da != db:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                               f"{_scalar(a.dtype)} and {_scalar(b.dtype)}")
-        _no_bool("dot", a)
-    elif b.ndim == 1 and a.ndim >= 2 and not bmm:  # matrix-vector (a batch folds into rows)
-        if a.dtype != b.dtype:
+                               f"{_scalar(da)} and {_scalar(db)}")
+        if da == np.bool_:
+            raise NotImplementedError('"dot" not implemented for \'Bool\'')
+    elif kind == "mv":
+        if da != db:
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
-                               f"{_scalar(b.dtype)}, {_scalar(a.dtype)}, and {_scalar(b.dtype)}")
-        _no_bool("addmv_impl_cpu", a)
-    elif bmm or b.ndim >= 3:  # torch's batched path (a batched right operand): bmm
-        _no_bool("bmm", a)
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"expected scalar type {_scalar(a.dtype)} but found "
-                               f"{_scalar(b.dtype)}")
+                               f"{_scalar(db)}, {_scalar(da)}, and {_scalar(db)}")
+        if da == np.bool_ and not empty:
+            raise NotImplementedError('"addmv_impl_cpu" not implemented for \'Bool\'')
+    elif kind == "bmm":
+        if empty:
+            return
+        if da == np.bool_:
+            raise NotImplementedError('"bmm" not implemented for \'Bool\'')
+        if da != db:
+            raise RuntimeError(f"expected scalar type {_scalar(da)} but found {_scalar(db)}")
     else:
-        if a.dtype != b.dtype:
+        if da != db:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{_cpp(a.dtype)} != {_cpp(b.dtype)}")
-        _no_bool("addmm_impl_cpu_", a)
+                               f"{_cpp(da)} != {_cpp(db)}")
+        if da == np.bool_ and not empty:
+            raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
 
 
 def _matmul_node(ctx, a, b, bmm):
@@ -153,11 +237,13 @@ class Matmul(Kernel):
 
     @staticmethod
     def forward(ctx, a, b, bmm=False):
-        _check_mm(a, b)
-        check_matmul_dtypes(a, b, bmm)
+        _check_mm(a, b, ctx.needs_input_grad, bmm)
+        check_matmul_dtypes(a, b, bmm, ctx.needs_input_grad)
         ctx.a, ctx.b = a, b
         if a.ndim != 2 or b.ndim != 2 or bmm:
             ctx.torch_node = _matmul_node(ctx, a, b, bmm)
+        if a.dtype != b.dtype:  # (only an empty bmm has mixed operands: batch2's dtype)
+            return _matmul(a, b).astype(b.dtype)
         return _matmul(a, b)
 
     @staticmethod
@@ -292,26 +378,13 @@ def _check_linear(ctx, x, w, b):
         # torch's fused path: addmm(bias, x (flattened to rows), w.t()) checks self/mat2, then
         # mat1/mat2; any other input runs matmul, then adds the bias
         _check_addmm_dtypes(b, x, w)
-    elif (x.dtype != w.dtype or x.dtype == np.bool_) and not _folds(ctx, x):
+    elif (x.dtype != w.dtype or x.dtype == np.bool_) and x.ndim >= 3 and \
+            _folds(x, w.T, getattr(ctx, "needs_input_grad", ())) is None:
         check_matmul_dtypes(x, w.T, bmm=True)  # torch's matmul takes its bmm path
     elif x.dtype != w.dtype:  # torch: matmul folded into one mm
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_cpp(x.dtype)} != {_cpp(w.dtype)}")
     _no_bool("addmm_impl_cpu_", x)
-
-
-def _folds(ctx, x):
-    """torch's matmul ``should_fold`` for ``x @ w.t()``: a 1-D/2-D input, a weight that requires
-    grad, an empty input, or leading dims of ``x`` that view as rows without a copy run one mm;
-    otherwise the weight is expanded and bmm runs."""
-    if x.ndim < 3:
-        return True
-    needs = getattr(ctx, "needs_input_grad", None)
-    if needs is not None and len(needs) > 1 and needs[1]:
-        return True
-    if x.size == 0:
-        return True
-    return all(x.strides[i] == x.strides[i + 1] * x.shape[i + 1] for i in range(x.ndim - 2))
 
 
 def _check_addmm_dtypes(c, a, b, kernel=True):

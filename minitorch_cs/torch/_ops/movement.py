@@ -672,6 +672,7 @@ class IndexAdd(Kernel):
     overlap = "any"  # torch: no memory shared between self and source or index
     node_name = "IndexAddBackward0"
     saved = (1,)  # torch's node saves the source (its gradient expands to the source's shape)
+    reads = {1: (1,)}  # (only for the source's own gradient)
     tensor_attrs = ("index",)
     graph_aliases = ("index",)
 

@@ -45,20 +45,52 @@ class Softmax(Kernel):
     @staticmethod
     @opmath
     def forward(ctx, x, dim):
-        if x.size == 0:  # nothing to normalise (np.max has no identity)
-            ctx.y, ctx.dim = x.copy(), dim
-            return ctx.y
-        z = x - np.maximum.reduce(x, axis=dim, keepdims=True)  # (np.max would warn on NaN)
-        e = np.exp(z)
-        e *= 1 / np.add.reduce(e, axis=dim, keepdims=True)  # (torch: times the reciprocal)
-        ctx.y, ctx.dim = _as_saved(ctx, e), dim
-        return e
+        return _softmax(ctx, x, dim)
 
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
         y = ctx.y
         return (y * (g - xp.sum(g * y, axis=ctx.dim, keepdims=True)),)
+
+
+def _softmax(ctx, x, dim):
+    """Softmax's forward (float32 for a half input, ``ctx.half_dtype`` set by opmath); saves
+    the result its backward reads."""
+    if x.size == 0:  # nothing to normalise (np.max has no identity)
+        ctx.y, ctx.dim = x.copy(), dim
+        return ctx.y
+    z = x - np.maximum.reduce(x, axis=dim, keepdims=True)  # (np.max would warn on NaN)
+    e = np.exp(z)
+    s = np.add.reduce(e, axis=dim, keepdims=True)
+    half = getattr(ctx, "half_dtype", None)
+    if half is not None and x.ndim and dim % x.ndim != x.ndim - 1:
+        # over an inner dim torch's kernel stores exp(x - max) in the half-precision output
+        # first (the sum takes the unrounded values), then scales the stored values
+        e = e.astype(half).astype(np.float32)
+    e *= 1 / s  # (torch: times the reciprocal)
+    ctx.y, ctx.dim = _as_saved(ctx, e), dim
+    return e
+
+
+class SafeSoftmax(Softmax):
+    """torch's ``_safe_softmax`` (attention's math path): ``softmax`` along ``dim``, except that
+    a slice whose values are all -inf gives zeros instead of NaN. Its backward is softmax's,
+    read with that result (so a dead slice passes ``0 * (g - sum(g * 0))``: NaN where the
+    incoming gradient is infinite, as torch's)."""
+
+    name = "_safe_softmax"
+    node_name = "SafeSoftmaxBackward0"
+
+    @staticmethod
+    @opmath
+    def forward(ctx, x, dim):
+        dead = np.logical_and.reduce(x == -np.inf, axis=dim, keepdims=True) if x.size else None
+        y = _softmax(ctx, np.where(dead, 0, x) if dead is not None and dead.any() else x, dim)
+        if dead is not None and dead.any():
+            y = np.where(dead, np.zeros((), y.dtype), y)
+            ctx.y = _as_saved(ctx, y)
+        return y
 
 
 class LogSoftmax(Kernel):
@@ -75,6 +107,8 @@ class LogSoftmax(Kernel):
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
+        if g.dtype in _HALF:  # (torch's kernel sums a half gradient in float32, rounding once)
+            g = xp.astype(g, np.float32)
         return (g - xp.exp(ctx.y) * xp.sum(g, axis=ctx.dim, keepdims=True),)
 
 

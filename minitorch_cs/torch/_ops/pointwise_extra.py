@@ -152,6 +152,7 @@ class Copysign(Pointwise):
 
     name = "copysign"
     saved = (0,)
+    reads = {0: (0,)}  # (torch saves ``self`` for its own gradient only)
     saves_output = True
     graph_inputs = {"a": 0}
 

@@ -8,7 +8,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import torch_named
+from .._autograd import also_checked, torch_named
+from .._dispatch import apply
+from .._ops import nn as N
 from .._fpe import warn_user
 from .._tensor import Tensor
 from ._functional_base import _scalar_like, dropout, linear, pad, softmax
@@ -67,7 +69,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     # empty operands rather than the zeros by 1/sqrt(0))
     s = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] \
         else 1.0
-    scores = T.matmul(query, key.transpose(-2, -1)) * s
+    # torch's math path scales both operands by sqrt(scale) before their product (so its node
+    # saves the scaled copies, not the query and key themselves)
+    root = math.sqrt(s) if s >= 0 else math.sqrt(-s)
+    scores = T.matmul(query * (root if s >= 0 else -root), key.transpose(-2, -1) * root)
     L, S = query.shape[-2], key.shape[-2]
     if is_causal:
         keep = Tensor._wrap(np.tril(np.ones((L, S), bool)))
@@ -78,10 +83,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             scores = scores + attn_mask
     # torch's safe softmax: a row whose scores are all -inf (every key masked, or -inf from the
-    # values themselves) gives zeros, not NaN (softmax over finite stand-ins, then 0)
-    dead = T.all(scores == float("-inf"), -1, keepdim=True)
-    zero = _scalar_like(0.0, scores._dtype)
-    attn = T.where(dead, zero, softmax(T.where(dead, zero, scores), -1))
+    # values themselves) gives zeros, not NaN; its backward is softmax's with that result
+    attn = apply(N.SafeSoftmax, scores, dim=scores.ndim - 1)
     if dropout_p > 0:
         attn = dropout(attn, dropout_p)
     return _flash_named(T.matmul(attn, value), query, key, value, attn_mask, dropout_p)
@@ -95,6 +98,7 @@ def _flash_named(out, query, key, value, attn_mask, dropout_p):
     if query.ndim == 4 and dropout_p == 0 and query.numel() and key.numel() and \
             value.numel() and (attn_mask is None or not attn_mask.requires_grad):
         torch_named(out, "ScaledDotProductFlashAttentionForCpuBackward0", query, key, value)
+        also_checked(out, query, key, value)  # (the fused kernel's node saves all three)
     return out
 
 

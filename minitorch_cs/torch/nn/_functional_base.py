@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import torch_named, torch_named_inplace
+from .._autograd import GradState, torch_named, torch_named_inplace
 from .._dispatch import also_saved, apply, apply_inplace
 from .._fpe import warn_user
 from .._functions.reduction import _implicit_dim
@@ -30,6 +30,20 @@ __all__ = [
 
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+
+def not_differentiable(fn, **arguments):
+    """torch's refusal, with grad mode on, of a tensor that requires grad as an argument its op
+    has no derivative for (``nll_loss``'s ``weight``, ``batch_norm``'s running statistics):
+    "The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'".
+    ``fn``: the ATen op's name; ``arguments``: name -> argument (None or a number passes), in
+    torch's order."""
+    if not GradState.enabled:
+        return
+    for name, t in arguments.items():
+        if isinstance(t, Tensor) and t.requires_grad:
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
 
 
 def _check_reduction(reduction, size_average=None, reduce=None):

@@ -14,7 +14,8 @@ from .._errors import _size_mismatch
 from .._fpe import warn_user
 from .._ops import losses as L, nn as N
 from .._tensor import Tensor, _size
-from ._functional_base import _check_reduction, _floating, _reduce, logsigmoid
+from ._functional_base import _check_reduction, _floating, _reduce, logsigmoid, \
+    not_differentiable
 
 
 __all__ = [
@@ -64,6 +65,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
               "log_softmax_kernel_impl")
     t = _class_target(target, input, weight)
     _check_weight_dtype(input, weight)
+    not_differentiable("nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward",
+                       weight=weight)
     return apply(N.CrossEntropy, input, t, weight=weight, ignore_index=ignore_index,
                  reduction=reduction, label_smoothing=label_smoothing)
 
@@ -117,6 +120,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     t = _class_target(target, input, weight)
     _floating(input, "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame")
     _check_weight_dtype(input, weight)
+    not_differentiable("nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward",
+                       weight=weight)
     return apply(N.NllLoss, input, t, weight=weight, ignore_index=ignore_index,
                  reduction=reduction)
 
@@ -205,6 +210,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {D.scalar_name(target._dtype)} but expected "
                            f"{D.scalar_name(input._dtype)}")
     _floating(input, "binary_cross_entropy")
+    not_differentiable("binary_cross_entropy", weight=weight)
     w = None
     if weight is not None:
         w = weight if weight._dtype is input._dtype else weight.to(input._dtype)
@@ -221,11 +227,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
-        if t is not None and t.requires_grad and GradState.enabled:
-            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not "
-                               f"differentiable with respect to argument '{name}'. This input "
-                               "cannot have requires_grad True.")
+    not_differentiable("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     if all(t is None or t._dtype.is_floating_point for t in (input, target, weight, pos_weight)):
         # floating operands: torch's fused kernel (its backward keeps infinite gradients
         # infinite); other dtypes take the composition below, which raises torch's errors
@@ -346,8 +348,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _check_reduction(reduction, size_average, reduce)
+    not_differentiable("soft_margin_loss", target=target)
     loss = _reduce(T.log1p(T.exp(-target * input)), reduction)
-    return also_checked(loss, input, target)  # (torch's node saves both)
+    # (torch's node saves both for the input's gradient; the target has none)
+    return also_checked(loss, input, target) if input.requires_grad else loss
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -387,6 +391,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{list(target.shape)}")
     if t._dtype is not D.int64:
         raise RuntimeError(f"expected scalar type Long but found {D.scalar_name(t._dtype)}")
+    not_differentiable("multi_margin_loss", weight=weight)
     classes = x.shape[1]
     xy = x.gather(1, t.unsqueeze(1))
     z = T.relu(margin - xy + x)

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _functions as T
-from .._autograd import no_grad, torch_named
+from .._autograd import also_checked, no_grad, torch_named
 from .._dispatch import also_saved, apply, read_value
 from .._fpe import warn_user
 from .._ops import elementwise as E
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 from ._functional_base import *  # noqa: F401,F403
-from ._functional_base import _not_implemented, _floating
+from ._functional_base import _not_implemented, _floating, not_differentiable
 from ._functional_losses import *  # noqa: F401,F403
 from ._functional_attention import *  # noqa: F401,F403
 from ._functional_attention import _canonical_mask, _none_or_dtype  # noqa: F401 (modules use)
@@ -361,6 +361,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         # with a mean
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {D.scalar_name(input._dtype)}")
+    not_differentiable("native_batch_norm", running_mean=running_mean, running_var=running_var)
     _norm_dtypes("batch_norm", input, running_mean, running_var, weight, bias,
                  floating_first=True)
     C = input.shape[1]
@@ -439,8 +440,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         x = x * weight.reshape(shape)
     if bias is not None:
         x = x + bias.reshape(shape)
-    return torch_named(_in_suggested_format(x, like) if like is not input else x,
-                       "NativeGroupNormBackward0", like)
+    # (torch's node saves the input for every gradient: the weight's reads it too)
+    return torch_named(also_checked(_in_suggested_format(x, like) if like is not input else x,
+                                    like), "NativeGroupNormBackward0", like)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

@@ -281,6 +281,17 @@ INPLACE = {
     "__isub__": lambda y, a, b: y.__isub__(a * 0.5),
     "__imul__": lambda y, a, b: y.__imul__(a),
     "__itruediv__": lambda y, a, b: y.__itruediv__(a + 1),
+    "__idiv__": lambda y, a, b: y.__idiv__(a + 1),
+    "__ifloordiv__": lambda y, a, b: y.__ifloordiv__(a + 0.5),
+    "__imod__": lambda y, a, b: y.__imod__(a + 0.5),
+    "__ipow__": lambda y, a, b: y.abs().__ipow__(a),
+    "__iand__": lambda y, a, b: (y * 10).long().__iand__(6).float(),
+    "__ior__": lambda y, a, b: (y * 10).long().__ior__(6).float(),
+    "__ixor__": lambda y, a, b: (y * 10).long().__ixor__(6).float(),
+    "__ilshift__": lambda y, a, b: (y * 10).long().__ilshift__(2).float(),
+    "__irshift__": lambda y, a, b: (y * 10).long().__irshift__(1).float(),
+    "bitwise_left_shift_": lambda y, a, b: (y * 10).long().bitwise_left_shift_(3).float(),
+    "bitwise_right_shift_": lambda y, a, b: (y * 10).long().bitwise_right_shift_(2).float(),
 }
 
 # Tensor attributes ending in "_" that are not value-changing in-place ops.
