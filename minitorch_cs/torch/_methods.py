@@ -807,6 +807,7 @@ METHODS.update({
     'fmin': F.fmin.method,
     'heaviside': F.heaviside.method,
     'copysign': F.copysign.method,
+    'unique_consecutive': FI._unique_consecutive_method,
     'bitwise_left_shift': F.bitwise_left_shift.method,
     'bitwise_left_shift_': F.bitwise_left_shift.inplace,
     'bitwise_right_shift': F.bitwise_right_shift.method,

@@ -16,11 +16,13 @@ Example:
 from __future__ import annotations
 
 from . import _functions as _T
-from ._functions._common import _check_tensor
+from ._dispatch import apply
+from ._functions._common import _check_tensor, _t
+from ._ops import elementwise as E
 from ._tensor import Tensor
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
-           "log_softmax", "logit", "logsumexp", "psi", "round", "sinc", "softmax", "xlogy"]
+           "log_softmax", "logit", "logsumexp", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
 
 
 def _input(name, input):
@@ -77,6 +79,20 @@ def xlogy(input, other, *, out=None):
                         f"({type(input).__name__}, {type(other).__name__}), but expected one "
                         "of:")
     return _T.xlogy(input, other, out=out)
+
+
+def xlog1py(input, other, *, out=None):
+    """xlog1py(input, other, *, out=None) -> Tensor
+
+    ``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN); either argument
+    may be a number; integer and bool operands give the default float dtype. Gradients:
+    ``input`` gets ``log1p(other)`` (0 where ``input`` is 0 and ``other <= -1``), ``other``
+    ``input / (other + 1)``."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("special_xlog1py() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one "
+                        "of:")
+    return apply(E.Xlog1py, _t(input), _t(other))
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):

@@ -48,6 +48,9 @@ FUNCTIONS = {  # torch.<name>
         ('``|input|`` with the sign bit of ``other`` (a tensor, broadcast, or a number); '
          'integer and bool inputs give the default float dtype. Gradient: ``grad * (result / '
          'input)``, 0 where ``input`` is 0; a tensor ``other`` gets a zero gradient.'), ""),
+    'unique_consecutive': (
+        ('unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> '
+         '(Tensor, Tensor, Tensor)'), "", ""),
     'bitwise_left_shift': ('bitwise_left_shift(input, other, *, out=None) -> Tensor',
         ('``input`` shifted left by ``other`` bits elementwise, with broadcasting (the ``<<`` '
          'operator); either argument may be a number, not both. Integer dtypes only (float and '
@@ -181,6 +184,9 @@ METHODS = {  # Tensor.<name>
     'copysign_': ('Tensor.copysign_(other) -> Tensor',
         ('In-place Tensor.copysign: ``self`` keeps its dtype (an integer ``self`` cannot take '
          'the float result: RuntimeError).'), ""),
+    'unique_consecutive': (
+        'Tensor.unique_consecutive(return_inverse=False, return_counts=False, dim=None)',
+        'See ``torch.unique_consecutive``.', ""),
     'bitwise_left_shift': ('Tensor.bitwise_left_shift(other) -> Tensor', "", _METHOD_OUT),
     'bitwise_left_shift_': ('Tensor.bitwise_left_shift_(other) -> Tensor',
         ('In-place Tensor.bitwise_left_shift (the ``<<=`` operator): ``self`` keeps its dtype '

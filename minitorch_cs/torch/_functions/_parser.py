@@ -207,7 +207,7 @@ DIM_REFUSED = {"prod": {"none"}, "squeeze": {"none"}, "max": {"int or tensor"},
                **dict.fromkeys(("std", "var", "std_mean", "var_mean"), {"keyword bool"})}
 
 # functions that check their own arguments with torch's messages
-OWN_CHECKS = {"unique", "bitwise_left_shift", "bitwise_right_shift"}
+OWN_CHECKS = {"unique", "unique_consecutive", "bitwise_left_shift", "bitwise_right_shift"}
 
 # functions whose binding has several schemas: a wrong argument is reported as a combination
 OVERLOADED = set("""subtract multiply divide true_divide floor_divide pow float_power remainder

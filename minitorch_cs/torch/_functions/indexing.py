@@ -16,7 +16,7 @@ from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
 from ._common import _index_arr, _need_tensor, _parser_error, _sizes_str, _t
 
-__all__ = ["where", "nonzero", "unique", "bincount", "gather", "scatter", "scatter_add",
+__all__ = ["where", "nonzero", "unique", "unique_consecutive", "bincount", "gather", "scatter", "scatter_add",
            "index_select", "index_add", "index_copy", "index_fill", "masked_fill", "masked_select",
            "take", "put", "masked_scatter", "index_put", "scatter_reduce"]
 
@@ -70,6 +70,52 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if not (return_inverse or return_counts):
         return vals
     return (vals,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+
+
+def _unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    if not isinstance(input, Tensor):
+        raise TypeError("unique_consecutive(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    for name, v in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(v, (builtins.bool, np.bool_)):
+            raise TypeError(f"unique_consecutive(): argument '{name}' must be bool, not "
+                            f"{type(v).__name__}")
+    axis = None
+    if dim is not None:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        axis = _wrap_dim(dim, input.ndim)
+        if any(n == 0 for d, n in enumerate(input.shape) if d != axis):
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                               "cannot be applied")
+    vals, inverse, counts = apply(S.UniqueConsecutive, input, axis=axis)
+    none = Tensor._wrap(np.zeros(0, np.int64))  # (torch's kernel: an output not asked for)
+    return vals, inverse if return_inverse else none, counts if return_counts else none
+
+
+def unique_consecutive(*args, **kwargs):
+    """``input`` with each run of equal consecutive elements (slices along ``dim``; the
+    flattened input without) collapsed to one, with the inverse indices and the run lengths
+    when asked for: ``unique_consecutive(input, return_inverse=False, return_counts=False,
+    dim=None)``. Data-dependent output shape (see :func:`nonzero`); no derivative (a backward
+    through it raises, as torch's).
+
+    Which results are returned is read as torch 2.13's dispatcher reads it: ``return_inverse``
+    by keyword or as the third positional argument, ``return_counts`` by keyword or as the
+    second -- so ``unique_consecutive(x, True)`` computes the inverse but returns
+    ``(output, counts)`` with empty counts, as torch does."""
+    # (the dispatcher tests the flags' truth first: a tensor there is bool()'s error)
+    want_inverse = bool(kwargs.get("return_inverse", args[2] if len(args) > 2 else False))
+    want_counts = bool(kwargs.get("return_counts", args[1] if len(args) > 1 else False))
+    vals, inverse, counts = _unique_consecutive(*args, **kwargs)
+    if not (want_inverse or want_counts):
+        return vals
+    return (vals,) + ((inverse,) if want_inverse else ()) + ((counts,) if want_counts else ())
+
+
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    return unique_consecutive(self, return_inverse=return_inverse, return_counts=return_counts,
+                              dim=dim)
 
 
 def bincount(input, weights=None, minlength=0):

@@ -94,10 +94,6 @@ def _eq(self, other):
     return F.eq(self, other)
 
 
-def _ne(self, other):
-    return F.ne(self, other)
-
-
 def _bool_or_bitwise(logical, bitwise):
     """``a & b`` and friends: the logical op (``logical``) on bool operands -- a Python bool
     included, which the public ``logical_and`` refuses -- else the bitwise function."""
@@ -157,7 +153,7 @@ OPERATORS = {
     '__rlshift__': _shift(F.bitwise_left_shift, reflected=True),
     '__rrshift__': _shift(F.bitwise_right_shift, reflected=True),
     '__eq__': _eq,
-    '__ne__': _ne,
+    '__ne__': F.ne,
     '__lt__': F.lt,
     '__le__': F.le,
     '__gt__': F.gt,

@@ -14,7 +14,7 @@ __all__ = [  # private helpers too: callers reach them as E._name
     "Add", "Addcdiv", "Addcmul", "Atan2", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Div", "Eq",
     "FloorDivide", "Fmod", "Ge", "Gt", "Isclose", "Le", "LeftShift", "Lerp", "LogicalAnd",
     "LogicalOr", "LogicalXor", "Lt", "Maximum", "Minimum", "Mul", "Ne", "Pow", "PowScalar",
-    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "Xlogy", "Hypot", "_LOGICAL", "_add_sub",
+    "PowScalarBase", "Remainder", "RightShift", "Sub", "Where", "Xlogy", "Xlog1py", "Hypot", "_LOGICAL", "_add_sub",
     "_addc", "_check_integer_zero", "_check_sub", "_cpp", "_extremum", "_int_pow",
     "_nondiff_binary", "_pow_forward", "_pow_special", "_scaled",
 ]
@@ -546,6 +546,30 @@ class Hypot(Pointwise):
         return (g * ctx.a / y, g * ctx.b / y)
 
 
+def _xlog_forward(ctx, a, b, log, node):
+    """``x * log(y)`` (``log``: numpy's log or log1p), 0 where ``x == 0`` unless ``y`` is NaN;
+    integer and bool operands give the default float dtype; a number operand names torch's
+    overload node (``node`` + 1 for a number ``self``, + 2 for a number ``other``)."""
+    if not isinstance(b, np.ndarray):  # torch's overloads: a number other or self
+        ctx.torch_node = node + "2"
+    elif not isinstance(a, np.ndarray):
+        ctx.torch_node = node + "1"
+    rt = np.dtype(_rtype(a, b))
+    if rt.kind in "biu":
+        rt = D.get_default_dtype().np
+    a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
+    ctx.a, ctx.b = a, b
+    wide = opmath_dtype(rt)
+    x, y = (np.asarray(v).astype(wide, copy=False) for v in (a, b))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        lg = log(y.astype(np.float64)).astype(wide) if wide == np.float32 else log(y)
+        if rt != wide:  # half: the log rounds before the product
+            lg = lg.astype(rt).astype(wide)
+        r = x * lg
+    r = np.where((x == 0) & ~np.isnan(y), np.zeros((), wide), r)
+    return r.astype(rt, copy=False)
+
+
 class Xlogy(Pointwise):
     """``x * log(y)``, 0 where ``x == 0`` unless ``y`` is NaN (torch.xlogy). Integer and bool
     operands give the default float dtype. torch's kernel is scalar C++: C's ``log`` of the
@@ -558,24 +582,7 @@ class Xlogy(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b):
-        if not isinstance(b, np.ndarray):  # torch's overloads: a number other or self
-            ctx.torch_node = "XlogyBackward2"
-        elif not isinstance(a, np.ndarray):
-            ctx.torch_node = "XlogyBackward1"
-        rt = np.dtype(_rtype(a, b))
-        if rt.kind in "biu":
-            rt = D.get_default_dtype().np
-        a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
-        ctx.a, ctx.b = a, b
-        wide = opmath_dtype(rt)
-        x, y = (np.asarray(v).astype(wide, copy=False) for v in (a, b))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log = np.log(y.astype(np.float64)).astype(wide) if wide == np.float32 else np.log(y)
-            if rt != wide:  # half: the log rounds before the product
-                log = log.astype(rt).astype(wide)
-            r = x * log
-        r = np.where((x == 0) & ~np.isnan(y), np.zeros((), wide), r)
-        return r.astype(rt, copy=False)
+        return _xlog_forward(ctx, a, b, np.log, "XlogyBackward")
 
     @staticmethod
     def backward(ctx, g):
@@ -591,6 +598,35 @@ class Xlogy(Pointwise):
         if len(need) > 1 and need[1]:
             with xp.errstate(divide="ignore", invalid="ignore"):
                 gb = g * a / b
+        return (ga, gb)
+
+
+class Xlog1py(Pointwise):
+    """``x * log1p(y)``, 0 where ``x == 0`` unless ``y`` is NaN (torch.special.xlog1py), by
+    :class:`Xlogy`'s rules with ``log1p``. Gradients (torch's formulas): ``self`` gets
+    ``xlog1py(grad, other)``, 0 where ``self == 0`` and ``other <= -1``; ``other`` gets
+    ``grad * self / (other + 1)``."""
+    name = "special_xlog1py"
+    node_name = "SpecialXlog1PyBackward0"
+    saved = (0, 1)
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _xlog_forward(ctx, a, b, np.log1p, "SpecialXlog1PyBackward")
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            ga = xp.call(Xlog1py, g, b)
+            ga = xp.where((a == 0) & (b <= -1), xp.zeros((), xp.npdtype(ga)), ga)
+        if len(need) > 1 and need[1]:
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                gb = g * a / (b + 1)
         return (ga, gb)
 
 

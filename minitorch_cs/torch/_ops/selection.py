@@ -45,15 +45,58 @@ class Unique(Op):
     counts (always three outputs here; the caller keeps the ones asked for)."""
 
     name = "unique"
-    differentiable = False
     data_dependent_shape = True
     n_outputs = 3
+    nondiff_outputs = (1, 2)
 
     @staticmethod
     def forward(ctx, x, axis=None):
+        # torch records a node for the values whose backward raises (no derivative)
+        ctx.torch_node = "Unique2Backward0" if axis is None else "UniqueDimBackward0"
         vals, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
         shape = x.shape if axis is None else (x.shape[axis],)
         return vals, inverse.reshape(shape).astype(np.int64), counts.astype(np.int64)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        op = "_unique2" if ctx.torch_node == "Unique2Backward0" else "unique_dim"
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+
+class UniqueConsecutive(Op):
+    """Each run of equal consecutive values (slices along ``axis``) collapsed to its first one,
+    with the inverse indices (the run each element belongs to, in ``x``'s shape or along
+    ``axis``) and the run lengths. NaN equals nothing, so each NaN is its own run; 0.0 and -0.0
+    are one run. torch records a node for the values whose backward raises (no derivative)."""
+
+    name = "unique_consecutive"
+    node_name = "UniqueConsecutiveBackward0"
+    data_dependent_shape = True
+    n_outputs = 3
+    nondiff_outputs = (1, 2)
+
+    @staticmethod
+    def forward(ctx, x, axis=None):
+        if axis is None:
+            rows = x.reshape(-1, 1)
+        else:
+            rows = np.moveaxis(x, axis, 0)
+            rows = rows.reshape(x.shape[axis], rows[0].size if x.shape[axis] else 0)
+        n = rows.shape[0]
+        starts = np.ones(n, bool)
+        if n > 1 and rows.shape[1]:
+            starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+        elif n > 1:  # (slices with no elements are all equal)
+            starts[1:] = False
+        first = np.flatnonzero(starts)
+        vals = x.reshape(-1)[first] if axis is None else np.take(x, first, axis=axis)
+        inverse = (np.cumsum(starts) - 1).astype(np.int64)
+        counts = np.diff(np.append(first, n)).astype(np.int64)
+        return vals, inverse.reshape(x.shape if axis is None else (n,)), counts
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 
 class Bincount(Op):

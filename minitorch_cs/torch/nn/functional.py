@@ -445,6 +445,37 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                     like), "NativeGroupNormBackward0", like)
 
 
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """local_response_norm(input, size, alpha=0.0001, beta=0.75, k=1.0) -> Tensor
+
+    Normalize each element by the mean of the squares of ``size`` neighbouring channels
+    (zero-padded: ``size // 2`` before, ``(size - 1) // 2`` after): ``input / (k + alpha *
+    mean) ** beta``, torch 2.13's composition (the squares' channel window averaged by a pool
+    over the channel dim, then ``mul(alpha).add(k).pow(beta)``); an empty input is returned
+    as it is. A 3-D or deeper input only; beyond 3-D no half-precision dtype (torch's 3-D
+    pool has no kernel for them).
+    """
+    dim = input.ndim
+    if dim < 3:  # (torch's message, its run of spaces included)
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim > 3 and input._dtype in (D.float16, D.bfloat16):  # (torch's avg_pool3d has no kernel)
+        raise NotImplementedError(f'"avg_pool3d_out_frame" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+    n, c = input.shape[0], input.shape[1]
+    # (torch pools a 3-D input's squares with avg_pool2d over (channels, length) and a deeper
+    # one with avg_pool3d over (channels, dim 2, the rest); a window along the channels alone
+    # sums the same values in the same order either way)
+    div = div.reshape(n, 1, c, -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(tuple(input.shape))
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
     """torch's composition: batch norm of the contiguous ``(1, N*C, *)`` view of the input,
@@ -534,7 +565,7 @@ def one_hot(tensor, num_classes=-1):
 
 from .._ops.conv_transpose import ConvTranspose as _ConvTranspose  # noqa: E402
 
-__all__ += ["rms_norm", "conv_transpose1d", "conv_transpose2d", "pixel_shuffle",
+__all__ += ["local_response_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d", "pixel_shuffle",
             "pixel_unshuffle", "multi_head_attention_forward"]
 
 

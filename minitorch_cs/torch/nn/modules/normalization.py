@@ -107,6 +107,25 @@ class GroupNorm(Module):
                 .format(**self.__dict__, use_bias=self.bias is not None))
 
 
+class LocalResponseNorm(Module):
+    """Local response normalization over neighbouring channels (``F.local_response_norm``)."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
 class RMSNorm(Module):
     """Root-mean-square normalization over the trailing ``normalized_shape`` dims, then an
     elementwise scale (no shift): ``x / sqrt(mean(x^2) + eps) * weight``.
