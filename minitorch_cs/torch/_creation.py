@@ -437,7 +437,43 @@ class Arange(Op):
         if (end - start) * step < 0:
             raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         n = int(np.ceil((end - start) / step))
-        return new_array(D.np_cast(start + np.arange(n, dtype=np.float64) * step, dtype))
+        return new_array(_float_arange(float(start), float(step), n, dt))
+
+
+# torch 2.13's CPU arange kernel, as measured on this project's machine: the points are written
+# in chunks of a vector width (8 float32, 4 float64, 16 float16/bfloat16 values), two chunks at
+# a time, the remainder one by one. A lone point is ``start + step * i`` in the accumulation type
+# (float64 for float32/float64, float32 for the half types), one fused multiply-add, rounded to
+# the dtype; a chunk's first point is that, and the rest ``base + k * step`` from the rounded
+# ``base`` (fused, except for bfloat16). (Beyond 32768 points torch splits the range among
+# threads, which moves the chunks; that is not emulated.)
+_ARANGE_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _float_arange(start, step, n, dt):
+    from ._kernels.moments import fma64
+    half = dt in (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
+    lanes = 16 if half else _ARANGE_LANES[dt]
+    i = np.arange(n, dtype=np.float64)
+    if half:  # (float32 accumulation: the exact product and sum in float64, rounded once)
+        s, st = np.float64(np.float32(start)), np.float64(np.float32(step))
+        out = (st * i + s).astype(np.float32).astype(dt)
+    else:
+        s, st = np.float64(start), np.float64(step)
+        out = fma64(np.full(n, st), i, np.full(n, s)).astype(dt)
+    body = n // (2 * lanes) * 2 * lanes
+    if body:
+        k = np.arange(lanes, dtype=np.float64)
+        base = out[:body:lanes].astype(np.float64)[:, None]  # (each chunk's rounded first point)
+        if dt == np.dtype(D.bfloat16.np):  # (unfused: the product rounds to float32 first)
+            chunk = (base.astype(np.float32) + (k * st).astype(np.float32)).astype(dt)
+        elif half:
+            chunk = (st * k + base).astype(np.float32).astype(dt)
+        else:
+            chunk = fma64(np.full(base.shape[0] * lanes, st), np.tile(k, base.shape[0]),
+                          np.repeat(base[:, 0], lanes)).reshape(-1, lanes).astype(dt)
+        out[:body] = chunk.reshape(-1)
+    return out
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad=False,
@@ -462,10 +498,52 @@ class Linspace(Op):
 
     @staticmethod
     def forward(ctx, start, end, steps, dtype, log_base=None):
+        if log_base is None:
+            return new_array(_linspace(start, end, steps, np.dtype(dtype)))
         r = np.linspace(start, end, steps, dtype=np.float64)
-        if log_base is not None:
-            r = np.power(log_base, r)
-        return new_array(D.np_cast(r, dtype))
+        return new_array(D.np_cast(np.power(log_base, r), dtype))
+
+
+def _linspace(start, end, steps, dt):
+    """torch 2.13's CPU linspace, bit for bit: ``start`` and ``end`` converted to the dtype,
+    ``step = (end - start) / (steps - 1)``; the first half of the points ``start + step * i``,
+    the rest ``end - step * (steps - 1 - i)`` (so both ends are exact). float32/float64 compute
+    each point as one fused multiply-add (torch's compiled kernel contracts it); a half type
+    rounds every operation, its operands included (``c10::Half``'s operators); integer dtypes
+    step in float64 from the truncated ends and truncate each point. One point is ``start``."""
+    if steps == 0:
+        return np.zeros(0, dt)
+    if steps == 1:
+        return D.np_cast(np.array([start], np.float64), dt)
+    i = np.arange(steps)
+    k = (steps - 1 - i).astype(np.float64)
+    first = i < steps // 2
+    if dt in (np.dtype(np.float32), np.dtype(np.float64)):
+        from ._kernels.moments import fma64
+        s, e = dt.type(start), dt.type(end)
+        step = dt.type(dt.type(e - s) / dt.type(steps - 1))
+        if dt == np.float64:
+            lo = fma64(np.full(steps, step), i.astype(np.float64), np.full(steps, s))
+            hi = fma64(np.full(steps, -step), k, np.full(steps, e))
+        else:  # (float32: the exact product and sum in float64, rounded once)
+            lo = (np.float64(s) + np.float64(step) * i).astype(np.float32)
+            hi = (np.float64(e) - np.float64(step) * k).astype(np.float32)
+        return np.where(first, lo, hi).astype(dt)
+    if dt in (np.dtype(D.float16.np), np.dtype(D.bfloat16.np)):
+
+        def rd(v):
+            return np.asarray(v, np.float32).astype(dt).astype(np.float32)
+        s, e = rd(start), rd(end)
+        step = rd(rd(e - s) / rd(steps - 1))
+        lo = rd(s + rd(step * rd(i.astype(np.float32))))
+        hi = rd(e - rd(step * rd(k.astype(np.float32))))
+        return np.where(first, lo, hi).astype(dt)
+    s, e = float(start), float(end)  # (the ends already in the integer type)
+    step = (e - s) / (steps - 1)
+    from ._kernels.moments import fma64
+    lo = fma64(np.full(steps, step), i.astype(np.float64), np.full(steps, s))
+    hi = fma64(np.full(steps, -step), k, np.full(steps, e))
+    return D.np_cast(np.trunc(np.where(first, lo, hi)), dt)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_grad=False,
@@ -474,6 +552,13 @@ def linspace(start, end, steps, *, out=None, dtype=None, device=None, requires_g
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    # the ends converted to the dtype as torch converts a Scalar (out of range: refused; an
+    # unsigned dtype wraps a negative integer), the integer ones as converted
+    # (no point: nothing converted; one point: ``start`` alone, torch's fill)
+    ends = [D.checked_scalar(v, dt.np) for v in (start, end)[:min(int(steps), 2)]]
+    if not dt.is_floating_point and ends:
+        start, end = (ends + [end])[:2]
+        start, end = float(start), float(end)
     return _finish(apply(Linspace, start=float(start), end=float(end), steps=int(steps), dtype=dt.np),
                    requires_grad)
 

@@ -40,7 +40,7 @@ atanh arctanh lgamma digamma positive baddbmm addbmm kron take_along_dim rot90 x
 kthvalue mode nanmedian cummax cummin addmv addr take put masked_scatter index_put
 scatter_reduce frac deg2rad rad2deg erfc signbit isposinf isneginf hardshrink prelu flipud
 fliplr ravel nanmean diff argwhere msort hsplit vsplit dsplit aminmax logcumsumexp cross
-narrow_copy diag_embed adjoint fix is_nonzero""".split()
+narrow_copy diag_embed adjoint fix is_nonzero histc""".split()
 
 
 def _unfold(self, dimension, size, step):

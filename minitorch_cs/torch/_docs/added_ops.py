@@ -48,6 +48,7 @@ FUNCTIONS = {  # torch.<name>
         ('``|input|`` with the sign bit of ``other`` (a tensor, broadcast, or a number); '
          'integer and bool inputs give the default float dtype. Gradient: ``grad * (result / '
          'input)``, 0 where ``input`` is 0; a tensor ``other`` gets a zero gradient.'), ""),
+    'histc': ('histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor', "", ""),
     'unique_consecutive': (
         ('unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> '
          '(Tensor, Tensor, Tensor)'), "", ""),
@@ -184,6 +185,7 @@ METHODS = {  # Tensor.<name>
     'copysign_': ('Tensor.copysign_(other) -> Tensor',
         ('In-place Tensor.copysign: ``self`` keeps its dtype (an integer ``self`` cannot take '
          'the float result: RuntimeError).'), ""),
+    'histc': ('Tensor.histc(bins=100, min=0, max=0) -> Tensor', "", _METHOD_OUT),
     'unique_consecutive': (
         'Tensor.unique_consecutive(return_inverse=False, return_counts=False, dim=None)',
         'See ``torch.unique_consecutive``.', ""),

@@ -32,7 +32,7 @@ from .reduction import std_var_all as _reduction_std_var_all
 from .sampling import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 
-__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unique_consecutive", "unsqueeze", "var", "var_mean", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize", "xlogy", "hypot", "logit", "logaddexp", "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg", "erfc", "signbit", "isposinf", "isneginf", "hardshrink", "prelu", "flipud", "fliplr", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "nanmean", "diff", "argwhere", "msort", "rsub", "column_stack", "row_stack", "dstack", "hsplit", "vsplit", "dsplit", "isin", "aminmax", "logcumsumexp", "cross"]
+__all__ = ["abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax", "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "bmm", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cat", "cdist", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod", "cumsum", "diag", "diagonal", "dist", "div", "divide", "dot", "einsum", "eq", "equal", "erf", "exp", "exp2", "expm1", "flatten", "flip", "float_power", "floor", "floor_divide", "fmod", "gather", "ge", "greater", "greater_equal", "gt", "hstack", "index_select", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul", "multiply", "mv", "nansum", "narrow", "ne", "neg", "negative", "nonzero", "norm", "not_equal", "numel", "outer", "permute", "pow", "prod", "reciprocal", "relu", "remainder", "repeat_interleave", "reshape", "roll", "round", "rsqrt", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "softmax", "log_softmax", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "swapaxes", "swapdims", "t", "tan", "tanh", "tensor_split", "tensordot", "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "unique", "unique_consecutive", "unsqueeze", "var", "var_mean", "vstack", "where", "erfinv", "finfo", "iinfo", "index_add", "index_copy", "index_fill", "median", "nan_to_num", "nan_to_num_", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "bernoulli", "multinomial", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "lgamma", "digamma", "positive", "baddbmm", "addbmm", "kron", "take_along_dim", "rot90", "searchsorted", "bucketize", "xlogy", "hypot", "logit", "logaddexp", "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg", "erfc", "signbit", "isposinf", "isneginf", "hardshrink", "histc", "prelu", "flipud", "fliplr", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "nanmean", "diff", "argwhere", "msort", "rsub", "column_stack", "row_stack", "dstack", "hsplit", "vsplit", "dsplit", "isin", "aminmax", "logcumsumexp", "cross"]
 __all__ += ["kthvalue", "mode", "nanmedian", "cummax", "cummin", "addmv", "addr",
             "take", "put", "masked_scatter", "index_put", "scatter_reduce",
             "narrow_copy", "diag_embed", "adjoint", "real", "imag", "fix"]  # (added with their own tests)
@@ -93,7 +93,7 @@ stack std sub subtract sum tan tanh tensordot topk tril triu true_divide trunc v
 where asinh arcsinh acosh arccosh atanh arctanh lgamma digamma baddbmm addbmm kron take_along_dim
 searchsorted bucketize xlogy hypot logit kthvalue mode nanmedian cummax cummin addmv addr take
 scatter_reduce logaddexp logaddexp2 fmax fmin copysign heaviside frac deg2rad rad2deg erfc signbit
-isposinf isneginf hardshrink nanmean isin narrow_copy fix""".split()
+isposinf isneginf hardshrink nanmean isin narrow_copy fix histc""".split()
 _OUT_POLICY = dict.fromkeys(
     "abs absolute neg negative floor ceil round trunc fix sign sgn bitwise_not clamp clamp_min "
     "clamp_max clip frac hardshrink".split(), "same")
@@ -102,7 +102,7 @@ _OUT_POLICY.update(dict.fromkeys(
     "index_add index_copy sort topk max min median tensordot dot index_select masked_select amax "
     "amin where nan_to_num float_power all any take_along_dim baddbmm addbmm searchsorted "
     "bucketize vector_norm matrix_norm svdvals kthvalue mode nanmedian cummax cummin addmv take "
-    "scatter_reduce isin narrow_copy".split(), "exact"))
+    "scatter_reduce isin narrow_copy histc".split(), "exact"))
 _OUT_POLICY.update(dict.fromkeys("sum prod nansum cumsum cumprod mean logsumexp nanmean".split(),
                                  "compute"))
 # torch's memory-overlap check between ``out`` and the inputs: "partial" for TensorIterator ops
@@ -134,7 +134,7 @@ _OUT_NO_GRAD = set(
     "eq ne lt le gt ge greater greater_equal less less_equal not_equal argmax argmin all any "
     "logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
     "bitwise_left_shift bitwise_right_shift "
-    "bitwise_not searchsorted bucketize signbit isposinf isneginf isin".split())
+    "bitwise_not searchsorted bucketize signbit isposinf isneginf isin histc".split())
 _OUT_NOT_IMPLEMENTED = {"softmax": "aten::softmax", "log_softmax": "aten::log_softmax",
                         "diag": "aten::diagonal_copy", "floor_divide": "aten::floor_divide",
                         "heaviside": "aten::heaviside"}
@@ -150,6 +150,9 @@ def _exact_message(fname, got, want):
     G, W = _D.scalar_name(got), _D.scalar_name(want)
     if fname == "dot":
         return f"result dtype {G} does not match input dtype {W}"
+    if fname == "histc":
+        return (f"torch.histogram: input tensor and hist tensor should have the same dtype, but "
+                f"got input {w} and hist {g}")
     if fname == "tensordot":
         return (f"tensordot: Expected the output tensor to have dtype {W}, but got an output "
                 f"tensor with dtype {G}")

@@ -13,11 +13,12 @@ from .._fpe import warn_user
 from .._ops import nn as N
 from .._ops import order_stats as O
 from .._ops import reduce as R
+from .._ops import selection as S
 from .._tensor import Tensor, _wrap_dim
 from ._common import _NO_DIM, _check_float, _correction, _dims, _on_0d
 from .pointwise import maximum, minimum, ne
 
-__all__ = ["softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
+__all__ = ["histc", "softmax", "log_softmax", "sum", "mean", "nansum", "prod", "max", "min", "amax", "amin",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "dist",
            "all", "any", "count_nonzero", "cumsum", "cumprod", "sort", "argsort", "topk", "median",
            "cdist", "searchsorted", "bucketize", "kthvalue", "mode", "nanmedian", "cummax",
@@ -630,6 +631,37 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
     seq, values = _search_dtype(sorted_sequence, input)
     return apply(Searchsorted, seq, values, right=right, out_int32=out_int32, sorter=sorter)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """How many elements fall in each of ``bins`` equal-width bins over ``[min, max]``, in
+    ``input``'s (floating) dtype. ``min == max`` (the default 0, 0) takes the input's own
+    extremes, then widens an empty range by 1 on each side; elements outside the range, and
+    NaN, are not counted. Not differentiable. A half-precision count stops growing where the
+    dtype cannot add 1 (2048 for float16), as torch's one-thread kernel (its threads each
+    count a part, so the saturated total depends on their number there)."""
+    if not isinstance(bins, (builtins.int, np.integer)) or isinstance(bins, builtins.bool):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{D.scalar_name(input._dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    shown = [c_number(lo), c_number(hi)]
+    if lo == hi and input.numel():
+        data = input.detach()
+        lo, hi = float(amin(data)), float(amax(data))
+        # (a NaN from the data prints as the x86 default NaN, negative, as in torch's message)
+        shown = ["-nan" if math.isnan(v) else c_number(v) for v in (lo, hi)]
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+        shown = [c_number(lo), c_number(hi)]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{shown[0]}, {shown[1]}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return apply(S.Histc, input, bins=int(bins), lo=lo, hi=hi)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):

@@ -99,6 +99,42 @@ class UniqueConsecutive(Op):
         raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 
+class Histc(Op):
+    """``bins`` equal-width bins over ``[lo, hi]`` (already chosen by the caller): how many
+    elements fall in each, counted in ``x``'s dtype. The edges are ``linspace(lo, hi, bins +
+    1)`` in that dtype (torch's linspace); elements outside the edges, and NaN, are not counted.
+    Each element's bin is found as torch's histc finds it, by linear interpolation alone:
+    ``(x - lo) * bins / (hi - lo)`` in the dtype's own arithmetic (a half type rounding every
+    operation), truncated -- so an element a rounding away from an edge may land in the bin
+    beside the one the edges give, as in torch; the top edge belongs to the last bin."""
+
+    name = "histc"
+    differentiable = False
+
+    @staticmethod
+    def forward(ctx, x, bins, lo, hi):
+        from .._creation import _linspace
+        dt = x.dtype
+        edges = _linspace(lo, hi, bins + 1, dt)
+        flat = x.reshape(-1)
+        v = flat[(flat >= edges[0]) & (flat <= edges[-1])]
+        half = dt.itemsize < 4
+        w = np.dtype(np.float32) if half else dt
+
+        def rnd(a):  # (a half type's operator rounds its result to the type)
+            return np.asarray(a, w).astype(dt).astype(w) if half else np.asarray(a, w)
+        e = edges.astype(w)
+        pos = rnd(rnd(rnd(v.astype(w) - e[0]) * w.type(bins)) / rnd(e[-1] - e[0]))
+        idx = pos.astype(np.int64)
+        idx = np.where(idx == bins, bins - 1, idx)  # (the top edge: the last bin)
+        out = np.zeros(bins, dt)
+        if half:  # (a half-precision count rounds at each step)
+            np.add.at(out, idx, np.ones((), dt))
+        else:
+            out[:] = np.bincount(idx, minlength=bins)
+        return out
+
+
 class Bincount(Op):
     """Occurrences of each non-negative integer (``weights``: summed weights instead)."""
 
