@@ -588,17 +588,7 @@ class Xlogy(Pointwise):
     def backward(ctx, g):
         # torch (derivatives.yaml, after pytorch#80770): self gets xlogy(grad, other), 0 where
         # self == 0 and other <= 0 (the derivative along x = 0); other gets grad * self / other
-        xp = ns(g)
-        a, b = ctx.a, ctx.b
-        need = ctx.needs_input_grad
-        ga = gb = None
-        if need[0]:
-            ga = xp.call(Xlogy, g, b)
-            ga = xp.where((a == 0) & (b <= 0), xp.zeros((), xp.npdtype(ga)), ga)
-        if len(need) > 1 and need[1]:
-            with xp.errstate(divide="ignore", invalid="ignore"):
-                gb = g * a / b
-        return (ga, gb)
+        return _xlog_backward(ctx, g, Xlogy, 0)
 
 
 class Xlog1py(Pointwise):
@@ -617,17 +607,24 @@ class Xlog1py(Pointwise):
 
     @staticmethod
     def backward(ctx, g):
-        xp = ns(g)
-        a, b = ctx.a, ctx.b
-        need = ctx.needs_input_grad
-        ga = gb = None
-        if need[0]:
-            ga = xp.call(Xlog1py, g, b)
-            ga = xp.where((a == 0) & (b <= -1), xp.zeros((), xp.npdtype(ga)), ga)
-        if len(need) > 1 and need[1]:
-            with xp.errstate(divide="ignore", invalid="ignore"):
-                gb = g * a / (b + 1)
-        return (ga, gb)
+        return _xlog_backward(ctx, g, Xlog1py, 1)
+
+
+def _xlog_backward(ctx, g, op, shift):
+    """The gradients of ``x * log(y + shift)`` (``op``: the kernel itself): ``x`` gets
+    ``op(grad, y)``, 0 where ``x == 0`` and ``y + shift <= 0``; ``y`` gets ``grad * x / (y +
+    shift)``."""
+    xp = ns(g)
+    a, b = ctx.a, ctx.b
+    need = ctx.needs_input_grad
+    ga = gb = None
+    if need[0]:
+        ga = xp.call(op, g, b)
+        ga = xp.where((a == 0) & (b <= -shift), xp.zeros((), xp.npdtype(ga)), ga)
+    if len(need) > 1 and need[1]:
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            gb = g * a / (b + 1) if shift else g * a / b
+    return (ga, gb)
 
 
 def _remainder(a, b, **kw):
