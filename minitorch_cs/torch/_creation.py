@@ -500,8 +500,28 @@ class Linspace(Op):
     def forward(ctx, start, end, steps, dtype, log_base=None):
         if log_base is None:
             return new_array(_linspace(start, end, steps, np.dtype(dtype)))
+        if np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.float64)):
+            return new_array(_logspace(start, end, steps, np.dtype(dtype), log_base))
         r = np.linspace(start, end, steps, dtype=np.float64)
         return new_array(D.np_cast(np.power(log_base, r), dtype))
+
+
+def _logspace(start, end, steps, dt, base):
+    """torch 2.13's CPU logspace for float32/float64, bit for bit: the ends converted to the
+    dtype, ``step`` their difference in float64 over ``steps - 1``, the exponents of the first
+    half ``start + step * i`` and of the rest ``end - step * (steps - 1 - i)`` in float64 (not
+    fused), and C's ``pow`` of the base (numpy's float64 power can differ from it by an ulp),
+    rounded to the dtype. One point is ``pow(base, start)``."""
+    import math
+    if steps == 0:
+        return np.zeros(0, dt)
+    if steps == 1:
+        return np.array([math.pow(base, float(start))]).astype(dt)
+    s, e = np.float64(dt.type(start)), np.float64(dt.type(end))
+    step = np.float64(dt.type(e - s)) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    exps = np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
+    return np.array([math.pow(base, x) for x in exps.tolist()]).astype(dt)
 
 
 def _linspace(start, end, steps, dt):

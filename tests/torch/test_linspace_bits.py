@@ -73,3 +73,20 @@ def test_arange_matches_torch_bit_for_bit(dt):
         if not np.array_equal(want, got):
             diffs.append((a, b, step))
     assert not diffs, diffs[:5]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_logspace_matches_torch_bit_for_bit(dt):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(20 + (dt == "float64"))
+    diffs = []
+    for trial in range(150):
+        a, b = sorted(rng.uniform(-3, 3, 2))
+        if trial % 5 == 0:
+            a, b = b, a
+        n, base = int(rng.integers(0, 120)), (10.0, 2.0, 3.5)[trial % 3]
+        want, got = (T.logspace(a, b, n, base, dtype=getattr(T, dt)).double().numpy()
+                     for T in (torch, mt))
+        if not np.array_equal(want, got):
+            diffs.append((a, b, n, base))
+    assert not diffs, diffs[:5]
