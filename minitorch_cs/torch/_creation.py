@@ -4,12 +4,14 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import math
 import numbers
 
 import numpy as np
 
 from . import _dtype as D
 from ._errors import c_number
+from ._kernels.moments import fma64
 from ._device import device as _device_cls
 from ._autograd import no_grad
 from ._dispatch import Op, apply, read_value
@@ -451,7 +453,6 @@ _ARANGE_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 
 def _float_arange(start, step, n, dt):
-    from ._kernels.moments import fma64
     half = dt in (np.dtype(D.float16.np), np.dtype(D.bfloat16.np))
     lanes = 16 if half else _ARANGE_LANES[dt]
     i = np.arange(n, dtype=np.float64)
@@ -512,7 +513,6 @@ def _logspace(start, end, steps, dt, base):
     half ``start + step * i`` and of the rest ``end - step * (steps - 1 - i)`` in float64 (not
     fused), and C's ``pow`` of the base (numpy's float64 power can differ from it by an ulp),
     rounded to the dtype. One point is ``pow(base, start)``."""
-    import math
     if steps == 0:
         return np.zeros(0, dt)
     if steps == 1:
@@ -539,7 +539,6 @@ def _linspace(start, end, steps, dt):
     k = (steps - 1 - i).astype(np.float64)
     first = i < steps // 2
     if dt in (np.dtype(np.float32), np.dtype(np.float64)):
-        from ._kernels.moments import fma64
         s, e = dt.type(start), dt.type(end)
         step = dt.type(dt.type(e - s) / dt.type(steps - 1))
         if dt == np.float64:
@@ -560,7 +559,6 @@ def _linspace(start, end, steps, dt):
         return np.where(first, lo, hi).astype(dt)
     s, e = float(start), float(end)  # (the ends already in the integer type)
     step = (e - s) / (steps - 1)
-    from ._kernels.moments import fma64
     lo = fma64(np.full(steps, step), i.astype(np.float64), np.full(steps, s))
     hi = fma64(np.full(steps, -step), k, np.full(steps, e))
     return D.np_cast(np.trunc(np.where(first, lo, hi)), dt)

@@ -23,7 +23,6 @@ measured against it by ``tests/torch/test_operator_protocol.py``. (Imported by t
 """
 from __future__ import annotations
 
-import builtins
 import functools
 
 import numpy as np
@@ -35,9 +34,7 @@ from .._dispatch import apply
 from .._ops import elementwise as E
 from .._tensor import Tensor
 from ._common import _t
-
-_NUMBERS = (builtins.int, builtins.float, builtins.complex, np.number, np.bool_)
-
+from .pointwise import _NUMBERS
 
 def _operand(other):
     """``other`` in a reflected operator's first position: a tensor or a number, as torch's
@@ -158,22 +155,17 @@ OPERATORS = {
     '__le__': F.le,
     '__gt__': F.gt,
     '__ge__': F.ge,
-    # in place, through the parsed in-place methods (their argument rules, numpy scalars
-    # included); torch has no ``__imatmul__``: ``t @= m`` rebinds ``t`` to ``t @ m``
-    '__iadd__': lambda self, other: self.add_(other),
-    '__isub__': lambda self, other: self.sub_(other),
-    '__imul__': lambda self, other: self.mul_(other),
-    '__itruediv__': lambda self, other: self.div_(other),
-    '__idiv__': lambda self, other: self.div_(other),
-    '__ifloordiv__': lambda self, other: self.floor_divide_(other),
-    '__imod__': lambda self, other: self.remainder_(other),
-    '__ipow__': lambda self, other: self.pow_(other),
-    '__iand__': lambda self, other: self.bitwise_and_(other),
-    '__ior__': lambda self, other: self.bitwise_or_(other),
-    '__ixor__': lambda self, other: self.bitwise_xor_(other),
-    '__ilshift__': lambda self, other: self.bitwise_left_shift_(other),
-    '__irshift__': lambda self, other: self.bitwise_right_shift_(other),
 }
+
+# in place, through the parsed in-place methods (their argument rules, numpy scalars included);
+# torch has no ``__imatmul__``: ``t @= m`` rebinds ``t`` to ``t @ m``
+_IN_PLACE = {'__iadd__': 'add_', '__isub__': 'sub_', '__imul__': 'mul_', '__itruediv__': 'div_',
+             '__idiv__': 'div_', '__ifloordiv__': 'floor_divide_', '__imod__': 'remainder_',
+             '__ipow__': 'pow_', '__iand__': 'bitwise_and_', '__ior__': 'bitwise_or_',
+             '__ixor__': 'bitwise_xor_', '__ilshift__': 'bitwise_left_shift_',
+             '__irshift__': 'bitwise_right_shift_'}
+OPERATORS.update({name: (lambda method: lambda self, other: getattr(self, method)(other))(m)
+                  for name, m in _IN_PLACE.items()})
 
 for _name, _impl in OPERATORS.items():
     setattr(Tensor, _name, _operator(_impl, _name))

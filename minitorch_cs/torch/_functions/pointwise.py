@@ -219,18 +219,18 @@ def copysign(input, other, *, out=None):
 _NUMBERS = (int, float, complex, np.number, np.bool_)
 
 
-def _copysign_other(name, other):
+def _number_or_tensor_other(name, other):
     if not isinstance(other, (Tensor,) + _NUMBERS):
         _parser_error(name, (other,), [("Tensor other", (Tensor,)), ("Number other", _NUMBERS)])
 
 
 def _copysign_method(self, other, *, out=None):
-    _copysign_other("copysign", other)
+    _number_or_tensor_other("copysign", other)
     return copysign(self, other)
 
 
 def _copysign_inplace(self, other):
-    _copysign_other("copysign_", other)
+    _number_or_tensor_other("copysign_", other)
     if isinstance(other, Tensor):
         return apply_inplace(PE.Copysign, self, other)
     return apply_inplace(PE.CopysignScalar, self, other)
@@ -303,8 +303,7 @@ def _shift_other(name, other):
     if other is _ABSENT:
         raise TypeError(f"{name}() received an invalid combination of arguments - got (), but "
                         "expected one of:\n * (Tensor other)\n * (Number other)\n")
-    if not isinstance(other, (Tensor,) + _NUMBERS):
-        _parser_error(name, (other,), [("Tensor other", (Tensor,)), ("Number other", _NUMBERS)])
+    _number_or_tensor_other(name, other)
 
 
 def _shapes_broadcast(a, b):

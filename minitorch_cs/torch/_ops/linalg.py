@@ -113,11 +113,12 @@ def _check_mm(a, b, needs=(), bmm=False):
     """torch's shape checks for ``a @ b``, worded and ordered as the kernel its path reaches
     (:func:`matmul_path`) reports them: ``dot`` checks the dtypes first, then "inconsistent
     tensor size"; ``mv`` "size mismatch"; ``mm`` "mat1 and mat2 shapes" (with folded sizes);
-    ``bmm`` the batch and inner sizes together."""
+    ``bmm`` the batch and inner sizes together. Returns the path, for the dtype checks."""
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{a.ndim}D and {b.ndim}D")
-    kind, (sa, da), (sb, db) = matmul_path(a, b, needs, bmm)
+    path = matmul_path(a, b, needs, bmm)
+    kind, (sa, da), (sb, db) = path
     if kind == "dot":
         if da != db:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
@@ -139,6 +140,7 @@ def _check_mm(a, b, needs=(), bmm=False):
         if sa[-1] != sb[-2] or n != got:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{n}, {sa[-1]}] but got: [{got}, {sb[-2]}].")
+    return path
 
 
 def _folds(a, b, needs=()):
@@ -173,12 +175,13 @@ def _no_bool(kernel, *arrays):
             raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def check_matmul_dtypes(a, b, bmm=False, needs=()):
+def check_matmul_dtypes(a, b, bmm=False, needs=(), path=None):
     """torch's dtype checks for ``a @ b`` by the kernel its path reaches
     (:func:`matmul_path`): its operands must share a dtype, and none of these kernels exists
     for bool -- though mm, mv and bmm return an empty result, or zeros for an empty inner
-    dim, before they look at the dtype (bmm before it compares the dtypes, too)."""
-    kind, (sa, da), (sb, db) = matmul_path(a, b, needs, bmm)
+    dim, before they look at the dtype (bmm before it compares the dtypes, too). ``path``:
+    :func:`matmul_path`'s answer when the caller has it."""
+    kind, (sa, da), (sb, db) = path or matmul_path(a, b, needs, bmm)
     empty = 0 in sa or 0 in sb
     if kind == "dot":
         if da != db:
@@ -237,8 +240,7 @@ class Matmul(Kernel):
 
     @staticmethod
     def forward(ctx, a, b, bmm=False):
-        _check_mm(a, b, ctx.needs_input_grad, bmm)
-        check_matmul_dtypes(a, b, bmm, ctx.needs_input_grad)
+        check_matmul_dtypes(a, b, path=_check_mm(a, b, ctx.needs_input_grad, bmm))
         ctx.a, ctx.b = a, b
         if a.ndim != 2 or b.ndim != 2 or bmm:
             ctx.torch_node = _matmul_node(ctx, a, b, bmm)
