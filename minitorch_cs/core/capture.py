@@ -43,6 +43,7 @@ import numpy as np
 from ..torch import _autograd, _dispatch
 from ..torch._dispatch import Ctx, inplace_forward, inplace_forward_grad, output_array
 from ..torch._ops._kernel import preserve_format
+from ..torch._ops._xp import NP
 from ..torch._ops.binary import _addc
 from ..torch._ops.reduce import two_norm
 from ..torch._tensor import Tensor
@@ -561,9 +562,10 @@ def _copy(a):
 
 
 #: unary kernels that are exactly these functions on a float32/float64 array (no attributes; a
-#: C-ordered or 0-d operand, whose result layout the function keeps as the kernel does). detach
-#: and clone are the step closures' snapshot of their tensor arguments (``t.detach().clone()``)
-_UNARY = {"sqrt": np.sqrt, "exp": np.exp, "neg": np.negative, "detach": _alias, "clone": _copy}
+#: C-ordered or 0-d operand, whose result layout the function keeps as the kernel does). ``exp``
+#: is the kernel's own wide-precision function (``_xp.wide32``). detach and clone are the step
+#: closures' snapshot of their tensor arguments (``t.detach().clone()``)
+_UNARY = {"sqrt": np.sqrt, "exp": NP.exp, "neg": np.negative, "detach": _alias, "clone": _copy}
 
 
 def _fast_unary(op, args, attrs):

@@ -362,6 +362,8 @@ def _cross_entropy(tape, fe, be):
         zb, p = z, e  # dead once the forward has made logp
         sm = s
         multiply = np.multiply
+        from ..torch._ops._xp import NP
+        backward_exp = NP.exp
 
         def bwd(env, ctxs):
             if mode[0]:
@@ -379,7 +381,7 @@ def _cross_entropy(tape, fe, be):
             # the one-hot of -coef, minus softmax times its row sum
             zb.fill(0)
             zb[rows, t] = -coef
-            exp(logp, out=p)
+            backward_exp(logp, out=p)  # (the op's backward: its formulas' exp, _xp.wide32)
             add_reduce(zb, axis=1, keepdims=True, out=sm)
             multiply(p, sm, out=p)
             env[gs] = subtract(zb, p, out=og())

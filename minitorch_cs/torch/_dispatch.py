@@ -35,6 +35,8 @@ import numpy as np
 from ._autograd import Anomaly, GradState, Node, record_forward_stack
 from ._errors import translate
 from ._layout import dense_layout
+from ._views import (DIRECT, MARKED, check_marked, dim_order, made_without_grad,
+                     mark_message, multi_message, VIA_NO_GRAD_VIEW, view_target)
 
 __all__ = ["Op", "Mode", "EngineObserver", "apply", "apply_inplace", "redispatch", "OPS", "Ctx",
            "read_value", "values_hidden", "wafer_dtypes", "set_data", "set_grad", "read_grad", "zero_grad",
@@ -359,8 +361,8 @@ def _needs_grad(op, args):
 
 
 def _make_node(op, args):
-    if _STALE[0]:
-        _check_stale(args)
+    if MARKED[0]:
+        check_marked(args)
     node = Node(op, op.n_outputs)
     nxt = []
     meta = []
@@ -371,9 +373,11 @@ def _make_node(op, args):
             meta.append((d.shape, d.dtype))
             if a._rg:
                 fn = a.grad_fn
-                nxt.append((fn, a._output_nr) if fn is not None else a._edge())
-                needs.append(True)
-                continue
+                e = (fn, a._output_nr) if fn is not None else a._edge()
+                if e is not None:  # (None: a view made in no_grad mode, see made_without_grad)
+                    nxt.append(e)
+                    needs.append(True)
+                    continue
         else:
             meta.append(None)
         nxt.append(None)
@@ -495,8 +499,9 @@ def _eager(op, args, attrs, arrays=None, grad=None):
         res = _wrap_out(op, out, args, None, 0)
         if op.is_view:
             _set_view_fn(res, op, args[0], arrays[1:], attrs)
-            if GradState.enabled:
-                _register_view(res)
+            if not GradState.enabled:
+                made_without_grad(res, args[0])
+            _register_view(res)
         return res
     if op.n_outputs == 0:
         return None
@@ -526,13 +531,8 @@ def _set_view_fn(t, op, src, rest, attrs):
         return op.forward(Ctx(), a, *rest, **attrs)
     # the root base's memory order: a replay on a copy must lay the copy out the same way (a
     # reshape that viewed the base may not view a C-ordered copy)
-    view_fn.base_order = parent.base_order if parent is not None else _dim_order(src._data)
+    view_fn.base_order = parent.base_order if parent is not None else dim_order(src._data)
     t._view_fn = view_fn
-
-
-def _dim_order(a) -> tuple:
-    """``a``'s dims from the slowest-varying stride to the fastest (ties keep dim order)."""
-    return tuple(sorted(range(a.ndim), key=lambda d: -abs(a.strides[d])))
 
 
 def also_saved(out, *tensors):
@@ -542,17 +542,6 @@ def also_saved(out, *tensors):
     node = out.grad_fn
     if node is not None:
         node.saved_versions.extend((t, t._vc[0]) for t in tensors if t is not None)
-    return out
-
-
-def view_target(view_fn, arr):
-    """A writable copy of ``arr`` (an array of the base's shape) laid out as the base that
-    ``view_fn`` was recorded on, so that ``view_fn`` of it is a view again."""
-    order = getattr(view_fn, "base_order", None)
-    if order is None or len(order) != arr.ndim:
-        return np.array(arr, copy=True)
-    out = np.empty([arr.shape[d] for d in order], arr.dtype).transpose(np.argsort(order))
-    out[...] = arr
     return out
 
 
@@ -575,6 +564,11 @@ def _wrap_out(op, arr, args, node, nr):
         src = args[0]
         t._vc = src._vc
         t._base = src._base if src._base is not None else src
+        if src._base is not None:
+            mark = src.__dict__.get("_cmeta")
+            if mark is not None:  # (torch propagates a view's creation mark to views of it)
+                t.__dict__["_cmeta"] = (VIA_NO_GRAD_VIEW if node is not None else mark[0],
+                                        t._vc[0], node)
     elif op.alias:  # same storage, not an autograd view (detach shares the version counter)
         t._vc = args[0]._vc if op.shares_version else [0]
         t._base = None
@@ -790,12 +784,12 @@ def _inplace_with_grad(op, target, full, attrs):
     # grad or not: ``t[::2].requires_grad_()``), then a leaf that requires grad
     multi = target.__dict__.get("_multi_view")
     if multi is not None:
-        raise RuntimeError(f"Output {multi[1]} of {multi[0]} is a view and is being modified "
-                           "inplace. This view is the output of a function that returns multiple "
-                           "views. Such functions do not allow the output views to be modified "
-                           "inplace. You should replace the inplace operation by an out-of-place "
-                           "one.")
+        raise RuntimeError(multi_message(multi, DIRECT))
     base = target._base
+    if base is not None:
+        mark = target.__dict__.get("_cmeta")
+        if mark is not None:
+            raise RuntimeError(mark_message(mark, DIRECT))
     if base is not None and base.grad_fn is None and (base._rg or target._rg):
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -829,22 +823,6 @@ def _inplace_with_grad(op, target, full, attrs):
     return target
 
 
-_STALE = [False]  # set once an output of split/unbind went stale (see _refresh_views)
-
-
-def _check_stale(args):
-    for a in args:
-        if isinstance(a, Tensor) and a._rg:
-            multi = a.__dict__.get("_multi_view_stale")
-            if multi is not None:
-                raise RuntimeError(
-                    f"Output {multi[1]} of {multi[0]} is a view and its base or another view of "
-                    "its base has been modified inplace. This view is the output of a function "
-                    "that returns multiple views. Such functions do not allow the output views "
-                    "to be modified inplace. You should replace the inplace operation by an "
-                    "out-of-place one.")
-
-
 def _register_view(t):
     """Remember ``t`` among its base's views (weakly), so an in-place change of the base
     through another view, or of the base itself, reaches ``t``'s gradient (``_refresh_views``)."""
@@ -866,10 +844,11 @@ def _refresh_views(base, skip=None):
     for v in list(views):
         if v is skip or v._base is not base:
             continue
-        multi = v.__dict__.get("_multi_view")
-        if multi is not None:  # torch: this view may no longer take part in autograd
-            v.__dict__["_multi_view_stale"] = multi
-            _STALE[0] = True
+        # torch: a view with a creation mark now requires grad but cannot take part in
+        # autograd any more (check_marked refuses it: its version moved on)
+        if "_multi_view" in v.__dict__ or "_cmeta" in v.__dict__:
+            if v._dtype.is_floating_point:
+                v._rg = True
             continue
         if v._view_fn is None or not v._data.flags.writeable:
             continue

@@ -225,8 +225,6 @@ def add_(self, other, *, alpha=1):
 
 
 def sub_(self, other, *, alpha=1):
-    # (torch's bool check comes before the in-place broadcast to ``self``'s shape)
-    E._check_sub(self._data, other._data if isinstance(other, Tensor) else other)
     return apply_inplace(E.Sub, self, other, alpha=alpha)
 
 
@@ -801,6 +799,10 @@ METHODS.update({
     'unfold': _unfold,
     'hypot': F.hypot.method,
     'hypot_': F.hypot.inplace,
+    'nextafter': F.nextafter.method,
+    'nextafter_': F.nextafter.inplace,
+    'ldexp': F.ldexp.method,
+    'ldexp_': F.ldexp.inplace,
     'logaddexp': F.logaddexp.method,
     'logaddexp2': F.logaddexp2.method,
     'fmax': F.fmax.method,

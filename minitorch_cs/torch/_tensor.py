@@ -238,6 +238,8 @@ class Tensor:
             return (self.grad_fn, self._output_nr)
         acc = self._acc
         if acc is None:
+            if self._base is not None and "_cmeta" in self.__dict__:
+                return None  # (a view made in no_grad mode: no gradient reaches anything)
             acc = self._acc = AccumulateGrad(self)
             if self._hooks:
                 acc.pre_hooks = {0: list(self._hooks)}

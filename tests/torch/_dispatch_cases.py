@@ -237,6 +237,10 @@ def img(c=2, h=4, w=4):
     return (torch.arange(c * h * w, dtype=torch.float32).reshape(1, c, h, w) / (c * h * w))
 
 
+def vol(c=2, d=3, h=4, w=4):
+    return torch.arange(c * d * h * w, dtype=torch.float32).reshape(1, c, d, h, w) / (c * d * h * w)
+
+
 def perturb(args) -> None:
     """Give the tensors in ``args`` other values in place, keeping shapes, dtypes, value domains
     and multisets of integer and bool values (so indices stay in range and masks select as many
@@ -499,13 +503,35 @@ EXAMPLES: dict[str, list[Example]] = {
                      ex(lambda: (img(),), run=lambda x: F.max_pool2d(x, 2, return_indices=True),
                         label="indices")],
     "F.avg_pool1d": [ex(lambda: (f234(), 2))],
+    "F.conv3d": [ex(lambda: (vol(), torch.ones(3, 2, 2, 2, 2), torch.zeros(3)))],
+    "F.max_pool3d": [ex(lambda: (vol(), 2)),
+                     ex(lambda: (vol(),), run=lambda x: F.max_pool3d(x, 2, return_indices=True),
+                        label="indices")],
+    "F.avg_pool3d": [ex(lambda: (vol(), 2))],
+    "F.adaptive_avg_pool3d": [ex(lambda: (vol(), (2, 3, 1)))],
+    "F.adaptive_max_pool3d": [ex(lambda: (vol(), 2)),
+                              ex(lambda: (vol(),), label="indices",
+                                 run=lambda x: F.adaptive_max_pool3d(x, 2, return_indices=True))],
     "F.adaptive_avg_pool1d": [ex(lambda: (f234(), 2))],
     "F.layer_norm": [ex(lambda: (f23(), (3,), v3(), v3(1)))],
     "F.group_norm": [ex(lambda: (f234(), 3))],
     "F.batch_norm": [ex(lambda: (f234(), v3(), v3(1)), label="eval"),
                      ex(lambda: (f234(), v3(), v3(1)),
                         run=lambda x, m, v: F.batch_norm(x, m, v, training=True), label="train")],
-    "F.embedding": [ex(lambda: (iv3(), f23().reshape(3, 2)))],
+    "F.embedding": [ex(lambda: (iv3(), f23().reshape(3, 2))),
+                    ex(lambda: (iv3(), f23().reshape(3, 2)),
+                       run=lambda i, w: F.embedding(i, w, scale_grad_by_freq=True),
+                       label="scale_grad_by_freq")],
+    "F.embedding_bag": [
+        ex(lambda: (torch.tensor([[0, 2], [1, 1]]), f23().reshape(3, 2))),
+        ex(lambda: (iv3(), f23().reshape(3, 2), torch.tensor([0, 1]), v3()),
+           run=lambda i, w, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+           other=lambda: (torch.tensor([2, 0, 1]), f23b().reshape(3, 2), torch.tensor([0, 2]),
+                          v3(1)), label="offsets, per-sample weights"),
+        ex(lambda: (iv3(), f23().reshape(3, 2), torch.tensor([0, 1])),
+           run=lambda i, w, o: F.embedding_bag(i, w, o, mode="max"),
+           other=lambda: (torch.tensor([2, 0, 1]), f23b().reshape(3, 2), torch.tensor([0, 2])),
+           label="max")],
     "F.one_hot": [ex(lambda: (iv3(),))],
     "F.pad": [ex(lambda: (f23(), (1, 1)))],
     "F.cross_entropy": [ex(lambda: (f23(), f23b()), label="probabilities"),

@@ -80,6 +80,25 @@ def test_fma64_rounds_once():
     assert np.isinf(special[0]) and np.isinf(special[1]) and np.isnan(special[2])
 
 
+def test_fma64_zero_signs():
+    """A zero result carries IEEE's sign of the fused operation: the exact product's signed
+    zero plus a signed zero (-0 + -0 is -0), and +0 for an exact cancellation."""
+    import math
+    from fractions import Fraction
+    from minitorch_cs.torch._kernels.moments import fma64
+    vals = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300]
+    a, b, c = (np.array(v) for v in zip(*[(x, y, z) for x in vals for y in vals for z in vals]))
+    got = fma64(a, b, c)
+    for x, y, z, r in zip(a, b, c, got):
+        exact = Fraction(x) * Fraction(y) + Fraction(z)
+        if exact != 0:
+            assert r == float(exact)
+            continue
+        product_sign = math.copysign(1, x) * math.copysign(1, y)
+        both_negative = (x * y == 0 and product_sign < 0 and math.copysign(1, z) < 0)
+        assert r == 0 and math.copysign(1, r) == (-1 if both_negative else 1), (x, y, z, r)
+
+
 def test_float64_cross_of_equal_rows_keeps_the_products_rounding_error():
     """torch's float64 kernel fuses ``a1*b2`` into the difference: the cross product of a row
     with itself is the first product's rounding error, not 0."""

@@ -60,3 +60,43 @@ def test_fill_and_masked_fill_refuse_what_torch_refuses():
             assert re.search(message, str(e)) or str(e).startswith(message), str(e)
         else:
             raise AssertionError(message)
+
+
+_BINARY_INPLACE = ("add_", "sub_", "mul_", "div_", "true_divide_", "floor_divide_", "pow_",
+                   "fmod_", "remainder_", "atan2_", "hypot_", "copysign_", "bitwise_and_",
+                   "bitwise_or_", "bitwise_xor_", "logical_and_", "logical_or_", "logical_xor_",
+                   "eq_", "ne_", "lt_", "le_", "gt_", "ge_", "maximum_", "minimum_", "fmax_",
+                   "fmin_", "xlogy_", "nextafter_", "ldexp_", "float_power_")
+
+
+def _broadcast_outcomes(T):
+    """Every binary in-place method, with a target that cannot hold the broadcast shape (or
+    operands that do not broadcast at all), over bool, integer and float operands: the op's own
+    early checks (torch's bool subtraction refusal) come before the shape error."""
+    dtypes = {"b": T.bool, "i": T.int64, "f": T.float32}
+    shapes = {"grows": ((3,), (2, 3)), "mismatch": ((3,), (4,)), "fits": ((2, 3), (3,))}
+    calls = {}
+    for name in _BINARY_INPLACE:
+        for sk, (sa, sb) in shapes.items():
+            for ka, da in dtypes.items():
+                for kb, db in dtypes.items():
+                    calls[f"{name} {sk} {ka}{kb}"] = (
+                        lambda name=name, sa=sa, sb=sb, da=da, db=db:
+                        getattr(T.ones(sa, dtype=da), name)(T.ones(sb, dtype=db)))
+    return outcomes(calls, messages=True)
+
+
+def test_inplace_shape_errors_come_after_the_ops_early_checks():
+    assert_same_as_torch(_broadcast_outcomes, torch)
+
+
+def test_bool_subtraction_is_refused_before_the_shape_check():
+    # torch's sub checks bool operands ahead of broadcasting, also in place
+    for a, b in ((torch.ones(3, dtype=torch.bool), torch.ones(2, 3, dtype=torch.bool)),
+                 (torch.ones(3), torch.ones(4, dtype=torch.bool))):
+        try:
+            a.sub_(b)
+        except RuntimeError as e:
+            assert str(e).startswith("Subtraction, the `-` operator, with")
+        else:
+            raise AssertionError("sub_ accepted a bool operand")

@@ -247,8 +247,12 @@ for _name, _ref, _call, _l, _r in [
     ("fmax", np.fmax, lambda T, a, b: T.fmax(a, b), DISTINCT, dict(DISTINCT, offset=0.5)),
     ("fmin", np.fmin, lambda T, a, b: a.fmin(b), DISTINCT, dict(DISTINCT, offset=0.5)),
     ("copysign", np.copysign, lambda T, a, b: T.copysign(a, b), NZ, NZ),
+    ("ldexp", lambda a, b: a * 2.0 ** b, lambda T, a, b: T.ldexp(a, b), {}, {}),
 ]:
     row(_name, _ref, _call, two(_l, _r))
+# (torch's nextafter gradient is a convention -- grad where the operands differ, 0 where equal --
+# not a derivative central differences could check; tests/torch/test_nextafter_ldexp.py does)
+row("nextafter", np.nextafter, lambda T, a, b: a.nextafter(b), two({}, {}), grad=False)
 
 def _im2col_ref(x, k=2, p=1, s=1):
     """Sliding blocks as columns (rows: channel, then kernel offset)."""

@@ -49,6 +49,17 @@ FUNCTIONS = {  # torch.<name>
          'integer and bool inputs give the default float dtype. Gradient: ``grad * (result / '
          'input)``, 0 where ``input`` is 0; a tensor ``other`` gets a zero gradient.'), ""),
     'histc': ('histc(input, bins=100, min=0, max=0, *, out=None) -> Tensor', "", ""),
+    'nextafter': ('nextafter(input, other, *, out=None) -> Tensor',
+        ('The next floating-point value after ``input`` toward ``other``, in their common '
+         'dtype (both tensors, broadcast; floating dtypes only). Gradient: ``grad`` to '
+         '``input``, zeros to ``other``.'), ""),
+    'ldexp': ('ldexp(input, other, *, out=None) -> Tensor',
+        ('``input * 2 ** other`` (both tensors, broadcast), in their common dtype or the '
+         'default float for integer and bool operands. A floating ``input`` with an integer '
+         '``other`` is scaled exactly (the exponent read as a 32-bit int; a bool ``other`` is '
+         'refused); otherwise the product with ``2.0 ** other`` computed in ``other``\'s '
+         'floating dtype or the default float. Gradients: ``grad * 2 ** other`` (an integer '
+         'power for an integer ``other``: 0 below 0) and ``grad * result * ln 2``.'), ""),
     'unique_consecutive': (
         ('unique_consecutive(input, return_inverse=False, return_counts=False, dim=None) -> '
          '(Tensor, Tensor, Tensor)'), "", ""),
@@ -186,6 +197,13 @@ METHODS = {  # Tensor.<name>
         ('In-place Tensor.copysign: ``self`` keeps its dtype (an integer ``self`` cannot take '
          'the float result: RuntimeError).'), ""),
     'histc': ('Tensor.histc(bins=100, min=0, max=0) -> Tensor', "", _METHOD_OUT),
+    'nextafter': ('Tensor.nextafter(other) -> Tensor', "", _METHOD_OUT),
+    'nextafter_': ('Tensor.nextafter_(other) -> Tensor',
+        'In-place Tensor.nextafter: ``self`` must be able to hold the common dtype.', ""),
+    'ldexp': ('Tensor.ldexp(other) -> Tensor', "", _METHOD_OUT),
+    'ldexp_': ('Tensor.ldexp_(other) -> Tensor',
+        ('In-place Tensor.ldexp: ``self`` must be able to hold the result dtype (an integer '
+         '``self`` cannot: "ldexp can\'t be cast to the desired output type").'), ""),
     'unique_consecutive': (
         'Tensor.unique_consecutive(return_inverse=False, return_counts=False, dim=None)',
         'See ``torch.unique_consecutive``.', ""),

@@ -116,8 +116,10 @@ FUNCTIONAL = {  # torch.nn.functional.<name>
         ('embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, '
          'scale_grad_by_freq=False, sparse=False) -> Tensor'),
         ('Looks up rows of ``weight`` by the integer indices in ``input``; the row '
-         '``padding_idx`` gets no gradient. ``max_norm`` and ``scale_grad_by_freq=True`` raise'
-         ' NotImplementedError here; ``sparse=True`` gives a dense gradient.'), ""),
+         '``padding_idx`` gets no gradient. ``max_norm`` first renorms, in place, the rows '
+         'looked up; ``scale_grad_by_freq=True`` divides each row\'s gradient by its index\'s '
+         'count in ``input``. Differs from torch: ``sparse=True`` gives the gradient\'s values '
+         'as a dense tensor.'), ""),
     'gaussian_nll_loss': (
         ("gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction='mean') -> "
          'Tensor'),

@@ -28,7 +28,8 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_left_shift", "bitwise_right_shift",
            "equal", "allclose", "isclose", "clone", "asinh", "arcsinh", "acosh", "arccosh",
-           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "logaddexp",
+           "atanh", "arctanh", "lgamma", "digamma", "positive", "xlogy", "hypot", "nextafter",
+           "ldexp", "logaddexp",
            "logaddexp2", "fmax", "fmin", "copysign", "heaviside", "frac", "deg2rad", "rad2deg",
            "erfc", "signbit", "isposinf", "isneginf", "logit", "hardshrink", "prelu"]
 
@@ -164,6 +165,26 @@ def _castable_out_check(out, input, other):
 
 
 hypot.out_check = _castable_out_check
+
+
+nextafter = _tensors_only(PE.Nextafter, "nextafter", inplace=True)
+nextafter.out_check = _castable_out_check
+ldexp = _tensors_only(PE.Ldexp, "ldexp", inplace=True)
+
+
+def _ldexp_out_check(out, input, other):
+    """``out=``: ldexp's own check that ``out`` can take the result dtype (integer and bool
+    operands give the default float), worded as torch's."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        rt = D.result_type(input, other)
+        if not rt.is_floating_point:
+            rt = D.get_default_dtype()
+        if not D.can_cast(rt, out.dtype):
+            raise RuntimeError("ldexp can't be cast to the desired output type "
+                               f"{D.scalar_name(out.dtype)}")
+
+
+ldexp.out_check = _ldexp_out_check
 
 
 logaddexp = _tensors_only(PE.Logaddexp, "logaddexp")

@@ -5,8 +5,9 @@ import builtins
 import numpy as np
 
 from .. import _dtype as D
-from .._autograd import torch_named
+from .._autograd import GradState, torch_named
 from .._dispatch import apply
+from .._views import MARKED, MULTI_NO_GRAD_FN, NO_GRAD_VIEW
 from .._ops import elementwise as E
 from .._ops import movement as M
 from .._ops import selection as S
@@ -252,11 +253,19 @@ def select(input, dim, index):
 
 def _multi_views(views, node):
     """Mark the outputs of a function that returns several views (split, chunk, unbind): torch
-    refuses an in-place op on one of them while it requires grad (the dispatch point reads the
-    mark)."""
+    refuses an in-place op on one of them that records gradients (the dispatch point reads the
+    mark). Made in no_grad mode, they carry that mark instead; made from a base that requires
+    no grad, a mark of their own (torch's message then says "created in no_grad mode")."""
     for i, v in enumerate(views):
-        if v.requires_grad:
-            v.__dict__["_multi_view"] = (node, i)
+        mark = v.__dict__.get("_cmeta")
+        if v._base is None or (mark is not None and mark[0] == NO_GRAD_VIEW):
+            continue  # (not a view, or made in no_grad mode: that mark stays)
+        v.__dict__.pop("_cmeta", None)  # (a view of a view made in no_grad mode: torch's
+        if v.grad_fn is not None:       # multi-output mark replaces the one it inherited)
+            v.__dict__["_multi_view"] = (node, i, v._vc[0])
+        elif GradState.enabled:
+            v.__dict__["_cmeta"] = (MULTI_NO_GRAD_FN, v._vc[0], None)
+        MARKED[0] = True
     return views
 
 

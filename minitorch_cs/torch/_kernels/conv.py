@@ -3,7 +3,9 @@
 Pure functions on ``np.ndarray``: no Tensor class, no autograd.  Layout is
 NCHW (NCL for 1d), weights are ``(C_out, C_in // groups, kH, kW)`` exactly as
 in PyTorch.  Unbatched inputs (``(C, H, W)`` for the 2d ops, ``(C, L)`` for the
-1d ops) are accepted and give unbatched outputs, like torch.
+1d ops) are accepted and give unbatched outputs, like torch.  The convolution
+kernels (``_conv_fwd``/``_conv_bwd_*``) and max pooling's (``max_pool_nd``) take
+any number of spatial dims: ``conv3d`` and ``pool3d`` run them over (D, H, W).
 
 Implementation notes
 --------------------
@@ -40,6 +42,9 @@ Known deviations from torch (all on invalid or degenerate input)
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -55,6 +60,7 @@ __all__ = [
     "conv1d_backward_weight",
     "max_pool2d_forward",
     "max_pool2d_backward",
+    "max_pool_nd",
     "pool_windows_disjoint",
     "conv_output_size",
     "conv_transpose_forward",
@@ -174,8 +180,11 @@ def _conv_params(w_shape, stride, padding, dilation, groups, nsp: int):
     return stride, pads, dilation, groups
 
 
-def _check_conv_shapes(x_shape, w_shape, groups, pads, dilation, name, nsp):
-    """torch's check_shape_forward, for an already batched x_shape."""
+def _check_conv_shapes(x_shape, w_shape, groups, pads, dilation, name, nsp, onednn=False,
+                       bias_shape=None):
+    """torch's check_shape_forward, for an already batched x_shape (``onednn``: a zero dilation
+    is refused with the message of torch's oneDNN path; ``bias_shape``: the bias's is checked
+    too)."""
     if len(w_shape) != nsp + 2:
         raise RuntimeError(
             f"weight should have {nsp + 2} dimensions for {name}, but got weight of "
@@ -194,6 +203,10 @@ def _check_conv_shapes(x_shape, w_shape, groups, pads, dilation, name, nsp):
             f"Given groups={groups}, weight of size {_shape_str(w_shape)}, expected "
             f"input{_shape_str(x_shape)} to have {int(w_shape[1]) * groups} channels, "
             f"but got {int(x_shape[1])} channels instead")
+    if bias_shape is not None and tuple(bias_shape) != (cout,):
+        raise RuntimeError(
+            f"Given weight of size {_shape_str(w_shape)}, expected bias to be 1-dimensional "
+            f"with {cout} elements, but got bias of size {_shape_str(bias_shape)} instead")
     padded = [int(x_shape[2 + i]) + pads[i][0] + pads[i][1] for i in range(nsp)]
     eff = [dilation[i] * (int(w_shape[2 + i]) - 1) + 1 for i in range(nsp)]
     if any(p < e for p, e in zip(padded, eff)):
@@ -202,6 +215,8 @@ def _check_conv_shapes(x_shape, w_shape, groups, pads, dilation, name, nsp):
             + "). Kernel size: (" + " x ".join(map(str, eff))
             + "). Kernel size can't be greater than actual input size")
     if any(d == 0 for d in dilation):
+        if onednn:
+            raise RuntimeError("non-positive dilation is not supported")
         # the message of torch's generic (non-mkldnn) CPU path
         raise RuntimeError(
             f"dilation should be greater than zero, but got {_shape_str(dilation)}")
@@ -219,42 +234,53 @@ def _batch_x_shape(x_shape, nsp, name):
 
 
 def _pad_hw(x, pads, value=0.0):
-    (pt, pb), (pl, pr) = pads
-    if pt == pb == pl == pr == 0:
+    """``x`` padded by ``pads`` ((before, after) per trailing dim: (H, W), or (D, H, W))."""
+    if not any(p for pair in pads for p in pair):
         return x
-    out = np.full(x.shape[:-2] + (x.shape[-2] + pt + pb, x.shape[-1] + pl + pr),
-                  value, dtype=x.dtype)
-    out[..., pt:pt + x.shape[-2], pl:pl + x.shape[-1]] = x
+    lead = x.ndim - len(pads)
+    out = np.full(x.shape[:lead] + tuple(s + lo + hi for s, (lo, hi) in
+                                         zip(x.shape[lead:], pads)), value, dtype=x.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[lead:], pads))] = x
     return out
 
 
-def _windows(xp, kh, kw, stride, dilation, ho, wo):
-    """Strided window view of padded input: (N, C, Ho, Wo, kh, kw), no copy."""
-    sh, sw = stride
-    dh, dw = dilation
-    ekh, ekw = dh * (kh - 1) + 1, dw * (kw - 1) + 1
-    v = sliding_window_view(xp, (ekh, ekw), axis=(-2, -1))
-    return v[..., :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw, ::dh, ::dw]
+def _windows(xp, ks, stride, dilation, outs):
+    """Strided window view of a padded input: (N, C, *outs, *ks), no copy."""
+    eff = tuple(d * (k - 1) + 1 for k, d in zip(ks, dilation))
+    v = sliding_window_view(xp, eff, axis=tuple(range(-len(ks), 0)))
+    return v[(Ellipsis,) + tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(outs, stride))
+             + tuple(slice(None, None, d) for d in dilation)]
+
+
+def _conv_out(spatial, ks, stride, pads, dilation):
+    return tuple(conv_output_size(n, k, s, p[0], p[1], d)
+                 for n, k, s, p, d in zip(spatial, ks, stride, pads, dilation))
+
+
+def _im2col_nd(x, ks, stride, pads, dilation, groups, batch_inner=False):
+    """Column matrix of the (padded) input, as a contiguous copy, and the output sizes.
+
+    Default layout (N, G, Cg*prod(ks), L); with batch_inner=True the layout is
+    (G, Cg*prod(ks), N*L), which lets the weight gradient be one matmul (L: output positions).
+    """
+    n, c = x.shape[:2]
+    nsp = len(ks)
+    outs = _conv_out(x.shape[2:], ks, stride, pads, dilation)
+    v = _windows(_pad_hw(x, pads), ks, stride, dilation, outs)  # (N, C, *outs, *ks)
+    k = (c // groups) * math.prod(ks)
+    kd, od = tuple(range(2 + nsp, 2 + 2 * nsp)), tuple(range(2, 2 + nsp))
+    if batch_inner:
+        v = v.transpose((1,) + kd + (0,) + od)  # (C, *ks, N, *outs)
+        cols = np.ascontiguousarray(v).reshape(groups, k, n * math.prod(outs))
+    else:
+        v = v.transpose((0, 1) + kd + od)  # (N, C, *ks, *outs)
+        cols = np.ascontiguousarray(v).reshape(n, groups, k, math.prod(outs))
+    return cols, outs
 
 
 def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
-    """Column matrix of the (padded) input, as a contiguous copy.
-
-    Default layout (N, G, Cg*kh*kw, Ho*Wo); with batch_inner=True the layout is
-    (G, Cg*kh*kw, N*Ho*Wo), which lets the weight gradient be one matmul.
-    """
-    n, c, h, wd = x.shape
-    ho = conv_output_size(h, kh, stride[0], pads[0][0], pads[0][1], dilation[0])
-    wo = conv_output_size(wd, kw, stride[1], pads[1][0], pads[1][1], dilation[1])
-    xp = _pad_hw(x, pads)
-    v = _windows(xp, kh, kw, stride, dilation, ho, wo)  # (N, C, Ho, Wo, kh, kw)
-    k = (c // groups) * kh * kw
-    if batch_inner:
-        v = v.transpose(1, 4, 5, 0, 2, 3)  # (C, kh, kw, N, Ho, Wo)
-        cols = np.ascontiguousarray(v).reshape(groups, k, n * ho * wo)
-    else:
-        v = v.transpose(0, 1, 4, 5, 2, 3)  # (N, C, kh, kw, Ho, Wo)
-        cols = np.ascontiguousarray(v).reshape(n, groups, k, ho * wo)
+    """:func:`_im2col_nd` of a 2-D image: (cols, Ho, Wo)."""
+    cols, (ho, wo) = _im2col_nd(x, (kh, kw), stride, pads, dilation, groups, batch_inner)
     return cols, ho, wo
 
 
@@ -265,7 +291,7 @@ def _im2col(x, kh, kw, stride, pads, dilation, groups, batch_inner=False):
 _CHUNK_BYTES = 1 << 21
 
 
-#: stride-1 undilated forward and input-gradient kernels run over flat rows (``conv_rows``);
+#: stride-1 undilated 2-D forward and input-gradient kernels run over flat rows (``conv_rows``);
 #: the tests switch this off to compare them with the window-by-window kernels
 _FLAT_ROWS = True
 
@@ -274,98 +300,115 @@ def _chunk(n, per_sample_bytes):
     return max(1, min(n, _CHUNK_BYTES // max(1, per_sample_bytes)))
 
 
-def _conv2d_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
+def _rows_apply(nsp, stride, dilation):
+    """Whether the flat-row kernels (:mod:`conv_rows`, 2-D only) run this convolution."""
+    return _FLAT_ROWS and nsp == 2 and all(s == 1 for s in stride) and \
+        all(d == 1 for d in dilation)
+
+
+# The convolution kernels take any number of spatial dims (len(stride): 2 for conv1d/conv2d,
+# 3 for conv3d): x (N, C, *spatial), w (C_out, C/groups, *ks); pads ((before, after), ...).
+def _conv_fwd(x, w, stride, pads, dilation, groups, skip_padding=False):
     n = x.shape[0]
-    cout, cg, kh, kw = w.shape
+    cout, cg, *ks = w.shape
+    nsp = len(ks)
     dt = np.dtype(np.int64) if x.dtype == w.dtype == np.int64 else _float_dtype(x, w)
     x = x.astype(dt, copy=False)
     w = w.astype(dt, copy=False)
-    ho = conv_output_size(x.shape[2], kh, stride[0], pads[0][0], pads[0][1], dilation[0])
-    wo = conv_output_size(x.shape[3], kw, stride[1], pads[1][0], pads[1][1], dilation[1])
+    outs = _conv_out(x.shape[2:], ks, stride, pads, dilation)
     if n == 0:
-        return np.zeros((0, cout, ho, wo), dtype=dt)
-    k = cg * kh * kw
+        return np.zeros((0, cout) + outs, dtype=dt)
+    k = cg * math.prod(ks)
+    size = math.prod(outs)
     wmat = w.reshape(groups, cout // groups, k)
     if skip_padding and any(p for pair in pads for p in pair) and \
-            all(max(pair) < d * (kk - 1) + 1 for pair, d, kk in zip(pads, dilation, (kh, kw))) \
+            all(max(pair) < d * (kk - 1) + 1 for pair, d, kk in zip(pads, dilation, ks)) \
             and not np.isfinite(w).all():
         # torch's oneDNN direct convolution (bfloat16, and float32 by its use_mkldnn rule) never
         # multiplies the padding: a non-finite weight against a padded zero does not turn the
         # border outputs into NaN (0 * inf); its im2col path does (skip_padding=False), and so
         # does oneDNN when a padding reaches the kernel's dilated extent (measured, torch 2.13)
-        cols, _, _ = _im2col(x, kh, kw, stride, pads, dilation, groups)
-        valid, _, _ = _im2col(np.ones((1,) + x.shape[1:], dt), kh, kw, stride, pads, dilation,
+        cols, _ = _im2col_nd(x, ks, stride, pads, dilation, groups)
+        valid, _ = _im2col_nd(np.ones((1,) + x.shape[1:], dt), ks, stride, pads, dilation,
                               groups)
         with np.errstate(invalid="ignore"):
             prod = wmat[None, :, :, :, None] * cols[:, :, None, :, :]  # (N, G, Og, K, L)
         y = np.add.reduce(np.where(valid[:, :, None] != 0, prod, np.zeros((), dt)), axis=3)
-        return y.reshape(n, cout, ho, wo)
+        return y.reshape((n, cout) + outs)
     xp = _pad_hw(x, pads)
-    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1):  # same products, flat rows
-        return conv_rows.forward(xp, wmat, kh, kw, np.empty((n, cout, ho, wo), dt), _chunk)
-    y = np.empty((n, groups, cout // groups, ho * wo), dtype=dt)
-    step = _chunk(n, groups * k * ho * wo * dt.itemsize)
+    if _rows_apply(nsp, stride, dilation):  # same products, flat rows
+        return conv_rows.forward(xp, wmat, *ks, np.empty((n, cout) + outs, dt), _chunk)
+    y = np.empty((n, groups, cout // groups, size), dtype=dt)
+    step = _chunk(n, groups * k * size * dt.itemsize)
+    perm = (0, 1) + tuple(range(2 + nsp, 2 + 2 * nsp)) + tuple(range(2, 2 + nsp))
     for a in range(0, n, step):
-        v = _windows(xp[a:a + step], kh, kw, stride, dilation, ho, wo)  # (n, C, Ho, Wo, kh, kw)
-        cols = np.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(
-            -1, groups, k, ho * wo)
-        np.matmul(wmat, cols, out=y[a:a + step])  # (n, G, Og, Ho*Wo)
-    return y.reshape(n, cout, ho, wo)
+        v = _windows(xp[a:a + step], ks, stride, dilation, outs)  # (n, C, *outs, *ks)
+        cols = np.ascontiguousarray(v.transpose(perm)).reshape(-1, groups, k, size)
+        np.matmul(wmat, cols, out=y[a:a + step])  # (n, G, Og, L)
+    return y.reshape((n, cout) + outs)
 
 
-def _conv2d_bwd_input(gy, w, x_shape, stride, pads, dilation, groups):
-    n, c, h, wd = x_shape
-    cout, cg, kh, kw = w.shape
+def _conv_bwd_input(gy, w, x_shape, stride, pads, dilation, groups):
+    n, c, *spatial = x_shape
+    cout, cg, *ks = w.shape
+    nsp = len(ks)
     dt = _float_dtype(gy, w)
-    sh, sw = stride
-    dh, dw = dilation
-    (pt, pb), (pl, pr) = pads
-    ho, wo = gy.shape[2], gy.shape[3]
-    gx = np.zeros((n, c, h + pt + pb, wd + pl + pr), dtype=dt)
+    outs = gy.shape[2:]
+    gx = np.zeros((n, c) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads)), dtype=dt)
+    inner = (slice(None), slice(None)) + tuple(slice(lo, lo + s)
+                                               for s, (lo, _) in zip(spatial, pads))
     if n == 0 or gx.size == 0:
-        return gx[:, :, pt:pt + h, pl:pl + wd]
-    wt = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
-    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1) and np.isfinite(wt).all():
-        conv_rows.input_grad(gy.astype(dt, copy=False), wt, kh, kw, gx, _chunk)
-        return gx[:, :, pt:pt + h, pl:pl + wd]
-    g = gy.astype(dt, copy=False).reshape(n, groups, cout // groups, ho * wo)
-    hspan = (ho - 1) * sh + 1
-    wspan = (wo - 1) * sw + 1
-    step = _chunk(n, c * kh * kw * ho * wo * dt.itemsize)
+        return gx[inner]
+    wt = w.astype(dt, copy=False).reshape(groups, cout // groups, cg * math.prod(ks)
+                                          ).transpose(0, 2, 1)
+    if _rows_apply(nsp, stride, dilation) and np.isfinite(wt).all():
+        conv_rows.input_grad(gy.astype(dt, copy=False), wt, *ks, gx, _chunk)
+        return gx[inner]
+    size = math.prod(outs)
+    g = gy.astype(dt, copy=False).reshape(n, groups, cout // groups, size)
+    spans = [(o - 1) * s + 1 for o, s in zip(outs, stride)]
+    step = _chunk(n, c * math.prod(ks) * size * dt.itemsize)
     for a in range(0, n, step):
-        gcols = np.matmul(wt, g[a:a + step])  # (n, G, Cg*kh*kw, Ho*Wo)
-        gcols = gcols.reshape(-1, c, kh, kw, ho, wo)
+        gcols = np.matmul(wt, g[a:a + step])  # (n, G, Cg*prod(ks), L)
+        gcols = gcols.reshape((-1, c) + tuple(ks) + tuple(outs))
         gxa = gx[a:a + step]
-        for i in range(kh):
-            for j in range(kw):
-                gxa[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw] += gcols[:, :, i, j]
-    return gx[:, :, pt:pt + h, pl:pl + wd]
+        for off in itertools.product(*(range(kk) for kk in ks)):  # (row-major offsets)
+            gxa[(slice(None), slice(None)) + tuple(
+                slice(i * d, i * d + span, s) for i, d, span, s in
+                zip(off, dilation, spans, stride))] += gcols[(slice(None), slice(None)) + off]
+    return gx[inner]
 
 
-def _conv2d_bwd_weight(gy, x, w_shape, stride, pads, dilation, groups):
-    cout, cg, kh, kw = w_shape
+def _conv_bwd_weight(gy, x, w_shape, stride, pads, dilation, groups):
+    cout, cg, *ks = w_shape
     dt = _float_dtype(gy, x)
     x = x.astype(dt, copy=False)
     n = x.shape[0]
     if n == 0:
         return np.zeros(tuple(w_shape), dtype=dt)
-    if _FLAT_ROWS and stride == (1, 1) and dilation == (1, 1):  # one GEMM per sample
-        return conv_rows.weight_grad(gy.astype(dt, copy=False), _pad_hw(x, pads), kh, kw,
-                                     groups, _chunk).reshape(cout, cg, kh, kw)
-    cols, ho, wo = _im2col(x, kh, kw, stride, pads, dilation, groups,
-                           batch_inner=True)  # (G, K, N*P)
+    if _rows_apply(len(ks), stride, dilation):  # one GEMM per sample
+        return conv_rows.weight_grad(gy.astype(dt, copy=False), _pad_hw(x, pads), *ks,
+                                     groups, _chunk).reshape(tuple(w_shape))
+    cols, outs = _im2col_nd(x, ks, stride, pads, dilation, groups, batch_inner=True)
     og = cout // groups
-    g = gy.astype(dt, copy=False).reshape(n, groups, og, ho * wo)
+    size = math.prod(outs)
+    g = gy.astype(dt, copy=False).reshape(n, groups, og, size)
     # contract over N and output positions: (G, Og, N*P) @ (G, N*P, K)
-    gm = np.ascontiguousarray(g.transpose(1, 2, 0, 3)).reshape(groups, og, n * ho * wo)
+    gm = np.ascontiguousarray(g.transpose(1, 2, 0, 3)).reshape(groups, og, n * size)
     gw = np.matmul(gm, cols.transpose(0, 2, 1))  # (G, Og, K)
-    return gw.reshape(cout, cg, kh, kw)
+    return gw.reshape(tuple(w_shape))
 
 
-def _prep_conv(x_shape, w_shape, stride, padding, dilation, groups, nsp, name):
+# (the names the tests and the transposed convolution use for the 2-D case)
+_conv2d_fwd, _conv2d_bwd_input, _conv2d_bwd_weight = _conv_fwd, _conv_bwd_input, _conv_bwd_weight
+
+
+def _prep_conv(x_shape, w_shape, stride, padding, dilation, groups, nsp, name, onednn=False,
+               bias_shape=None):
     xb, unbatched = _batch_x_shape(x_shape, nsp, name)
     st, pads, dil, groups = _conv_params(w_shape, stride, padding, dilation, groups, nsp)
-    _check_conv_shapes(xb, tuple(int(s) for s in w_shape), groups, pads, dil, name, nsp)
+    _check_conv_shapes(xb, tuple(int(s) for s in w_shape), groups, pads, dil, name, nsp, onednn,
+                       bias_shape)
     return xb, unbatched, st, pads, dil, groups
 
 
@@ -379,8 +422,17 @@ def conv2d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding
     x, w = _operands(x, w)
     xb, unb, st, pads, dil, g = _prep_conv(x.shape, w.shape, stride, padding, dilation,
                                           groups, 2, "conv2d")
-    y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g, skip_padding)
+    if xb[1] == 0:
+        y = _no_channels(xb, w, st, pads, dil, x)
+    else:
+        y = _conv2d_fwd(x.reshape(xb), w, st, pads, dil, g, skip_padding)
     return y[0] if unb else y
+
+
+def _no_channels(xb, w, st, pads, dil, x):
+    """torch's result of a convolution of an input without channels: empty, of no channels."""
+    return np.zeros((xb[0], 0) + _conv_out(xb[2:], w.shape[2:], st, pads, dil),
+                    np.result_type(x, w))
 
 
 def conv2d_backward_input(gy, w, x_shape, stride=1, padding=0, dilation=1, groups=1):
@@ -389,6 +441,8 @@ def conv2d_backward_input(gy, w, x_shape, stride=1, padding=0, dilation=1, group
     w = _as_float(w)
     xb, unb, st, pads, dil, g = _prep_conv(x_shape, w.shape, stride, padding, dilation,
                                           groups, 2, "conv2d")
+    if xb[1] == 0:
+        return np.zeros(tuple(x_shape), _float_dtype(gy, w))
     gyb = gy.reshape((1,) + gy.shape) if unb else gy
     gx = _conv2d_bwd_input(gyb, w, xb, st, pads, dil, g)
     return np.ascontiguousarray(gx[0] if unb else gx)
@@ -401,6 +455,8 @@ def conv2d_backward_weight(gy, x, w_shape, stride=1, padding=0, dilation=1, grou
     w_shape = tuple(int(s) for s in w_shape)
     xb, unb, st, pads, dil, g = _prep_conv(x.shape, w_shape, stride, padding, dilation,
                                           groups, 2, "conv2d")
+    if xb[1] == 0:
+        return np.zeros(w_shape, _float_dtype(gy, x))
     gyb = gy.reshape((1,) + gy.shape) if unb else gy
     return _conv2d_bwd_weight(gyb, x.reshape(xb), w_shape, st, pads, dil, g)
 
@@ -420,7 +476,10 @@ def conv1d_forward(x, w, stride=1, padding=0, dilation=1, groups=1, skip_padding
     x, w = _operands(x, w)
     x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w.shape, stride, padding,
                                                   dilation, groups)
-    y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g, skip_padding)
+    if x4[1] == 0:
+        y = _no_channels(x4, w.reshape(w4), st, pads, dil, x)
+    else:
+        y = _conv2d_fwd(x.reshape(x4), w.reshape(w4), st, pads, dil, g, skip_padding)
     y = y.reshape(y.shape[0], y.shape[1], y.shape[3])
     return y[0] if unb else y
 
@@ -430,6 +489,8 @@ def conv1d_backward_input(gy, w, x_shape, stride=1, padding=0, dilation=1, group
     w = _as_float(w)
     x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x_shape, w.shape, stride, padding,
                                                   dilation, groups)
+    if x4[1] == 0:
+        return np.zeros(tuple(x_shape), _float_dtype(gy, w))
     gy4 = gy.reshape(x4[0], w4[0], 1, gy.shape[-1])
     gx = _conv2d_bwd_input(gy4, w.reshape(w4), x4, st, pads, dil, g)
     gx = np.ascontiguousarray(gx).reshape(x4[0], x4[1], x4[3])
@@ -442,6 +503,8 @@ def conv1d_backward_weight(gy, x, w_shape, stride=1, padding=0, dilation=1, grou
     w_shape = tuple(int(s) for s in w_shape)
     x4, w4, unb, st, pads, dil, g = _conv1d_to_2d(x.shape, w_shape, stride, padding,
                                                   dilation, groups)
+    if x4[1] == 0:
+        return np.zeros(w_shape, _float_dtype(gy, x))
     gy4 = gy.reshape(x4[0], w4[0], 1, gy.shape[-1])
     gw = _conv2d_bwd_weight(gy4, x.reshape(x4), w4, st, pads, dil, g)
     return gw.reshape(w_shape)
@@ -536,60 +599,73 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
     """
     x = np.asarray(x)
     xb, unb = _pool_batch(x.shape, "max_pool2d")
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw), ho, wo = _pool_params(
-        xb, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    n, c, h, wd = xb
-    x4 = x.reshape(xb)
-    if np.issubdtype(x.dtype, np.floating):
+    k, s, p, d, ho, wo = _pool_params(xb, kernel_size, stride, padding, dilation, ceil_mode,
+                                      "max_pool2d")
+    maxval, indices = max_pool_nd(x.reshape(xb), k, s, p, d, (ho, wo), "max_pool2d")
+    if unb:
+        return maxval[0], indices[0]
+    return maxval, indices
+
+
+def max_pool_nd(xv, k, s, p, d, outs, name):
+    """Max pooling of ``xv`` (N, C, *spatial) over windows ``k`` (stride ``s``, padding ``p``,
+    dilation ``d``; one entry per spatial dim) to ``outs``: the maxima and the int64 flat
+    offsets of the winners in each plane (H*W, or D*H*W), as torch's CPU kernel finds them."""
+    n, c = xv.shape[:2]
+    spatial = xv.shape[2:]
+    if np.issubdtype(xv.dtype, np.floating):
         low = -np.inf
         check_nan = True
-    elif np.issubdtype(x.dtype, np.integer):
-        low = np.iinfo(x.dtype).min
+    elif np.issubdtype(xv.dtype, np.integer):
+        low = np.iinfo(xv.dtype).min
         check_nan = False
     else:
-        raise NotImplementedError(f'"max_pool2d" not implemented for '
-                                  f"'{'Bool' if x.dtype == np.bool_ else x.dtype}'")
-    pb = _pad_extent(h, ph, kh, sh, dh, ho)
-    pr = _pad_extent(wd, pw, kw, sw, dw, wo)
-    xp = _pad_hw(x4, ((ph, pb), (pw, pr)), value=low)
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{'Bool' if xv.dtype == np.bool_ else xv.dtype}'")
+    pads = [(pi, _pad_extent(size, pi, ki, si, di, o))
+            for size, ki, si, pi, di, o in zip(spatial, k, s, p, d, outs)]
+    xp = _pad_hw(xv, pads, value=low)
+    nsp = len(k)
 
-    # start of each window (may be negative = inside left padding)
-    hs = np.arange(ho) * sh - ph
-    ws = np.arange(wo) * sw - pw
-    # first in-bounds kernel offset of each window (torch's default index)
-    i0 = -(-np.maximum(-hs, 0) // dh)
-    j0 = -(-np.maximum(-ws, 0) // dw)
+    def grid(vectors):  # per-dim vectors broadcast over the output grid
+        return [v.reshape((-1,) + (1,) * (nsp - 1 - i)) for i, v in enumerate(vectors)]
 
-    # the winner's kernel position k = i * kw + j as a small code (a byte for up to 255
-    # positions: the per-window bookkeeping moves an eighth of the bytes of int64 offsets),
-    # starting at the first in-bounds position (torch's default index); offsets at the end
-    n_k = kh * kw
-    code_dt = np.uint8 if n_k < 256 else np.int64
-    hspan = (ho - 1) * sh + 1
-    wspan = (wo - 1) * sw + 1
+    # start of each window (may be negative = inside left padding), and its first in-bounds
+    # kernel offset (torch's default index)
+    starts = [np.arange(o) * si - pi for o, si, pi in zip(outs, s, p)]
+    firsts = [-(-np.maximum(-st, 0) // di) for st, di in zip(starts, d)]
+    # the winner's kernel position (row-major over the kernel) as a small code (a byte for up
+    # to 255 positions: the per-window bookkeeping moves an eighth of the bytes of int64
+    # offsets), starting at the first in-bounds position; offsets at the end
+    weights = [math.prod(k[i + 1:]) for i in range(nsp)]
+    code_dt = np.uint8 if math.prod(k) < 256 else np.int64
+    spans = [(o - 1) * si + 1 for o, si in zip(outs, s)]
+    first = sum(f * w for f, w in zip(grid(firsts), weights))
+    positions = list(itertools.product(*(range(ki) for ki in k)))
 
     def scan(nan_aware):
-        maxval = np.full((n, c, ho, wo), low, dtype=x.dtype)
-        code = np.empty((n, c, ho, wo), dtype=code_dt)
-        code[...] = (i0 * kw)[:, None] + j0[None, :]
+        maxval = np.full((n, c) + tuple(outs), low, dtype=xv.dtype)
+        code = np.empty((n, c) + tuple(outs), dtype=code_dt)
+        code[...] = first
         step = np.empty_like(code)
-        for i in range(kh):
-            for j in range(kw):
-                v = xp[:, :, i * dh:i * dh + hspan:sh, j * dw:j * dw + wspan:sw]
-                upd = v > maxval  # torch: a later element wins if greater, or if NaN
-                if nan_aware:
-                    upd |= np.isnan(v)
-                # branch-free updates (masked copies are slow on random masks); the running
-                # maximum keeps the earlier of two equal values (0.0 and -0.0), as the scan's
-                # winner does, and propagates NaN, which is torch's result value too
-                max_first(maxval, v, out=maxval)
-                np.subtract(i * kw + j, code, out=step, casting="unsafe")  # (mod 256 for bytes)
-                step *= upd
-                code += step
+        for kpos, off in enumerate(positions):
+            v = xp[(slice(None), slice(None)) + tuple(
+                slice(i * di, i * di + span, si) for i, di, span, si in zip(off, d, spans, s))]
+            upd = v > maxval  # torch: a later element wins if greater, or if NaN
+            if nan_aware:
+                upd |= np.isnan(v)
+            # branch-free updates (masked copies are slow on random masks); the running
+            # maximum keeps the earlier of two equal values (0.0 and -0.0), as the scan's
+            # winner does, and propagates NaN, which is torch's result value too
+            max_first(maxval, v, out=maxval)
+            np.subtract(kpos, code, out=step, casting="unsafe")  # (mod 256 for bytes)
+            step *= upd
+            code += step
         return maxval, code
 
-    if _TILES and (sh, sw) == (kh, kw) and (dh, dw) == (1, 1) and ph == pw == pb == pr == 0:
-        found = _max_tiles(x4, kh, kw, ho, wo, code_dt)
+    if _TILES and tuple(s) == tuple(k) and all(di == 1 for di in d) and \
+            not any(q for pair in pads for q in pair):
+        found = _max_tiles(xv, k, outs, code_dt)
         nan_found = found is None  # (a NaN maximum: the scan's NaN rule decides the winners)
         maxval, code = scan(True) if nan_found else found
     else:
@@ -599,35 +675,40 @@ def max_pool2d_forward(x, kernel_size, stride=None, padding=0, dilation=1, ceil_
         nan_found = check_nan and np.isnan(maxval).any()
         if nan_found:
             maxval, code = scan(True)
-    offsets = np.array([i * dh * wd + j * dw for i in range(kh) for j in range(kw)], np.int64)
-    indices = np.take(offsets, code)  # flat offset of the winner from the window's top-left corner
-    indices += (hs * wd)[:, None] + ws[None, :]
+    strides = [math.prod(spatial[i + 1:]) for i in range(nsp)]
+    offsets = np.array([sum(i * di * st for i, di, st in zip(off, d, strides))
+                        for off in positions], np.int64)
+    indices = np.take(offsets, code)  # flat offset of the winner from the window's corner
+    indices += sum(st * w for st, w in zip(grid(starts), strides))
     if nan_found:
         # torch's value is the winning NaN itself (np.maximum may propagate another one)
         fix = np.isnan(maxval)
-        plane = x4.reshape(n, c, h * wd)
-        won = np.take_along_axis(plane, np.clip(indices, 0, h * wd - 1).reshape(n, c, -1),
+        volume = math.prod(spatial)
+        plane = xv.reshape(n, c, volume)
+        won = np.take_along_axis(plane, np.clip(indices, 0, volume - 1).reshape(n, c, -1),
                                  axis=2).reshape(maxval.shape)
         np.copyto(maxval, won, where=fix)
-    if unb:
-        return maxval[0], indices[0]
     return maxval, indices
 
 
 _TILES = True  #: windows that tile the input take :func:`_max_tiles` (tests compare the scan)
 
 
-def _max_tiles(x4, kh, kw, ho, wo, code_dt):
+def _max_tiles(xv, k, outs, code_dt):
     """Max pooling whose windows tile the input (stride = kernel, no padding or dilation): the
-    scan's maxima and winners' codes (:func:`max_pool2d_forward`), or None for a NaN maximum.
-    The windows are copied once into (kh*kw, N, C, Ho, Wo): every pass reads contiguous memory
+    scan's maxima and winners' codes (:func:`max_pool_nd`), or None for a NaN maximum.
+    The windows are copied once into (prod(k), N, C, *outs): every pass reads contiguous memory
     (the scan's strided views cost several times more). Without NaN the scan's winner is the
     first position holding the maximum (a later one wins only when greater; 0.0 == -0.0), and
     ``max_first`` in scan order keeps that position's value, to the sign of a zero."""
-    n, c = x4.shape[:2]
-    tiles = np.empty((kh * kw, n, c, ho, wo), x4.dtype)
-    np.copyto(tiles.reshape(kh, kw, n, c, ho, wo), x4[:, :, :ho * kh, :wo * kw].reshape(
-        n, c, ho, kh, wo, kw).transpose(3, 5, 0, 1, 2, 4))
+    n, c = xv.shape[:2]
+    nsp = len(k)
+    tiles = np.empty((math.prod(k), n, c) + tuple(outs), xv.dtype)
+    split = xv[(slice(None), slice(None)) + tuple(slice(0, o * ki) for o, ki in zip(outs, k))]
+    split = split.reshape((n, c) + tuple(v for o, ki in zip(outs, k) for v in (o, ki)))
+    # (N, C, o0, k0, o1, k1, ...) -> (k0, k1, ..., N, C, o0, o1, ...)
+    perm = tuple(3 + 2 * i for i in range(nsp)) + (0, 1) + tuple(2 + 2 * i for i in range(nsp))
+    np.copyto(tiles.reshape(tuple(k) + (n, c) + tuple(outs)), split.transpose(perm))
     maxval = tiles[0].copy()
     for v in tiles[1:]:
         max_first(maxval, v, out=maxval)
@@ -643,22 +724,29 @@ def _max_tiles(x4, kh, kw, ho, wo, code_dt):
     return maxval, code
 
 
-def pool_windows_disjoint(kernel_size, stride=None, dilation=1) -> bool:
+def pool_windows_disjoint(kernel_size, stride=None, dilation=1, nsp=2) -> bool:
     """Whether max pooling's windows share no input position (each spans at most its stride)."""
-    k, s, _, d, _, _ = _pool_params((1, 1 << 30, 1 << 30), kernel_size, stride, 0, dilation,
-                                    False, "max_pool2d")
+    if nsp == 3:
+        from .pool3d import pool3d_params  # (the 3-D argument rules)
+        k, s, _, d = pool3d_params(kernel_size, stride, 0, dilation, "max_pool3d")
+    else:
+        k, s, _, d, _, _ = _pool_params((1, 1 << 30, 1 << 30), kernel_size, stride, 0,
+                                        dilation, False, "max_pool2d")
     return all(si >= di * (ki - 1) + 1 for ki, si, di in zip(k, s, d))
 
 
-def max_pool2d_backward(gy, indices, x_shape, disjoint=False):
-    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward. ``disjoint``
-    (:func:`pool_windows_disjoint`): each position receives at most one gradient, assigned as
-    ``+0 + g``, the sum's value (``-0.0`` becomes ``+0.0``)."""
+def max_pool2d_backward(gy, indices, x_shape, disjoint=False, nsp=2, rounding=None):
+    """Scatter-add gy into the argmax positions recorded by max_pool2d_forward (max_pool_nd:
+    ``nsp`` spatial dims). ``disjoint`` (:func:`pool_windows_disjoint`): each position receives
+    at most one gradient, assigned as ``+0 + g``, the sum's value (``-0.0`` becomes ``+0.0``).
+    ``rounding``: given, the contributions to one position are added one at a time in output
+    order in ``gy``'s dtype, each sum rounded by it too (the half dtype torch's kernel adds
+    in; the identity for float32/float64), as torch's kernel adds them; without it they are
+    summed exactly (in float64), then rounded."""
     gy = _as_float(gy)
     x_shape = tuple(int(v) for v in x_shape)
-    h, wd = x_shape[-2], x_shape[-1]
-    planes = int(np.prod(x_shape[:-2], dtype=np.int64))
-    plane = h * wd
+    planes = int(np.prod(x_shape[:-nsp], dtype=np.int64))
+    plane = math.prod(x_shape[-nsp:])
     if planes == 0:  # an empty batch: an empty gradient (as torch)
         return np.zeros(x_shape, gy.dtype)
     idx = np.asarray(indices, dtype=np.int64).reshape(planes, -1)
@@ -677,8 +765,25 @@ def max_pool2d_backward(gy, indices, x_shape, disjoint=False):
         gx = np.zeros(planes * plane, gy.dtype)
         gx[flat] = weights + np.zeros((), gy.dtype)
         return gx.reshape(x_shape)
+    if rounding is not None:
+        return _scatter_in_order(flat, weights, planes * plane, rounding).reshape(x_shape)
     gx = np.bincount(flat, weights=weights, minlength=planes * plane)
     return gx.astype(gy.dtype, copy=False).reshape(x_shape)
+
+
+def _scatter_in_order(flat, weights, size, rounding):
+    """``weights`` added into ``size`` zeros at ``flat``, each target's contributions one at a
+    time in their order, every sum rounded by ``rounding``: round k adds every target's k-th
+    contribution (the targets of one round are distinct)."""
+    order = np.argsort(flat, kind="stable")
+    target = flat[order]
+    start = np.r_[0, np.flatnonzero(np.diff(target)) + 1]
+    rank = np.arange(target.size) - np.repeat(start, np.diff(np.r_[start, target.size]))
+    out = np.zeros(size, weights.dtype)
+    for r in range(int(rank.max(initial=-1)) + 1):
+        sel = order[rank == r]
+        out[flat[sel]] = rounding(out[flat[sel]] + weights[sel])
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -57,7 +57,8 @@ def fma64(a, b, c):
     by error-free transformations: Dekker's exact product ``a * b = p + e`` (Veltkamp's
     split), Knuth's exact sum ``p + c = s + t``, then ``s + (t + e)``. The last two roundings
     agree with one rounding of the exact value except in rare halfway cases. Where an operand or
-    the product is too large to split (or not finite), the unfused ``a * b + c``."""
+    the product is too large to split (or not finite), the unfused ``a * b + c``. A zero result
+    has the fused operation's sign (``fma(-1, 0, -0)`` is ``-0``)."""
     a, b, c = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(b, _F64),
                                   np.asarray(c, _F64))
     with np.errstate(all="ignore"):
@@ -72,6 +73,9 @@ def fma64(a, b, c):
         v = s - p
         t = (p - (s - v)) + (c - v)
         r = s + (t + e)
+        zero = r == 0  # (an exact zero: the rounded sum's sign is the fused one's, -0 + -0 -> -0;
+        if zero.any():  # the correction terms above would turn it into +0)
+            r = np.where(zero, s, r)
         plain = ~((np.abs(a) < _SAFE) & (np.abs(b) < _SAFE) & (np.abs(p) < _SAFE)
                   & np.isfinite(c) & np.isfinite(s))
         if plain.any():

@@ -90,9 +90,17 @@ def _normalising(forward, cls):
                 # an in-place elementwise op may not broadcast its result beyond the target
                 # (numpy would drop leading size-1 dims silently)
                 shapes = [a.shape for a in args if isinstance(a, np.ndarray)]
-                full = out.shape if all(s == out.shape for s in shapes) else \
-                    np.broadcast_shapes(*shapes)
+                try:
+                    full = out.shape if all(s == out.shape for s in shapes) else \
+                        np.broadcast_shapes(*shapes)
+                except ValueError:
+                    full = None
                 if full != out.shape:
+                    # an op that checks its operands ahead of torch's TensorIterator (errors
+                    # marked ``before_broadcast``) reports that first
+                    _checked_first(forward, ctx, args, attrs)
+                    if full is None:
+                        np.broadcast_shapes(*shapes)  # (numpy's error, mapped to torch's)
                     raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the "
                                        f"broadcast shape {list(full)}")
             if not takes_out:
@@ -120,6 +128,19 @@ def _normalising(forward, cls):
             return tuple(finish(r, args, out, keep, promoted) for r in res)
         return finish(res, args, out, keep, promoted)
     return run
+
+
+def _checked_first(forward, ctx, args, attrs) -> None:
+    """Raise the error ``forward`` raises ahead of broadcasting (``before_broadcast``), if any;
+    the in-place shape check runs this only when it is about to fail."""
+    if getattr(ctx, "inplace_target", None) is None:  # (the kernels' name for the target
+        ctx.inplace_target = attrs["out"]  # of a cast check, when not given as out=)
+    try:
+        forward(ctx, *args, **{k: v for k, v in attrs.items() if k != "out"})
+    except Exception as e:  # noqa: BLE001 (only the op's own early errors matter here)
+        if getattr(e, "before_broadcast", False):
+            raise
+    return None
 
 
 def write_out(r, out: np.ndarray) -> np.ndarray:

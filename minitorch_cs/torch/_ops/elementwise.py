@@ -414,24 +414,25 @@ def _negative(x, out=None):
 
 
 Neg = _unary("neg", _negative, lambda xp, x, y, g: -g, saved=(), float_only=False)
-from ._xp import _np_rsqrt, _sgn  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
+from ._xp import _np_rsqrt, _sgn, wide32  # noqa: E402  (torch's sgn for gradients: 0 for NaN)
 
 
 Abs = _unary("abs", _wrap1(np.abs), lambda xp, x, y, g: g * xp.sgn(x), float_only=False,
              no_bool="abs_cpu")
-Exp = _unary("exp", _wrap1(np.exp), lambda xp, x, y, g: g * y, saved=(), saves_output=True)
+Exp = _unary("exp", wide32(np.exp, float64_too=True), lambda xp, x, y, g: g * y, saved=(),
+             saves_output=True)
 # the derivatives below are torch's formulas in its order (a number multiplies in the compute
 # dtype): grad * result * ln 2, grad / (x * ln 2), (-x * x + 1).rsqrt(), ...
-Exp2 = _unary("exp2", _wrap1(np.exp2), lambda xp, x, y, g: g * y * _LN2,
+Exp2 = _unary("exp2", wide32(np.exp2), lambda xp, x, y, g: g * y * _LN2,
               saved=(), saves_output=True)
-Expm1 = _unary("expm1", _wrap1(np.expm1), lambda xp, x, y, g: g * (y + 1), saved=(),
+Expm1 = _unary("expm1", wide32(np.expm1), lambda xp, x, y, g: g * (y + 1), saved=(),
                saves_output=True)
-Log = _unary("log", _wrap1(np.log), lambda xp, x, y, g: g / x)
-Log2 = _unary("log2", _wrap1(np.log2),
+Log = _unary("log", wide32(np.log), lambda xp, x, y, g: g / x)
+Log2 = _unary("log2", wide32(np.log2),
               lambda xp, x, y, g: g / (x * _LN2))
-Log10 = _unary("log10", _wrap1(np.log10),
+Log10 = _unary("log10", wide32(np.log10),
                lambda xp, x, y, g: g / (x * _LN10))
-Log1p = _unary("log1p", _wrap1(np.log1p), lambda xp, x, y, g: g / (1 + x))
+Log1p = _unary("log1p", wide32(np.log1p), lambda xp, x, y, g: g / (1 + x))
 Sqrt = _unary("sqrt", _wrap1(np.sqrt), lambda xp, x, y, g: g / (2 * y), saved=(),
               saves_output=True)
 def _rsqrt_bwd(xp, x, y, g):
@@ -457,18 +458,18 @@ def _square(x, out=None):
 Square = _unary("square", _square,
                 lambda xp, x, y, g: g * (2 * x), float_only=False)
 Square.node_name = "PowBackward0"  # (torch's square is pow(x, 2))
-Sin = _unary("sin", _wrap1(np.sin), lambda xp, x, y, g: g * xp.cos(x))
-Cos = _unary("cos", _wrap1(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
-Tan = _unary("tan", _wrap1(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
+Sin = _unary("sin", wide32(np.sin), lambda xp, x, y, g: g * xp.cos(x))
+Cos = _unary("cos", wide32(np.cos), lambda xp, x, y, g: -g * xp.sin(x))
+Tan = _unary("tan", wide32(np.tan), lambda xp, x, y, g: g * (1 + y * y), saved=(),
              saves_output=True)
-Asin = _unary("asin", _wrap1(np.arcsin), lambda xp, x, y, g: g * xp.rsqrt(-x * x + 1))
-Acos = _unary("acos", _wrap1(np.arccos), lambda xp, x, y, g: g * -xp.rsqrt(-x * x + 1))
-Atan = _unary("atan", _wrap1(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
-Sinh = _unary("sinh", _wrap1(np.sinh), lambda xp, x, y, g: g * xp.cosh(x))
+Asin = _unary("asin", wide32(np.arcsin), lambda xp, x, y, g: g * xp.rsqrt(-x * x + 1))
+Acos = _unary("acos", wide32(np.arccos), lambda xp, x, y, g: g * -xp.rsqrt(-x * x + 1))
+Atan = _unary("atan", wide32(np.arctan), lambda xp, x, y, g: g / (1 + x * x))
+Sinh = _unary("sinh", wide32(np.sinh, float64_too=True), lambda xp, x, y, g: g * xp.cosh(x))
 # torch's derivatives: (x^2 + 1).rsqrt(), (x^2 - 1).rsqrt(), grad * 1 / (1 - x^2)
 Asinh = _unary("asinh", _wrap1(np.arcsinh), lambda xp, x, y, g: g * xp.rsqrt(x * x + 1))
 Acosh = _unary("acosh", _wrap1(np.arccosh), lambda xp, x, y, g: g * xp.rsqrt(x * x - 1))
-Atanh = _unary("atanh", _wrap1(np.arctanh), lambda xp, x, y, g: g / (1 - x * x))
+Atanh = _unary("atanh", wide32(np.arctanh), lambda xp, x, y, g: g / (1 - x * x))
 
 
 def _no_inplace_derivative(op):
@@ -509,9 +510,9 @@ def _trigamma(x):
 # inputs the polygamma result is rounded to the half dtype (trigamma(-2) overflows to inf)
 Lgamma = _unary("lgamma", _lgamma, lambda xp, x, y, g: g * xp.digamma(x))
 Digamma = _unary("digamma", _digamma, lambda xp, x, y, g: g * xp.trigamma(x))
-Cosh = _unary("cosh", _wrap1(np.cosh), lambda xp, x, y, g: g * xp.sinh(x))
-Tanh = _unary("tanh", _wrap1(np.tanh), lambda xp, x, y, g: g * (1 - y * y), saved=(),
-              saves_output=True, kernel_bwd=True)
+Cosh = _unary("cosh", wide32(np.cosh, float64_too=True), lambda xp, x, y, g: g * xp.sinh(x))
+Tanh = _unary("tanh", wide32(np.tanh, float64_too=True), lambda xp, x, y, g: g * (1 - y * y),
+              saved=(), saves_output=True, kernel_bwd=True)
 # torch's sigmoid_backward kernel: grad * (1 - result) * result
 Sigmoid = _unary("sigmoid", _sigmoid, lambda xp, x, y, g: g * (1 - y) * y, saved=(),
                  saves_output=True, kernel_bwd=True, f16_formula=True)
@@ -538,7 +539,7 @@ def _erfinv(x, out=None):
     return r
 
 
-Erfinv = _unary("erfinv", _erfinv,
+Erfinv = _unary("erfinv", wide32(_erfinv),
                 lambda xp, x, y, g: 0.5 * math.sqrt(math.pi) * xp.exp(xp.square(xp.erfinv(x))) * g)
 
 

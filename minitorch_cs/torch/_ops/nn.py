@@ -636,23 +636,37 @@ def _conv():
     return conv
 
 
+def _conv_nd(nd):
+    """The kernels of ``conv{nd}d``."""
+    if nd == 3:
+        from .._kernels import conv3d
+        return conv3d
+    return _conv()
+
+
+def use_mkldnn(x, w, groups, nd):
+    """torch's ``use_mkldnn`` rule for a multi-threaded process: bfloat16 always; float32 when
+    grouped, or the kernel's last two dims are both larger than 3, or the batch has more than
+    one sample, or the batched input's first four dims hold more than 20480 elements (all of a
+    2-D input; N*C*D*H of a 3-D one)."""
+    if x.dtype == D.bfloat16.np:
+        return True
+    if x.dtype != np.float32:
+        return False
+    batched = x.shape if x.ndim == nd + 2 else (1,) + x.shape
+    kh, kw = (w.shape[-2], w.shape[-1]) if nd >= 2 else (1, w.shape[-1])
+    return groups > 1 or (kh > 3 and kw > 3) or batched[0] > 1 or \
+        math.prod(batched[:4]) > 20480
+
+
 def _uses_onednn(x, w, groups, nd):
     """Whether torch's CPU convolution takes oneDNN's direct kernel (which leaves the zero
-    padding out of the products, so an infinite weight next to the border gives inf, not NaN).
-    torch's ``use_mkldnn`` rule for a multi-threaded process: bfloat16 always; float32 when
-    grouped, or the kernel is larger than 3x3, or the batch has more than one sample, or the
-    input has more than 20480 elements. Within oneDNN, measured on torch 2.13 (x86-64): a grouped
+    padding out of the products, so an infinite weight next to the border gives inf, not NaN):
+    :func:`use_mkldnn`, and within oneDNN, measured on torch 2.13 (x86-64): a grouped
     convolution takes the direct kernel only when depthwise (one input and one output channel per
     group) or when both per-group channel counts are multiples of 4; the kernel applies the
     padding-extent condition itself (``_kernels.conv``)."""
-    if x.dtype == D.bfloat16.np:
-        onednn = True
-    elif x.dtype != np.float32:
-        return False
-    else:
-        n = x.shape[0] if x.ndim == nd + 2 else 1
-        kh, kw = (w.shape[-2], w.shape[-1]) if nd == 2 else (1, w.shape[-1])
-        onednn = groups > 1 or (kh > 3 and kw > 3) or n > 1 or x.size > 20480
+    onednn = use_mkldnn(x, w, groups, nd)
     if onednn and groups > 1:
         cin, cout = w.shape[1], w.shape[0] // groups
         return (cin == cout == 1) or (cin % 4 == 0 and cout % 4 == 0)
@@ -670,15 +684,23 @@ class Conv(Kernel):
     @staticmethod
     def forward(ctx, x, w, b=None, stride=1, padding=0, dilation=1, groups=1, nd=2):
         k = _conv()
-        f = k.conv2d_forward if nd == 2 else k.conv1d_forward
         ctx.x, ctx.w, ctx.args, ctx.nd = x, w, (stride, padding, dilation, groups), nd
         if x.ndim == nd + 1:  # torch: the batch of one's result squeezed (its node's name)
             ctx.torch_node = "SqueezeBackward1"
+        if b is not None and x.ndim >= nd + 1 and x.shape[-nd - 1] == 0:
+            ctx.bias_shape = b.shape  # torch: no input channels, an empty result of no
+            b = None  # channels (and a zero bias gradient)
         half = x.dtype if x.dtype in _HALF else None
         if half is not None:  # float32 accumulation, result rounded back (torch's CPU rule)
             x, w = x.astype(np.float32), w.astype(np.float32)
-        y = f(x, w, stride, padding, dilation, groups,
-              skip_padding=_uses_onednn(ctx.x, w, groups, nd))
+        skip = _uses_onednn(ctx.x, w, groups, nd)
+        if nd == 3:  # (and oneDNN's message for a zero dilation, torch's bias shape check)
+            y = _conv_nd(3).conv3d_forward(x, w, stride, padding, dilation, groups, skip,
+                                           use_mkldnn(ctx.x, w, groups, nd),
+                                           None if b is None else b.shape)
+        else:
+            y = (k.conv2d_forward if nd == 2 else k.conv1d_forward)(
+                x, w, stride, padding, dilation, groups, skip_padding=skip)
         if b is not None:  # (into the kernel's fresh result when no promotion is needed)
             y = np.add(y, b.reshape((-1,) + (1,) * nd), out=y if y.dtype == b.dtype else None)
         if x.dtype.kind in "iu":  # integer convolution (int64 products and sums, wrapping as C)
@@ -696,8 +718,13 @@ class Conv(Kernel):
                      args=ctx.args, nd=ctx.nd) if n[1] else None
         gb = None
         if len(n) > 2 and n[2]:
-            axes = (0,) + tuple(range(2, g.ndim)) if g.ndim == ctx.nd + 2 else tuple(range(1, g.ndim))
-            gb = xp.sum(g, axis=axes)
+            shape = ctx.__dict__.get("_node", ctx).__dict__.get("bias_shape")
+            if shape is not None:  # (no input channels: see forward)
+                gb = xp.zeros(shape, g.dtype)
+            else:
+                axes = (0,) + tuple(range(2, g.ndim)) if g.ndim == ctx.nd + 2 else \
+                    tuple(range(1, g.ndim))
+                gb = xp.sum(g, axis=axes)
         return (gx, gw, gb)
 
 
@@ -718,9 +745,7 @@ class ConvInputGrad(Op):
     @staticmethod
     def forward(ctx, g, w, x_shape, args, nd):
         ctx.g, ctx.w, ctx.args, ctx.nd = g, w, args, nd
-        k = _conv()
-        f = k.conv2d_backward_input if nd == 2 else k.conv1d_backward_input
-        return f(g, w, x_shape, *args)
+        return getattr(_conv_nd(nd), f"conv{nd}d_backward_input")(g, w, x_shape, *args)
 
     @staticmethod
     def backward(ctx, c):
@@ -745,9 +770,7 @@ class ConvWeightGrad(Op):
     @staticmethod
     def forward(ctx, g, x, w_shape, args, nd):
         ctx.g, ctx.x, ctx.args, ctx.nd = g, x, args, nd
-        k = _conv()
-        f = k.conv2d_backward_weight if nd == 2 else k.conv1d_backward_weight
-        return f(g, x, w_shape, *args)
+        return getattr(_conv_nd(nd), f"conv{nd}d_backward_weight")(g, x, w_shape, *args)
 
     @staticmethod
     def backward(ctx, c):
@@ -790,13 +813,16 @@ class MaxPoolBackward(Op):
     saved = (1,)
 
     @staticmethod
-    def forward(ctx, g, idx, x_shape, disjoint=False):
-        ctx.idx, ctx.disjoint = idx, disjoint
-        return _back(_conv().max_pool2d_backward(_f32(g), idx, x_shape, disjoint), g)
+    def forward(ctx, g, idx, x_shape, disjoint=False, nd=2):
+        ctx.idx, ctx.disjoint, ctx.nd = idx, disjoint, nd
+        # torch adds the contributions to a position one at a time in the gradient's dtype (a
+        # half one's own arithmetic), for every number of pooled dims ``nd``
+        r = rounder(g.dtype if g.dtype in _HALF else None)
+        return _back(_conv().max_pool2d_backward(_f32(g), idx, x_shape, disjoint, nd, r), g)
 
     @staticmethod
     def backward(ctx, c):
-        return (ns(c).call(MaxPoolGather, c, ctx.idx, disjoint=ctx.disjoint), None)
+        return (ns(c).call(MaxPoolGather, c, ctx.idx, disjoint=ctx.disjoint, nd=ctx.nd), None)
 
 
 class MaxPoolGather(Op):
@@ -807,11 +833,11 @@ class MaxPoolGather(Op):
     saved = (1,)
 
     @staticmethod
-    def forward(ctx, x, idx, disjoint=False):
-        ctx.idx, ctx.x_shape, ctx.disjoint = idx, x.shape, disjoint
-        planes = int(np.prod(x.shape[:-2], dtype=np.int64))
-        plane = x.shape[-2] * x.shape[-1]
-        i = np.asarray(idx, np.int64).reshape(planes, math.prod(idx.shape[-2:]))
+    def forward(ctx, x, idx, disjoint=False, nd=2):
+        ctx.idx, ctx.x_shape, ctx.disjoint, ctx.nd = idx, x.shape, disjoint, nd
+        planes = int(np.prod(x.shape[:-nd], dtype=np.int64))
+        plane = math.prod(x.shape[-nd:])
+        i = np.asarray(idx, np.int64).reshape(planes, math.prod(idx.shape[-nd:]))
         keep = (i >= 0) & (i < plane)
         r = np.take_along_axis(x.reshape(planes, plane), np.where(keep, i, 0), axis=1)
         return np.where(keep, r, np.zeros((), x.dtype)).reshape(idx.shape)
@@ -819,7 +845,7 @@ class MaxPoolGather(Op):
     @staticmethod
     def backward(ctx, g):
         return (ns(g).call(MaxPoolBackward, g, ctx.idx, x_shape=ctx.x_shape,
-                           disjoint=ctx.disjoint), None)
+                           disjoint=ctx.disjoint, nd=ctx.nd), None)
 
 
 class MaxPool2dWithIndices(Kernel):

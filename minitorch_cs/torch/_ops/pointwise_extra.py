@@ -14,17 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._errors import before_broadcast
 from ._kernel import Pointwise, write_out
 from ._opmath import HALF, opmath_dtype
 from ._xp import HalfOps, graph_mode, ns
-from .binary import PowScalarBase, _plain
+from .binary import PowScalarBase, _int_pow, _plain
 from .elementwise import _binary, _out_check, _prep, _refuse, _rtype, _unary
 from . import _special as special
 from . import elementwise as E
 
 __all__ = ["Copysign", "CopysignScalar", "Deg2rad", "Erfc", "Fmax", "Fmin", "Frac", "Heaviside",
-           "IsNegInf", "IsPosInf", "Logaddexp", "Logaddexp2", "Rad2deg", "RoundZeroDecimals",
-           "Signbit", "heaviside_dtypes"]
+           "IsNegInf", "IsPosInf", "Ldexp", "Logaddexp", "Logaddexp2", "Nextafter", "Rad2deg",
+           "RoundZeroDecimals", "Signbit", "heaviside_dtypes"]
 
 # torch's constants (c10/util/MathConstants.h), correctly rounded to double
 _PI_180 = float("0.017453292519943295769236907684886127134428718885417")
@@ -278,3 +279,113 @@ class RoundZeroDecimals(E.Round):
 
 
 _ROUND = E.Round.forward.__wrapped__  # (the plain kernel, before its result normalisation)
+
+
+# ----- nextafter, ldexp ---------------------------------------------------------------------------
+class Nextafter(Pointwise):
+    """The next representable value after ``input`` toward ``other``, in the operands' common
+    dtype; floating dtypes only (torch's ``nextafter_cpu``). torch's derivative passes the
+    gradient to ``input`` where the operands differ (0 where they are equal, whatever the
+    gradient) and gives ``other`` zeros."""
+
+    name = "nextafter"
+    saved = (0, 1)
+    reads = {0: (0,), 1: (0,)}
+    graph_inputs = {"a": 0, "b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
+        _refuse("nextafter_cpu", rt, "biu")
+        ctx.a, ctx.b = a, b
+        a, b, _ = _prep(a, b)
+        return _binary(np.nextafter, a, b, out)
+
+    @staticmethod
+    def backward(ctx, g):
+        xp = ns(g)
+        a, b = ctx.a, ctx.b
+        equal = a == b
+        zero = xp.zeros((), dtype=xp.npdtype(g))
+        return (xp.where(equal, zero, g), xp.zeros(b.shape, dtype=xp.npdtype(b)))
+
+
+_LN2 = float("0.693147180559945309417232121458176568")
+
+
+def _pow2(b):
+    """``2.0 ** other`` as torch's ``pow(Scalar, Tensor)`` computes it: in ``other``'s dtype
+    when it is floating, else in the default float dtype."""
+    if _floating(b.dtype):
+        return _binary(np.power, 2.0, b, None)
+    rt = D.get_default_dtype().np
+    with np.errstate(over="ignore", under="ignore"):
+        return np.power(rt.type(2.0), b.astype(rt))
+
+
+class Ldexp(Pointwise):
+    """``input * 2 ** other`` (torch.ldexp). The result dtype is the operands' common dtype, the
+    default float for integer and bool operands. torch has two kernels: a floating ``input``
+    with an integer ``other`` scales exactly (C's ``ldexp``, the exponent taken as a 32-bit int,
+    half types through float32; a bool ``other`` is refused there), every other pair multiplies
+    by ``pow(2.0, other)`` (in ``other``'s floating dtype or the default float). An in-place or
+    ``out=`` target must be able to take the result dtype. Gradients (``LdexpBackward0``):
+    ``grad * 2 ** other`` and ``grad * input * ln 2 * 2 ** other``."""
+
+    name = "ldexp"
+    node_name = "LdexpBackward0"
+    saved = (1,)
+    reads = {1: (0,)}  # (``other``, for ``input``'s gradient; ``other``'s reads the result)
+    saves_output = True
+    graph_inputs = {"b": 1}
+
+    @staticmethod
+    def forward(ctx, a, b, out=None):
+        rt = np.dtype(_rtype(a, b))
+        if rt.kind in "biu":
+            rt = D.get_default_dtype().np
+        target = out if out is not None else getattr(ctx, "inplace_target", None)
+        if target is not None and not D.can_cast(D._BY_NP[rt], D._BY_NP[target.dtype]):
+            # (checked before the operands are broadcast, as torch's ldexp_out does)
+            raise before_broadcast(RuntimeError(
+                "ldexp can't be cast to the desired output type "
+                f"{D.scalar_name(D._BY_NP[target.dtype])}"))
+        ctx.b = b
+        if _floating(a.dtype) and not _floating(b.dtype):
+            if b.dtype == np.bool_:
+                raise E._not_implemented("ldexp_cpu_exp", b.dtype)
+            n = b.astype(np.int64, copy=False).astype(np.int32)  # (C's int: wraps)
+            wide = opmath_dtype(a.dtype)
+            with np.errstate(over="ignore", under="ignore"):
+                r = np.ldexp(a.astype(wide, copy=False), n).astype(a.dtype, copy=False)
+        else:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                r = _binary(np.multiply, a, _pow2(b), None, opmath=True)
+            r = np.asarray(r).astype(rt, copy=False)
+        if out is not None:
+            np.copyto(out, r, casting="unsafe")
+            r = out
+        ctx.y = r
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        # torch's formulas: grad * pow(2, other) with an integer 2 (an integer ``other`` keeps
+        # an integer power: 0 for a negative exponent) and grad * result * ln 2
+        xp = ns(g)
+        b, y = ctx.b, ctx.y
+        if graph_mode(xp):
+            p = xp.power(2, b)
+        else:
+            p = _pow2(b) if _floating(b.dtype) else \
+                _int_pow(np.int64(2), b, np.dtype(_rtype(2, b)))
+            g, y = _half_view(g, y)
+        with xp.errstate(over="ignore", under="ignore", invalid="ignore"):
+            ga = g * p
+            gb = g * y * _LN2 if _floating(xp.npdtype(b)) else None
+        return (_plain(ga), None if gb is None else _plain(gb))
+
+
+def _floating(dtype) -> bool:
+    return dtype.kind == "f" or dtype in HALF

@@ -25,6 +25,7 @@ __all__ = [
     "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d",
     "layer_norm", "batch_norm", "group_norm", "instance_norm", "normalize", "embedding", "one_hot",
+    "embedding_bag",
     "pad", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity",
     "pairwise_distance", "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
@@ -39,12 +40,21 @@ from ._functional_base import _not_implemented, _floating, not_differentiable
 from ._functional_losses import *  # noqa: F401,F403
 from ._functional_attention import *  # noqa: F401,F403
 from ._functional_attention import _canonical_mask, _none_or_dtype  # noqa: F401 (modules use)
-from . import _functional_attention, _functional_base, _functional_losses
+from ._functional_embedding import embedding_bag, embedding_freq as _embedding_freq
+from . import _functional_attention, _functional_base, _functional_embedding, _functional_losses
 
-for _m in (_functional_base, _functional_losses, _functional_attention):
+for _m in (_functional_base, _functional_losses, _functional_attention, _functional_embedding):
     for _name in _m.__all__:  # one public module, as torch's: functions report it as theirs
         getattr(_m, _name).__module__ = __name__
 del _m, _name
+
+from ._functional_pool3d import *  # noqa: F401,F403 (conv3d and the volumetric pools)
+from . import _functional_pool3d
+
+for _name in _functional_pool3d.__all__:
+    getattr(_functional_pool3d, _name).__module__ = __name__
+__all__ += _functional_pool3d.__all__
+del _name
 
 
 # ----- convolution and pooling --------------------------------------------------------------------
@@ -52,31 +62,15 @@ def _pair(v, n=2):
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
 
 
-def _conv_dtypes(input, weight, bias, dilation):
-    """torch's checks, in its order: the bias's dtype; the kernel's dtype support (no bool; the
-    dilated kernel has no integer types but int64); the weight's dtype."""
-    if bias is not None and bias._dtype is not input._dtype:
-        raise RuntimeError(f"Input type ({D.cpp_name(input._dtype)}) and bias type "
-                           f"({D.cpp_name(bias._dtype)}) should be the same")
-    dilated = any(d != 1 for d in (dilation if isinstance(dilation, (tuple, list))
-                                   else (dilation,)))
-    if input._dtype is D.bool or (dilated and not input._dtype.is_floating_point
-                                  and input._dtype is not D.int64):
-        raise _not_implemented("slow_conv_dilated<>" if dilated else "slow_conv2d_cpu", input)
-    if weight._dtype is not input._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_name(input._dtype)} but found "
-                           f"{D.scalar_name(weight._dtype)}")
-
-
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    _conv_dtypes(input, weight, bias, dilation)
+    _functional_pool3d.conv_checks(input, weight, bias, stride, padding, dilation, groups, 2)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=2)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    _conv_dtypes(input, weight, bias, dilation)
+    _functional_pool3d.conv_checks(input, weight, bias, stride, padding, dilation, groups, 1)
     args = (input, weight) if bias is None else (input, weight, bias)
     return apply(N.Conv, *args, stride=stride, padding=padding, dilation=dilation, groups=groups,
                  nd=1)
@@ -462,16 +456,16 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     div = input.mul(input)
-    if dim > 3 and input._dtype in (D.float16, D.bfloat16):  # (torch's avg_pool3d has no kernel)
-        raise NotImplementedError(f'"avg_pool3d_out_frame" not implemented for '
-                                  f"'{D.scalar_name(input._dtype)}'")
-    n, c = input.shape[0], input.shape[1]
-    # (torch pools a 3-D input's squares with avg_pool2d over (channels, length) and a deeper
-    # one with avg_pool3d over (channels, dim 2, the rest); a window along the channels alone
-    # sums the same values in the same order either way)
-    div = div.reshape(n, 1, c, -1)
-    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(tuple(input.shape))
+    sizes = tuple(input.shape)
+    # torch pools a 3-D input's squares with avg_pool2d over (channels, length) and a deeper
+    # one's with avg_pool3d over (channels, dim 2, the rest), which has no half kernel
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
 
@@ -511,8 +505,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ----- embedding and encoding ---------------------------------------------------------------------
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    if scale_grad_by_freq:  # would silently give unscaled gradients otherwise
-        raise NotImplementedError("embedding scale_grad_by_freq is not supported")
     if padding_idx:  # torch's bounds check reads weight.size(0)
         if padding_idx > 0:
             assert padding_idx < _size(weight, 0), "Padding_idx must be within num_embeddings"
@@ -527,6 +519,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if not isinstance(input, Tensor):
         raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
                         f"{type(input).__name__}")
+    if scale_grad_by_freq:  # (each index's gradient divided by its count: _ops.embedding_bag)
+        return _embedding_freq(input, weight, padding_idx)
     return apply(N.Embedding, weight, input, padding_idx=padding_idx)
 
 
@@ -544,8 +538,9 @@ def _renorm_rows(weight, input, max_norm, norm_type):
     read_value(input, "embedding max_norm")  # (which rows: a value Python reads)
     with no_grad():
         for i in np.unique(input._data.reshape(-1)).tolist():
-            if not -weight.shape[0] <= i < weight.shape[0]:
-                raise IndexError("index out of range in self")
+            if not -weight.shape[0] <= i < weight.shape[0]:  # (torch's row select)
+                raise IndexError(f"select(): index {i} out of range for tensor of size "
+                                 f"{list(weight.shape)} at dimension 0")
             row = weight[i]
             norm = float(row.norm(norm_type))
             if norm > max_norm:
@@ -889,6 +884,7 @@ def _install_parser():
 
 
 _install_parser()
+conv3d = conv3d.unparsed  # (its own parsing: torch's overloaded binding's combination errors)
 
 
 def __dir__():

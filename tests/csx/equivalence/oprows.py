@@ -240,6 +240,8 @@ INPLACE = {
     "atan2_": lambda y, a, b: y.atan2_(a),
     "hypot_": lambda y, a, b: y.hypot_(a),
     "copysign_": lambda y, a, b: y.copysign_(a - 0.5),
+    "nextafter_": lambda y, a, b: y.nextafter_(a),
+    "ldexp_": lambda y, a, b: y.ldexp_(a),
     "frac_": lambda y, a, b: y.mul_(3).frac_(),
     "deg2rad_": lambda y, a, b: y.deg2rad_(),
     "rad2deg_": lambda y, a, b: y.rad2deg_(),

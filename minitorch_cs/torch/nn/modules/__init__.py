@@ -5,7 +5,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Har
                          Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
                          MultiheadAttention, Hardshrink, Softshrink, PReLU, RReLU)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
@@ -22,11 +22,12 @@ from .normalization import (BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm1d,
                             InstanceNorm3d, LayerNorm, LocalResponseNorm, RMSNorm)
 from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                      AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+                      MaxPool1d, MaxPool2d, MaxPool3d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
@@ -39,7 +40,7 @@ __all__ = [
     "Hardsigmoid", "Hardswish", "Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink",
     "Threshold", "Hardshrink", "Softshrink", "PReLU", "Fold", "Unfold", "GLU", "Softmax", "Softmin", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d",
     "LayerNorm", "LocalResponseNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d",
-    "InstanceNorm3d", "Embedding", "Flatten", "Unflatten",
+    "InstanceNorm3d", "Embedding", "EmbeddingBag", "Flatten", "Unflatten",
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "L1Loss", "MSELoss",
     "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
     "HuberLoss", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
@@ -53,4 +54,5 @@ __all__ = [
     "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Transformer",
     "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
     "TransformerDecoderLayer",
+    "Conv3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
 ]

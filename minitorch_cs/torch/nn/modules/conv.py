@@ -1,5 +1,6 @@
-"""``torch.nn.modules.conv``: ``Conv1d`` and ``Conv2d`` (padding ints, "same"/"valid", and the
-padding modes zeros/reflect/replicate/circular), ``ConvTranspose1d`` and ``ConvTranspose2d``."""
+"""``torch.nn.modules.conv``: ``Conv1d``, ``Conv2d`` and ``Conv3d`` (padding ints, "same"/"valid",
+and the padding modes zeros/reflect/replicate/circular), ``ConvTranspose1d`` and
+``ConvTranspose2d``."""
 from __future__ import annotations
 
 import math
@@ -9,9 +10,9 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 class _ConvNd(Module):
@@ -142,6 +143,28 @@ class Conv2d(_ConvNd):
                                   mode=self.padding_mode), weight, bias, self.stride, _pair(0),
                             self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    """3-D cross-correlation over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding),
+                         _triple(dilation), False, _triple(0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice,
+                                  mode=self.padding_mode), weight, bias, self.stride, _triple(0),
+                            self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)

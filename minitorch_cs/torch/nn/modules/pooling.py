@@ -1,13 +1,14 @@
-"""``torch.nn.modules.pooling``: max, average, adaptive-average and adaptive-max pooling in 1-D
-and 2-D."""
+"""``torch.nn.modules.pooling``: max, average, adaptive-average and adaptive-max pooling in 1-D,
+2-D and 3-D."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 from .utils import _single
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -41,6 +42,15 @@ class MaxPool2d(_MaxPoolNd):
 
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, D, H, W) inputs (``return_indices`` also gives the
+    argmax)."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
@@ -89,6 +99,27 @@ class AvgPool2d(_AvgPoolNd):
                             self.count_include_pad, self.divisor_override)
 
 
+class AvgPool3d(_AvgPoolNd):
+    """Mean over sliding windows of (N, C, D, H, W) inputs."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
 class _AdaptiveAvgPoolNd(Module):
     __constants__ = ["output_size"]
 
@@ -112,6 +143,13 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed (D, H, W); ``None`` keeps that input size."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):
@@ -138,3 +176,10 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed (D, H, W); ``None`` keeps that input size."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
