@@ -3,7 +3,8 @@ replay needs.
 
 torch refuses to record gradients through an in-place change of some views, because their
 history could not be rebuilt (its ``CreationMeta``): a view made in no_grad mode (and the views
-made of it), and an output of split/chunk/unbind. The dispatch point refuses the in-place op
+made of it), an output of split/chunk/unbind, and an output of a custom autograd Function that
+is a view of one of its inputs. The dispatch point refuses the in-place op
 (:data:`DIRECT`), and an op that records gradients refuses such a view after its storage was
 changed in place (:data:`INDIRECT`, :func:`check_marked`), each with torch 2.13's message.
 """
@@ -14,8 +15,8 @@ import re
 import numpy as np
 
 __all__ = ["check_marked", "made_without_grad", "mark_message", "multi_message", "view_target",
-           "dim_order", "MARKED", "NO_GRAD_VIEW", "MULTI_NO_GRAD_FN", "VIA_NO_GRAD_VIEW", "DIRECT",
-           "INDIRECT"]
+           "dim_order", "MARKED", "NO_GRAD_VIEW", "MULTI_NO_GRAD_FN", "VIA_NO_GRAD_VIEW",
+           "CUSTOM_FUNCTION_VIEW", "DIRECT", "INDIRECT"]
 
 MARKED = [False]  # set once a view carries a mark: recording an op then checks its operands
 
@@ -38,7 +39,8 @@ def check_marked(args):
 # torch's creation marks of a view whose in-place use it refuses while recording gradients
 # (``t.__dict__["_cmeta"] = (kind, version at creation, node)``): made in no_grad mode; an
 # output of split/chunk/unbind made from a base that required no grad; a view made (with
-# history) of a view that was made in no_grad mode. The outputs of split/chunk/unbind with
+# history) of a view that was made in no_grad mode; the one output of a custom Function that is
+# a view of an input (or the input itself). The outputs of split/chunk/unbind with
 # history carry ``_multi_view`` = (function name, output index, version) instead.
 NO_GRAD_VIEW = "no_grad"
 MULTI_NO_GRAD_FN = "multi_no_grad_fn"
@@ -50,6 +52,12 @@ _FORBIDDEN = ("Given that this use case is ambiguous and error-prone, it is forb
 _MULTI = ("This view is the output of a function that returns multiple views. Such functions do "
           "not allow the output views to be modified inplace. You should replace the inplace "
           "operation by an out-of-place one.")
+_CUSTOM = ("This view was created inside a custom Function (or because an input was returned "
+           "as-is) and the autograd logic to handle view+inplace would override the custom "
+           "backward associated with the custom Function, leading to incorrect gradients. This "
+           "behavior is forbidden. You can fix this by cloning the output of the custom "
+           "Function.")
+CUSTOM_FUNCTION_VIEW = "custom_function"  # (node: the Function's name and the output's index)
 DIRECT = "is being modified inplace"
 INDIRECT = "its base or another view of its base has been modified inplace"
 
@@ -70,6 +78,8 @@ def mark_message(mark, how):
     """torch's message for an in-place change (``how``: ``DIRECT`` on the view itself,
     ``INDIRECT`` on its base or another view) that meets a view with creation ``mark``."""
     kind, _, node = mark
+    if kind == CUSTOM_FUNCTION_VIEW:
+        return f"Output {node[1]} of {node[0]} is a view and {how}. " + _CUSTOM
     if kind == VIA_NO_GRAD_VIEW:
         name = re.sub(r"Backward\d*$", "", node.name())
         return (f"Output 0 of {name} is a view of a view which was created in no_grad mode and "

@@ -123,6 +123,67 @@ def test_creation_marks_match_torch():
     assert_same_as_torch(_table, mt)
 
 
+def _custom_function_table(T):
+    def function(name, forward, backward):
+        return type(name, (T.autograd.Function,),
+                    {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    view_as = function("Id", lambda ctx, x: x.view_as(x), lambda ctx, g: g)
+    same = function("Same", lambda ctx, x: x, lambda ctx, g: g)
+    halves = function("Id2", lambda ctx, x: (x[:2], x[2:]), lambda ctx, a, b: T.cat([a, b]))
+    mixed = function("Mixed", lambda ctx, x: (x[:2], x * 2), lambda ctx, a, b: T.cat([a, a]))
+
+    def mk():
+        return T.zeros(4, requires_grad=True).clone()
+
+    def base_changed(fn):
+        x = mk()
+        y = fn.apply(x)
+        y = y[0] if isinstance(y, tuple) else y
+        x.add_(1)
+        return y * 2
+
+    def leaf_input():
+        return view_as.apply(T.zeros(4, requires_grad=True)).add_(1)
+
+    def grad_through_same():
+        x = T.arange(4.0, requires_grad=True)
+        y = same.apply(x * 1)
+        (y * y).sum().backward()
+        return x.grad
+
+    def shares_storage():
+        x = mk()
+        y = view_as.apply(x)
+        with T.no_grad():
+            x.add_(1)
+        return y.detach()
+
+    calls = {
+        "view out": lambda: view_as.apply(mk()),
+        "view in place": lambda: view_as.apply(mk()).add_(1),
+        "input returned": lambda: same.apply(mk()),
+        "input returned, in place": lambda: same.apply(mk()).add_(1),
+        "two views, in place": lambda: halves.apply(mk())[0].add_(1),
+        "view and non-view, view in place": lambda: mixed.apply(mk())[0].add_(1),
+        "view and non-view, non-view in place": lambda: mixed.apply(mk())[1].add_(1),
+        "base changed": lambda: base_changed(view_as),
+        "base changed, two views": lambda: base_changed(halves),
+        "input without grad": lambda: view_as.apply(T.zeros(4)).add_(1),
+        "leaf input": leaf_input,
+        "gradient through the input returned": grad_through_same,
+        "shares storage": shares_storage,
+    }
+    return outcomes(calls, show=lambda r: f"view={r._base is not None} "
+                    f"requires_grad={r.requires_grad} {r.tolist()}")
+
+
+def test_custom_function_views_match_torch():
+    """A custom Function's output that is a view of an input (or the input itself) stays a view
+    sharing its version counter, and refuses an in-place change that records gradients."""
+    assert_same_as_torch(_custom_function_table, mt)
+
+
 def test_without_torch():
     # the rules, on their own: a view made in no_grad mode refuses an in-place change that
     # records gradients, directly and after its base changed

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from .. import _dispatch
+from .. import _dispatch, _views
 from .._autograd import Anomaly, GradState, Node, no_grad, record_forward_stack
 from .._tensor import Tensor
 
@@ -116,6 +116,27 @@ def once_differentiable(fn):
     return wrapper
 
 
+def _view_of_input(t, o, args, name, i, several):
+    """torch's rule for an output ``o`` of a custom Function that is one of its inputs or a view
+    of one: the output ``t`` stays a view of that input's base (sharing its version counter),
+    marked so that an in-place change of it, or of its base before it is used, is refused --
+    the custom backward would be overridden otherwise (several outputs: torch's multi-output
+    mark)."""
+    bases = {id(a._base if a._base is not None else a): a for a in args if isinstance(a, Tensor)}
+    root = o._base if o._base is not None else o
+    if id(root) not in bases:
+        return
+    base = bases[id(root)]
+    base = base._base if base._base is not None else base
+    t._base, t._vc, t._view_fn = base, o._vc, o._view_fn if o._base is not None else None
+    if several:
+        t.__dict__["_multi_view"] = (name, i, t._vc[0])
+    else:
+        t.__dict__["_cmeta"] = (_views.CUSTOM_FUNCTION_VIEW, t._vc[0], (name, i))
+    _views.MARKED[0] = True
+    _dispatch._register_view(t)
+
+
 class Function:
     """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``; call
     ``MyFn.apply(*args)``."""
@@ -152,6 +173,7 @@ class Function:
                 continue
             t = Tensor._wrap(o._data)
             t._rg, t.grad_fn, t._output_nr = True, node, i
+            _view_of_input(t, o, args, cls.__name__, i, len(outs) > 1)
             res.append(t)
         return tuple(res) if isinstance(out, tuple) else res[0]
 
