@@ -408,6 +408,11 @@ def _saved_versions(op, args, needs, first):
                     break
             else:
                 continue  # no needed gradient reads it
+        if a.__dict__.get("_inference") is True:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd.")
         out.append((a, a._vc[0]))
     return out
 
@@ -564,6 +569,8 @@ def _wrap_out(op, arr, args, node, nr):
         src = args[0]
         t._vc = src._vc
         t._base = src._base if src._base is not None else src
+        if src.__dict__.get("_inference") is True:  # (a view is one when its base is one)
+            t.__dict__["_inference"] = True
         if src._base is not None:
             mark = src.__dict__.get("_cmeta")
             if mark is not None:  # (torch propagates a view's creation mark to views of it)
@@ -572,9 +579,13 @@ def _wrap_out(op, arr, args, node, nr):
     elif op.alias:  # same storage, not an autograd view (detach shares the version counter)
         t._vc = args[0]._vc if op.shares_version else [0]
         t._base = None
+        if "_inference" in args[0].__dict__:
+            t.__dict__["_inference"] = "alias"  # (torch: reports is_inference, takes writes)
     else:
         t._vc = [0]
         t._base = None
+        if GradState.inference:  # torch: new memory made in inference mode is an inference
+            t.__dict__["_inference"] = True  # tensor
     return t
 
 
@@ -684,7 +695,14 @@ def _inplace_ufunc(uf, target, b, attrs):
     return target
 
 
+_INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed."
+                      "You can make a clone to get a normal tensor before doing inplace update."
+                      "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 def eager_inplace(op, target, args, attrs):
+    if target.__dict__.get("_inference") is True and not GradState.inference:
+        raise RuntimeError(_INFERENCE_INPLACE)
     if target._lazydev and op.name != "copy_":  # copy_ moves values across devices (torch)
         check_same_device(op, args)
     if len(args) == 1:

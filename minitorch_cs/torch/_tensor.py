@@ -162,7 +162,12 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self.__dict__.get("_inference") is True:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        return "_inference" in self.__dict__
 
     # -- autograd state -------------------------------------------------------------------------
     @property
@@ -207,6 +212,9 @@ class Tensor:
         if value and not self._dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
+        if value and self.__dict__.get("_inference") is True and not GradState.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._rg = value
 
     def requires_grad_(self, requires_grad=True):

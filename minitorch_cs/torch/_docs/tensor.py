@@ -345,6 +345,10 @@ TENSOR = {  # Tensor.<name>
     'is_cuda': ('Tensor.is_cuda -> bool', 'Always False here (no CUDA tensors).', ''),
     'is_floating_point': ('Tensor.is_floating_point() -> bool',
         'True when the dtype is a floating dtype.', ""),
+    'is_inference': ('Tensor.is_inference() -> bool',
+        ('True for an inference tensor: memory made inside ``torch.inference_mode()`` (and the '
+         'views of it). Outside inference mode such a tensor refuses in-place updates, being '
+         'saved for backward and ``requires_grad``; ``clone()`` gives an ordinary tensor.'), ""),
     'is_nonzero': ('Tensor.is_nonzero() -> bool',
         'The truth value of a one-element tensor (RuntimeError for other sizes).', ""),
     'is_leaf': ('Tensor.is_leaf -> bool',
