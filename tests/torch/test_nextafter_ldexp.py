@@ -190,3 +190,25 @@ def test_known_values():
         mt.nextafter(mt.tensor([1]), mt.tensor([2]))
     with pytest.raises(RuntimeError, match="ldexp can't be cast to the desired output type Long"):
         mt.tensor([1]).ldexp_(mt.tensor([2]))
+
+
+def test_result_layouts_match_torch():
+    """ldexp's product path lays its result out as torch's loop over the input and the (fresh,
+    C-ordered) power, not over ``other``; the exact path as its loop over both operands."""
+    torch = pytest.importorskip("torch")
+    cases = [("float32", "float32"), ("int64", "bfloat16"), ("float32", "int64"), ("bool", "uint8")]
+    for da, db in cases:
+        got = []
+        for T in (torch, mt):
+            a = T.ones(1, 1, 4, 3, dtype=getattr(T, da))
+            b = T.ones(1, 4, 1, 4, dtype=getattr(T, db)).permute(3, 2, 1, 0)
+            got.append((T.ldexp(a, b).stride(), T.ldexp(b, a).stride() if db != "bool" else None))
+        assert got[0] == got[1], (da, db, got)
+
+
+def test_nextafter_of_equal_values_is_other():
+    a = mt.tensor([-0.0, 0.0, -5.9604645e-08], dtype=mt.float16)
+    b = mt.tensor([0.0, -0.0, 0.0], dtype=mt.float16)
+    r = mt.nextafter(a, b)
+    assert r.signbit().tolist() == [False, True, True]  # (the last steps toward 0: -0.0)
+    assert a.clone().nextafter_(b).signbit().tolist() == [False, True, True]

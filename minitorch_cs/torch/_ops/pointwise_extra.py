@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._errors import before_broadcast
-from ._kernel import Pointwise, write_out
+from ._kernel import Pointwise, finish, write_out
 from ._opmath import HALF, opmath_dtype
 from ._xp import HalfOps, graph_mode, ns
 from .binary import PowScalarBase, _int_pow, _plain
@@ -300,7 +300,11 @@ class Nextafter(Pointwise):
         _refuse("nextafter_cpu", rt, "biu")
         ctx.a, ctx.b = a, b
         a, b, _ = _prep(a, b)
-        return _binary(np.nextafter, a, b, out)
+        equal = a == b  # (before an in-place kernel overwrites ``a``)
+        r = _binary(np.nextafter, a, b, out)
+        if equal.any():  # C's nextafter gives ``other`` when the two are equal (numpy's float16
+            np.copyto(r, np.broadcast_to(b, r.shape), where=equal)  # gives ``input``: -0.0, 0.0)
+        return r
 
     @staticmethod
     def backward(ctx, g):
@@ -335,6 +339,7 @@ class Ldexp(Pointwise):
 
     name = "ldexp"
     node_name = "LdexpBackward0"
+    own_layout = True  # (see forward)
     saved = (1,)
     reads = {1: (0,)}  # (``other``, for ``input``'s gradient; ``other``'s reads the result)
     saves_output = True
@@ -355,14 +360,27 @@ class Ldexp(Pointwise):
         if _floating(a.dtype) and not _floating(b.dtype):
             if b.dtype == np.bool_:
                 raise E._not_implemented("ldexp_cpu_exp", b.dtype)
+            if out is not None and out.dtype != rt:
+                # torch 2.13's kernel cannot cast into another dtype: it fails an internal
+                # assertion ("!needs_dynamic_casting<func_t>::check(iter)"); refused the same way
+                raise RuntimeError(
+                    f"ldexp: out= must have the result's dtype ({D.scalar_name(D._BY_NP[rt])}) "
+                    "for a floating input with an integer exponent, not "
+                    f"{D.scalar_name(D._BY_NP[out.dtype])} (torch 2.13 fails an internal "
+                    "assertion there)")
             n = b.astype(np.int64, copy=False).astype(np.int32)  # (C's int: wraps)
             wide = opmath_dtype(a.dtype)
             with np.errstate(over="ignore", under="ignore"):
                 r = np.ldexp(a.astype(wide, copy=False), n).astype(a.dtype, copy=False)
+            operands = (a, b)
         else:
+            p = np.ascontiguousarray(_pow2(b))  # (C-ordered, as torch's Scalar-base pow)
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                r = _binary(np.multiply, a, _pow2(b), None, opmath=True)
+                r = _binary(np.multiply, a, p, None, opmath=True)
             r = np.asarray(r).astype(rt, copy=False)
+            operands = (a, p)
+        if out is None:  # the layout of torch's loop over its operands (the product's: the
+            r = finish(r, operands, None, True)  # power, not ``other``)
         if out is not None:
             np.copyto(out, r, casting="unsafe")
             r = out
