@@ -27,6 +27,15 @@ def _requires_grad(args, kwargs):
     return False
 
 
+def resize_warning(had, required) -> None:
+    """torch's deprecation warning when an output of one or more elements is resized."""
+    warn_user(f"An output with one or more elements was resized since it had shape "
+              f"{list(had)}, which does not match the required output shape {list(required)}. "
+              "This behavior is deprecated, and in a future PyTorch release outputs will not be "
+              "resized unless they have zero elements. You can explicitly reuse an out tensor t "
+              "by resizing it, inplace, to zero elements with t.resize_(0).")
+
+
 def write(result: Tensor, out: Tensor) -> None:
     """Copy ``result`` into ``out`` by torch's rules (cast check, resize), through the dispatch
     point: an in-place copy, or for a resize ``out`` rebinding to a new tensor of the result's
@@ -37,12 +46,7 @@ def write(result: Tensor, out: Tensor) -> None:
                            f"desired output type {D.scalar_name(out._dtype)}")
     if dst.shape != src.shape:
         if dst.size:
-            warn_user(f"An output with one or more elements was resized since it had shape "
-                      f"{list(dst.shape)}, which does not match the required output shape "
-                      f"{list(src.shape)}. This behavior is deprecated, and in a future PyTorch "
-                      "release outputs will not be resized unless they have zero elements. You "
-                      "can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                      "elements with t.resize_(0).")
+            resize_warning(dst.shape, src.shape)
         with no_grad():  # (ops by name: the op modules sit above this one)
             resized = apply(OPS["to_copy"], result, dtype=dst.dtype) if src.dtype != dst.dtype \
                 else apply(OPS["clone"], result)

@@ -212,3 +212,13 @@ def test_nextafter_of_equal_values_is_other():
     r = mt.nextafter(a, b)
     assert r.signbit().tolist() == [False, True, True]  # (the last steps toward 0: -0.0)
     assert a.clone().nextafter_(b).signbit().tolist() == [False, True, True]
+
+
+def test_exact_path_warns_as_torch_when_the_input_broadcasts():
+    # torch's exact kernel writes into a result made in the input's shape and resizes it
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        mt.ldexp(mt.ones(3), mt.ones(2, 3, dtype=mt.int64))
+        mt.ldexp(mt.ones(3), mt.ones(2, 3))  # (the product path does not)
+    assert len(w) == 1 and "was resized since it had shape [3]" in str(w[0].message)

@@ -251,12 +251,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     elif input.ndim == 0 and n == 1:  # (and a 0-d input keeps a one-row product 0-d)
         shape = ()
     if n and shape != (n,):
-        from .._fpe import warn_user
-        warn_user(f"An output with one or more elements was resized since it had shape {[n]}, "
-                  f"which does not match the required output shape {list(shape)}. This "
-                  "behavior is deprecated, and in a future PyTorch release outputs will not be "
-                  "resized unless they have zero elements. You can explicitly reuse an out "
-                  "tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+        from .._out import resize_warning
+        resize_warning((n,), shape)
     return apply(MV.Addmv, input, mat, vec, beta=beta, alpha=alpha)
 
 

@@ -98,21 +98,24 @@ def _lanes(dt):
     return 32 // np.dtype(dt).itemsize
 
 
-TUNE = {"rf": lambda dt, c: True, "xc": lambda dt, c: False}
+def _contiguous(sizes, strides):
+    """Whether ``strides`` (in elements) are the contiguous strides of ``sizes`` (size-1 dims
+    ignored: torch's ``geometry_is_contiguous``)."""
+    expect = 1
+    for n, st in zip(reversed(sizes), reversed(strides)):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
 
 
-def _flat(grid):
-    item = grid.itemsize
-    sH, sW, sC = (s // item for s in grid.strides[1:4])
-    n = grid.shape
-    def contiguous(sizes, strides):
-        expect = 1
-        for k, st in zip(reversed(sizes), reversed(strides)):
-            if k != 1 and st != expect:
-                return False
-            expect *= k
-        return True
-    return contiguous((n[1], n[2], 2), (sH, sW, sC))
+def _grid_strides(grid):
+    return tuple(st // grid.itemsize for st in grid.strides[1:])
+
+
+def _contiguous_slices(grid):
+    """Whether each batch's grid slice (Ho, Wo, 2) is contiguous (the iterator's first case)."""
+    return _contiguous(grid.shape[1:], _grid_strides(grid))
 
 
 def _chunks(grid, P):
@@ -121,20 +124,9 @@ def _chunks(grid, P):
     contiguous, runs over the flattened positions; any other, row by row."""
     Ho, Wo = grid.shape[1], grid.shape[2]
     step = _lanes(grid.dtype)
-    item = grid.itemsize
-    sH, sW, sC = (s // item for s in grid.strides[1:4])
-
-    def contiguous(sizes, strides):
-        expect = 1
-        for n, s in zip(reversed(sizes), reversed(strides)):
-            if n != 1 and s != expect:
-                return False
-            expect *= n
-        return True
-    flat = contiguous((Ho, Wo, 2), (sH, sW, sC)) or (
-        (sW == 1 or Wo == 1) and contiguous((Ho, Wo), (sH, sW)))
+    sH, sW, _ = _grid_strides(grid)
     p = np.arange(P)
-    if flat:
+    if _contiguous_slices(grid) or ((sW == 1 or Wo == 1) and _contiguous((Ho, Wo), (sH, sW))):
         return p // step
     per_row = -(-Wo // step)
     return (p // Wo) * per_row + (p % Wo) // step
@@ -313,8 +305,13 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
         go = np.ascontiguousarray(gout).reshape(N, C, P)
     zero = dt.type(0)
     with np.errstate(all="ignore"):
-        flatc = _flat(grid)
         if mode == "bicubic":
+            # the sums along x: the first multiply-add fused and the other two not, except for
+            # a grid the kernel reads through strides (not one contiguous slice per batch), in
+            # float64, or float32 with reflection padding: a fused chain (measured on whole
+            # vectors; the last, partial vector of such a grid differs again, not reproduced)
+            x_chain = fused and not _contiguous_slices(grid) and (
+                dt == np.float64 or padding == "reflection")
             x = _v_unnormalize(gx, axw, fused)
             y = _v_unnormalize(gy, axh, fused)
             x0, y0 = np.floor(x), np.floor(y)
@@ -322,8 +319,8 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
             cx, cy = _cubic(tx, dt, fused), _cubic(ty, dt, fused)
 
             def read(i, j):  # (index, mask) of the tap (x0 - 1 + i, y0 - 1 + j)
-                xx = _v_coords(x0 + dt.type(-1 + i), axw, padding, fused and TUNE["rf"](dt, flatc))
-                yy = _v_coords(y0 + dt.type(-1 + j), axh, padding, fused and TUNE["rf"](dt, flatc))
+                xx = _v_coords(x0 + dt.type(-1 + i), axw, padding, fused)
+                yy = _v_coords(y0 + dt.type(-1 + j), axh, padding, fused)
                 ix, iy = _to_int(xx, bits), _to_int(yy, bits)
                 m = np.ones(ix.shape, bool) if clamped else \
                     (ix > -1) & (ix < W) & (iy > -1) & (iy < H)
@@ -335,7 +332,7 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
                 rows = []
                 for j in range(4):
                     v = [_gather(flat, *taps[i * 4 + j]) for i in range(4)]
-                    if TUNE["xc"](dt, flatc):
+                    if x_chain:
                         r = cx[0][:, None] * v[0]
                         for i in range(1, 4):
                             r = _fma(cx[i][:, None], v[i], r, fused)

@@ -368,13 +368,17 @@ class Ldexp(Pointwise):
                     "for a floating input with an integer exponent, not "
                     f"{D.scalar_name(D._BY_NP[out.dtype])} (torch 2.13 fails an internal "
                     "assertion there)")
+            if out is None and a.size and a.shape != np.broadcast_shapes(a.shape, b.shape):
+                # torch's kernel writes into a result made in the input's shape, then resized
+                from .._out import resize_warning
+                resize_warning(a.shape, np.broadcast_shapes(a.shape, b.shape))
             n = b.astype(np.int64, copy=False).astype(np.int32)  # (C's int: wraps)
             wide = opmath_dtype(a.dtype)
             with np.errstate(over="ignore", under="ignore"):
                 r = np.ldexp(a.astype(wide, copy=False), n).astype(a.dtype, copy=False)
             operands = (a, b)
         else:
-            p = np.ascontiguousarray(_pow2(b))  # (C-ordered, as torch's Scalar-base pow)
+            p = np.asarray(_pow2(b), order="C")  # (C-ordered, as torch's Scalar-base pow)
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 r = _binary(np.multiply, a, p, None, opmath=True)
             r = np.asarray(r).astype(rt, copy=False)
