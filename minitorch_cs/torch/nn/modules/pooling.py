@@ -78,46 +78,37 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
+class _AvgPoolDivisor(_AvgPoolNd):
+    """The 2-D and 3-D average pools (they take ``divisor_override``)."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override=None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolDivisor):
     """Mean over sliding windows of (N, C, H, W) inputs."""
 
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override"]
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+    _pool = staticmethod(F.avg_pool2d)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolDivisor):
     """Mean over sliding windows of (N, C, D, H, W) inputs."""
 
-    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                     "divisor_override"]
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override=None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+    _pool = staticmethod(F.avg_pool3d)
 
 
 class _AdaptiveAvgPoolNd(Module):

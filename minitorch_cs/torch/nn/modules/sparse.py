@@ -12,6 +12,20 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+
+def _padding_index(padding_idx, num_embeddings, word):
+    """torch's check of an embedding module's ``padding_idx`` (an AssertionError out of range;
+    ``word`` is how each module's message spells it), a negative one counted from the end."""
+    if padding_idx is None:
+        return None
+    if padding_idx > 0 and padding_idx >= num_embeddings:
+        raise AssertionError(f"{word} must be within num_embeddings")
+    if padding_idx < 0:
+        if padding_idx < -num_embeddings:
+            raise AssertionError(f"{word} must be within num_embeddings")
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
 class Embedding(Module):
     """Rows of ``weight`` (num_embeddings, embedding_dim) looked up by integer indices.
 
@@ -29,15 +43,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -114,15 +120,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -self.num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = self.num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(C.empty((num_embeddings, embedding_dim), device=device,
                                             dtype=dtype))
