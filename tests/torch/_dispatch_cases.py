@@ -543,6 +543,10 @@ EXAMPLES: dict[str, list[Example]] = {
     "F.interpolate": [ex(lambda: (f234(),), run=lambda x: F.interpolate(x, size=8))],
     "F.unfold": [ex(lambda: (img(), 2))],
     "F.fold": [ex(lambda: (torch.ones(1, 4, 4), (3, 3), 2))],
+    "F.affine_grid": [ex(lambda: (torch.tensor([[[1.0, 0.2, 0.1], [0.0, 0.9, -0.3]]]),),
+                         run=lambda t: F.affine_grid(t, (1, 1, 2, 3), align_corners=False))],
+    "F.grid_sample": [ex(lambda: (img(), f23().reshape(1, 1, 3, 2)),
+                         run=lambda x, g: F.grid_sample(x, g, align_corners=False))],
     "F.scaled_dot_product_attention": [
         ex(lambda: (f23(), f23b(), f23c())),
         ex(lambda: (f23(), f23b(), f23c()), run=lambda q, k, v: F.scaled_dot_product_attention(
@@ -780,6 +784,7 @@ ALLOWED: dict[str, Allowed] = {
     "Tensor.requires_grad": meta("an autograd flag", lambda: (f23(),)),
     "Tensor.requires_grad_": meta("sets an autograd flag on a leaf", lambda: (f23(),)),
     "Tensor.is_leaf": meta("an autograd flag", lambda: (f23(),)),
+    "Tensor.is_inference": meta("an autograd flag", lambda: (f23(),)),
     "Tensor.grad_fn": meta("the graph node", lambda: (_graph(leaf()),)),
     "Tensor.retains_grad": meta("an autograd flag", lambda: (f23(),)),
     "Tensor.retain_grad": meta("registers a hook (its gradient copy dispatches during backward)",

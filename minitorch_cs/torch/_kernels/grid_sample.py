@@ -1,13 +1,15 @@
-"""``grid_sample``'s sampling and its gradients in torch 2.13's CPU order of operations.
+"""``grid_sample``'s sampling and its gradients, and ``affine_grid``, in torch 2.13's CPU order
+of operations.
 
-torch has two CPU kernels (PyTorch 2.13, ``aten/src/ATen/native/cpu/GridSamplerKernel.cpp`` and
-``GridSampler.cpp``), and their arithmetic differs; both are reproduced here, measured bit for
-bit against torch 2.13 on x86-64 (its AVX2 kernels) in float32 and float64.
+torch has two CPU kernels for ``grid_sample`` (PyTorch 2.13, ``aten/src/ATen/native/cpu/
+GridSamplerKernel.cpp`` and ``GridSampler.cpp``), and their arithmetic differs; both are
+reproduced here, measured bit for bit against torch 2.13 on x86-64 (``tests/torch/
+test_grid_sample.py``).
 
-**4-D inputs** run a vectorized kernel. Source coordinates, weights and sums are computed in the
-input's dtype, lane by lane, with the multiply-adds its compiler fuses (float32/float64; a half
-type rounds every operation instead, its vector operations going through float32 one at a
-time):
+**4-D inputs** run a vectorized kernel (its AVX2 build: 8 float32 lanes, 4 float64, 16 for the
+half types). Coordinates, weights and sums are computed in the input's dtype, lane by lane,
+with the multiply-adds its compiler fuses in float32/float64 (a half type rounds every
+operation instead: its vector operations go through float32 one at a time):
 
 * unnormalizing: ``(g + 1) * s`` (``align_corners``, ``s = (size - 1) / 2``) or
   ``fma(g + 1, size / 2, -0.5)``;
@@ -15,36 +17,42 @@ time):
   ``e = fma(-trunc(a / span2), span2, a)`` with ``span2`` twice the span, then
   ``min(e, span2 - e) + low``; a size-1 dim with ``align_corners`` reflects to 0;
 * clipping to ``[0, size - 1]`` takes NaN to 0 in the forward; the backward's clip keeps NaN
-  (and its gradient mask is "strictly inside", by comparing bit patterns);
-* bilinear: ``x0 = floor(x)``, ``w = x - x0``, ``e = 1 - w`` (likewise ``n``/``s`` for y), weights
-  ``s*e, s*w, n*e, n*w`` for the nw, ne, sw, se corners, and the value
-  ``fma(se_v, se, fma(sw_v, sw, fma(ne_v, ne, nw_v * nw)))`` where an out-of-bounds corner reads
-  0 (so a NaN weight gives NaN even there, as in torch);
+  (its gradient mask is "strictly inside", comparing bit patterns);
+* bilinear: ``x0 = floor(x)``, ``w = x - x0``, ``e = 1 - w`` (likewise ``n``/``s`` for y),
+  weights ``s*e, s*w, n*e, n*w`` for the nw, ne, sw, se corners, and the value
+  ``fma(se_v, se, fma(sw_v, sw, fma(ne_v, ne, nw_v * nw)))``, an out-of-bounds corner reading
+  0 (so a NaN weight gives NaN even there);
 * nearest: round half to even;
-* bicubic: the cubic convolution coefficients (``A = -0.75``) as fused polynomials, 16 reads
-  clamped or reflected by the padding mode, summed as fused chains along x then y;
-* indices are the floored coordinates converted to 32-bit (float32: out of range or NaN is
-  INT_MIN, out of bounds) or 64-bit integers (float64).
+* bicubic: the cubic convolution coefficients (``A = -0.75``), 16 reads clamped or reflected by
+  the padding mode, summed along x then y; which multiply-adds are fused differs between the
+  copies of this code the compiler made (see the profiles below);
+* indices: the floored coordinates converted to 32-bit (float32; out of range or NaN is
+  INT_MIN, out of bounds) or 64-bit integers (float64), and 16-bit ones for the half types
+  (converted through 32 bits and wrapped), offsets included: a half-precision plane of more
+  than 32767 elements is read (and its gradient written) 65536 elements off, as torch does --
+  where that leaves the tensor torch reads or writes outside it; here such a read is 0 and
+  such a write is dropped.
 
 The input gradient is a scatter: contributions are added one at a time in the kernel's order --
-the output positions are taken in vectors (8 lanes for float32, 4 for float64, 16 for the half
-types), and for each vector, channel by channel, corner by corner, lane by lane. Which positions
-form a vector depends on the grid's memory layout (a contiguous grid: the flattened positions;
-otherwise each output row on its own), which is followed. The grid gradient accumulates over the
-channels in the dtype: ``gx = fma(fma(se_v - sw_v, n, (ne_v - nw_v) * s), gOut, gx)`` (and the
-mirror for y), then times the coordinate's derivative multiplier.
+vector by vector of output positions, then channel by channel, corner (tap) by corner, lane by
+lane. Which positions form a vector depends on the grid's memory layout (a contiguous grid
+slice: the flattened positions; otherwise each output row on its own), which is followed. The
+grid gradient accumulates over the channels in the dtype (bilinear: ``gx = fma(fma(se_v - sw_v,
+n, (ne_v - nw_v) * s), gOut, gx)`` and the mirror for y; bicubic: ``gx = fma(-(v * gOut *
+dcx), cy, gx)``), then times the coordinate's derivative multiplier.
 
 **5-D inputs** run a scalar loop, compiled without fused multiply-adds: unnormalizing is
 ``((g + 1) / 2) * (size - 1)`` or ``((g + 1) * size - 1) / 2``; reflection uses ``fmod`` and the
 parity of ``floor(a / span)`` (a 32-bit integer); clipping is ``min(size - 1, max(u, 0))`` with
 C++'s comparisons (a NaN coordinate clips to ``size - 1`` in the forward, stays NaN in the
-backward, where it reads nothing); trilinear weights are products of the distances in the
-order torch writes them; the output adds each in-bounds corner's ``value * weight`` to 0 in
-turn; the input gradient adds contributions position by position, corner by corner.
+backward, where it reads nothing -- in bfloat16 a NaN coordinate is index 0 instead);
+trilinear weights are products of the distances in the order torch writes them; the output
+adds each in-bounds corner's ``value * weight`` to 0 in turn; the input gradient adds
+contributions position by position, corner by corner.
 
-Where torch's 4-D backward reads memory outside the input (a NaN coordinate with border or
-reflection padding, an infinite one with reflection: torch crashes or reads garbage), the
-corner counts as out of bounds here.
+Where torch's float32/float64 4-D bilinear backward reads outside the input (a NaN coordinate
+the backward's clip keeps: torch crashes or reads garbage), the corner counts as out of
+bounds here.
 """
 from __future__ import annotations
 
@@ -54,11 +62,7 @@ import numpy as np
 
 from .moments import fma32, fma64
 
-__all__ = ["sample", "sample_backward", "HALF_TYPES"]
-
-_I32_MIN = -2 ** 31
-_I64_MIN = -2 ** 63
-_CORNERS2 = ((0, 0), (1, 0), (0, 1), (1, 1))  # nw, ne, sw, se: (dx, dy)
+__all__ = ["sample", "sample_backward", "affine_forward", "affine_backward", "HALF_TYPES"]
 
 
 def _half_types():
@@ -149,9 +153,9 @@ def _scatter(shape, dtype, idx, vals, mask, order=None):
     out = np.zeros(N * C * S, dtype)
     if order is not None:
         idx, vals, mask = idx[:, order], vals[:, :, order], mask[:, order]
-    L = idx.shape[1]
     full = (np.arange(N)[:, None, None] * C + np.arange(C)[None, :, None]) * S + idx[:, None, :]
-    m = np.broadcast_to(mask[:, None, :], (N, C, L))
+    # (a 16-bit wrapped offset may leave the tensor: torch writes outside it, dropped here)
+    m = mask[:, None, :] & (full >= 0) & (full < out.size)
     np.add.at(out, full[m], vals[m])
     return out.reshape(shape)
 
@@ -249,89 +253,152 @@ def _v_location(g, ax, padding, fused, grad=False):
     return res, np.where(inside, mult, dt.type(0))
 
 
-def _bounds(i, size, clamped):
-    """In-bounds mask of integer indices (``clamped``: the padding keeps them inside, only the
-    +1 neighbour can leave, above)."""
-    return (i < size) if clamped else (i > -1) & (i < size)
-
-
-def _cubic(t, dt, fused):
-    """The four cubic convolution coefficients for the fractional offsets ``t``."""
+def _cubic(t, dt, outer_fused, inner_fused):
+    """The four cubic convolution coefficients (``A = -0.75``) for the fractional offsets
+    ``t``: ``((A x - 5A) x + 8A) x - 4A`` at ``t + 1`` and ``2 - t``, ``((A + 2) x - (A + 3))
+    x x + 1`` at ``t`` and ``1 - t``, each multiply-add fused or not."""
     A = dt.type(-0.75)
     one, two, three = dt.type(1), dt.type(2), dt.type(3)
     c5, c8, c4 = dt.type(5) * A, dt.type(8) * A, dt.type(4) * A
     a2, a3 = A + two, A + three
+    fo, fi = outer_fused, inner_fused
 
-    def outer(x):  # (not fused: measured)
-        return ((A * x - c5) * x + c8) * x - c4
+    def outer(x):
+        return _fma(_fma(_fma(A, x, -c5, fo), x, c8, fo), x, -c4, fo)
 
     def inner(x):
-        return _fma(_fma(a2, x, -a3, fused) * x, x, one, fused)
+        return _fma(_fma(a2, x, -a3, fi) * x, x, one, fi)
     return outer(t + one), inner(t), inner(one - t), outer(two - t)
 
 
-def _cubic_grad(t, dt, fused):
+def _cubic_grad(t, dt, outer_fused, inner_fused):
     """The coefficients' derivatives (torch's ``get_cubic_coefficients_grad``)."""
     A = dt.type(-0.75)
     two, three = dt.type(2), dt.type(3)
     m3a, m10a, m8a = dt.type(-3) * A, dt.type(10) * A, dt.type(8) * A
     p3a2, m3a2, m2a3 = three * (A + two), dt.type(-3) * (A + two), two * (A + three)
+    fo, fi = outer_fused, inner_fused
     x0 = dt.type(-1) - t
-    c0 = _fma(_fma(m3a, x0, -m10a, fused), x0, -m8a, fused)
+    c0 = _fma(_fma(m3a, x0, -m10a, fo), x0, -m8a, fo)
     x1 = dt.type(0) - t
-    c1 = _fma(m3a2, x1, -m2a3, fused) * x1
+    c1 = _fma(m3a2, x1, -m2a3, fi) * x1
     x2 = dt.type(1) - t
-    c2 = _fma(p3a2, x2, -m2a3, fused) * x2
+    c2 = _fma(p3a2, x2, -m2a3, fi) * x2
     x3 = two - t
-    c3 = _fma(_fma(dt.type(3) * A, x3, -m10a, fused), x3, m8a, fused)
+    c3 = _fma(_fma(dt.type(3) * A, x3, -m10a, fo), x3, m8a, fo)
     return c0, c1, c2, c3
+
+
+# Which multiply-adds torch's compiled bicubic code fuses differs between the copies of the code
+# the compiler made (float32/float64, padding mode, the grid iterator's case, whether the input
+# needs a gradient); measured on whole vectors of positions:
+# forward: (coefficients' cubic fused, quadratic fused, sum along x a fused chain)
+#   -- the sum along x otherwise fuses its first multiply-add only; along y always a chain;
+# backward: (coefficients' cubic, quadratic, derivatives' quadratic, linear fused).
+def _bicubic_forward_profile(dt, padding, contiguous):
+    chain = not contiguous and (dt == np.float64 or padding == "reflection")
+    return False, True, chain
+
+
+def _bicubic_backward_profile(dt, padding, contiguous, need_input):
+    if need_input or (dt == np.float64 and padding == "reflection"):
+        return False, True, False, False
+    return True, True, True, True
+
+
+class _Memory:
+    """The input as the 4-D kernel reads it: element offsets from a (batch, channel) base, in
+    the input's memory (a dense input: its own strides; otherwise a contiguous copy)."""
+
+    def __init__(self, inp):
+        a = inp if _dense(inp) else np.ascontiguousarray(inp)
+        self.mem = np.ravel(a, order="K")
+        es = [st // a.itemsize for st in a.strides]
+        N, C = a.shape[:2]
+        self.base = np.arange(N)[:, None] * es[0] + np.arange(C)[None, :] * es[1]
+        self.sH, self.sW = es[2], es[3]
+        self.zero = a.dtype.type(0)
+
+    def read(self, off, mask, c=None):
+        """Values at offsets ``off`` (N, P) where ``mask``: (N, C, P) (or channel ``c``); an
+        offset outside the input (only a 16-bit wrap makes one) reads 0."""
+        base = self.base if c is None else self.base[:, c:c + 1]
+        addr = base[:, :, None] + off[:, None, :]
+        ok = mask[:, None, :] & (addr >= 0) & (addr < self.mem.size)
+        return np.where(ok, self.mem[np.where(ok, addr, 0)], self.zero)
+
+
+def _dense(a):
+    """Whether ``a``'s elements fill its memory span with non-negative strides."""
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    expect = a.itemsize
+    for st, n in dims:
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _wrap16(v):
+    """Two's-complement 16-bit wraparound of integer arrays."""
+    return ((v + 32768) & 0xFFFF) - 32768
 
 
 def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
     """The 4-D kernel: the output, or with ``gout`` the (input, grid) gradients."""
     dt = inp.dtype
-    fused = dt not in HALF_TYPES
+    half = dt in HALF_TYPES
+    fused = not half
     N, C, H, W = inp.shape
     Ho, Wo = grid.shape[1:3]
     P = Ho * Wo
-    bits = 8 * dt.itemsize if dt.itemsize >= 4 else 16
     axw, axh = _Axis(W, align, dt), _Axis(H, align, dt)
     gx = np.ascontiguousarray(grid[..., 0]).reshape(N, P)
     gy = np.ascontiguousarray(grid[..., 1]).reshape(N, P)
-    flat = np.ascontiguousarray(inp).reshape(N, C, H * W)
+    mem = _Memory(inp)
     clamped = padding != "zeros"
     backward = gout is not None
     if backward:
         go = np.ascontiguousarray(gout).reshape(N, C, P)
-    zero = dt.type(0)
+    # the kernel's integers have the dtype's width: 32 bits for float32, 64 for float64, 16
+    # for the half types (converted through 32 bits, wrapping)
+    wrap = _wrap16 if half else (lambda v: v)
+
+    def to_int(v):
+        return _wrap16(_to_int(v, 32)) if half else _to_int(v, 8 * dt.itemsize)
+    sH, sW, w16 = wrap(mem.sH), wrap(mem.sW), wrap(W)
+
+    def offsets(ix, iy):  # (memory offset, offset into the contiguous gradient)
+        return wrap(wrap(iy * sH) + wrap(ix * sW)), wrap(wrap(iy * w16) + ix)
+
+    def in_bounds(ix, iy):
+        return (ix > -1) & (ix < W) & (iy > -1) & (iy < H)
     with np.errstate(all="ignore"):
         if mode == "bicubic":
-            # the sums along x: the first multiply-add fused and the other two not, except for
-            # a grid the kernel reads through strides (not one contiguous slice per batch), in
-            # float64, or float32 with reflection padding: a fused chain (measured on whole
-            # vectors; the last, partial vector of such a grid differs again, not reproduced)
-            x_chain = fused and not _contiguous_slices(grid) and (
-                dt == np.float64 or padding == "reflection")
             x = _v_unnormalize(gx, axw, fused)
             y = _v_unnormalize(gy, axh, fused)
             x0, y0 = np.floor(x), np.floor(y)
             tx, ty = x - x0, y - y0
-            cx, cy = _cubic(tx, dt, fused), _cubic(ty, dt, fused)
+            contiguous = _contiguous_slices(grid)
+            if backward:
+                co, ci, go_, gi_ = _bicubic_backward_profile(dt, padding, contiguous,
+                                                              need_input)
+                x_chain = False
+            else:
+                co, ci, x_chain = _bicubic_forward_profile(dt, padding, contiguous)
+            co, ci = co and fused, ci and fused
+            cx, cy = _cubic(tx, dt, co, ci), _cubic(ty, dt, co, ci)
 
-            def read(i, j):  # (index, mask) of the tap (x0 - 1 + i, y0 - 1 + j)
-                xx = _v_coords(x0 + dt.type(-1 + i), axw, padding, fused)
-                yy = _v_coords(y0 + dt.type(-1 + j), axh, padding, fused)
-                ix, iy = _to_int(xx, bits), _to_int(yy, bits)
-                m = np.ones(ix.shape, bool) if clamped else \
-                    (ix > -1) & (ix < W) & (iy > -1) & (iy < H)
-                return np.where(m, iy * W + ix, 0), m
-            taps = {i * 4 + j: read(i, j) for i in range(4) for j in range(4)}
+            def tap(i, j):  # the tap (x0 - 1 + i, y0 - 1 + j), clamped or reflected
+                ix = to_int(_v_coords(x0 + dt.type(-1 + i), axw, padding, fused))
+                iy = to_int(_v_coords(y0 + dt.type(-1 + j), axh, padding, fused))
+                m = np.ones(ix.shape, bool) if clamped else in_bounds(ix, iy)
+                return offsets(ix, iy) + (m,)
+            taps = [tap(i, j) for i in range(4) for j in range(4)]  # (i * 4 + j)
             if not backward:
-                # along x the first sum is fused, the others not; along y every multiply-add
-                # is (measured)
                 rows = []
                 for j in range(4):
-                    v = [_gather(flat, *taps[i * 4 + j]) for i in range(4)]
+                    v = [mem.read(taps[i * 4 + j][0], taps[i * 4 + j][2]) for i in range(4)]
                     if x_chain:
                         r = cx[0][:, None] * v[0]
                         for i in range(1, 4):
@@ -344,7 +411,8 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
                 for j in range(1, 4):
                     out = _fma(cy[j][:, None], rows[j], out, fused)
                 return out.reshape(N, C, Ho, Wo)
-            gcx, gcy = _cubic_grad(tx, dt, fused), _cubic_grad(ty, dt, fused)
+            gcx = _cubic_grad(tx, dt, go_ and fused, gi_ and fused)
+            gcy = _cubic_grad(ty, dt, go_ and fused, gi_ and fused)
             ggx = np.zeros((N, P), dt)
             ggy = np.zeros((N, P), dt)
             contrib = []
@@ -352,36 +420,31 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
                 g_c = go[:, c]
                 for i in range(4):
                     for j in range(4):
-                        idx, m = taps[i * 4 + j]
+                        off, _, m = taps[i * 4 + j]
                         if need_input:
                             contrib.append((c, i * 4 + j, g_c * cx[i] * cy[j]))
-                        val = _gather(flat[:, c:c + 1], idx, m)[:, 0]
-                        vg = val * g_c
+                        vg = mem.read(off, m, c)[:, 0] * g_c
                         ggx = _fma(-(vg * gcx[i]), cy[j], ggx, fused)
                         ggy = _fma(-(vg * gcy[j]), cx[i], ggy, fused)
             ggx = ggx * axw.scale
             ggy = ggy * axh.scale
             gin = None
             if need_input:
-                gin = _scatter_taps(inp.shape, dt, grid, P, contrib, taps, 16, C)
+                gin = _scatter_taps(inp.shape, dt, grid, P, contrib, taps, C)
             return gin, np.stack([ggx, ggy], -1).reshape(grid.shape)
 
         if mode == "nearest":
             x = _v_location(gx, axw, padding, fused)
             y = _v_location(gy, axh, padding, fused)
-            ix, iy = _to_int(np.rint(x), bits), _to_int(np.rint(y), bits)
-            m = np.ones(ix.shape, bool) if clamped else \
-                (ix > -1) & (ix < W) & (iy > -1) & (iy < H)
-            if clamped:  # (a coordinate the backward's clip left NaN reads nothing)
-                m &= (ix > -1) & (iy > -1)
-            idx = np.where(m, iy * W + ix, 0)
+            ix, iy = to_int(np.rint(x)), to_int(np.rint(y))
+            m = np.ones(ix.shape, bool) if clamped else in_bounds(ix, iy)
+            tp = offsets(ix, iy) + (m,)
             if not backward:
-                return _gather(flat, idx, m).reshape(N, C, Ho, Wo)
+                return mem.read(tp[0], m).reshape(N, C, Ho, Wo)
             gin = None
             if need_input:
-                taps = {0: (idx, m)}
                 contrib = [(c, 0, go[:, c]) for c in range(C)]
-                gin = _scatter_taps(inp.shape, dt, grid, P, contrib, taps, 1, C)
+                gin = _scatter_taps(inp.shape, dt, grid, P, contrib, [tp], C)
             return gin, np.zeros(grid.shape, dt)
 
         # bilinear
@@ -397,27 +460,27 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
         n = y - yn
         s = dt.type(1) - n
         weights = (s * e, s * w, n * e, n * w)
-        ixw, iyn = _to_int(xw, bits), _to_int(yn, bits)
-        if clamped:
-            okx, oky = (ixw > -1), (iyn > -1)  # (only a NaN the backward kept fails these)
-            mw, mn = okx, oky
-            me, ms = okx & (ixw + 1 < W), oky & (iyn + 1 < H)
+        ixw, iyn = to_int(xw), to_int(yn)
+        ixe, iys = wrap(ixw + 1), wrap(iyn + 1)
+        if clamped:  # (in range but for a NaN the backward's clip kept: it reads nothing here)
+            mw, mn = ixw > -1, iyn > -1
+            me, ms = mw & (ixe < W), mn & (iys < H)
         else:
-            mw, mn = _bounds(ixw, W, False), _bounds(iyn, H, False)
-            me, ms = _bounds(ixw + 1, W, False), _bounds(iyn + 1, H, False)
+            mw, mn = (ixw > -1) & (ixw < W), (iyn > -1) & (iyn < H)
+            me, ms = (ixe > -1) & (ixe < W), (iys > -1) & (iys < H)
         masks = (mw & mn, me & mn, mw & ms, me & ms)
-        base = iyn * W + ixw  # (wraps where masked: never read)
-        offs = (0, 1, W, W + 1)
-        taps = {k: (np.where(masks[k], base + offs[k], 0), masks[k]) for k in range(4)}
+        o_nw, g_nw = offsets(ixw, iyn)
+        o_sw, g_sw = wrap(o_nw + sH), wrap(g_nw + w16)
+        taps = [(o_nw, g_nw, masks[0]), (wrap(o_nw + sW), wrap(g_nw + 1), masks[1]),
+                (o_sw, g_sw, masks[2]), (wrap(o_sw + sW), wrap(g_sw + 1), masks[3])]
+        vals = [mem.read(o, m) for o, _, m in taps]
         if not backward:
-            vals = [_gather(flat, *taps[k]) for k in range(4)]
             out = vals[0] * weights[0][:, None]
             for k in range(1, 4):
                 out = _fma(vals[k], weights[k][:, None], out, fused)
             return out.reshape(N, C, Ho, Wo)
         ggx = np.zeros((N, P), dt)
         ggy = np.zeros((N, P), dt)
-        vals = [_gather(flat, *taps[k]) for k in range(4)]
         for c in range(C):
             nw_v, ne_v, sw_v, se_v = (v[:, c] for v in vals)
             g_c = go[:, c]
@@ -430,21 +493,22 @@ def _sample2d(inp, grid, mode, padding, align, gout=None, need_input=True):
         gin = None
         if need_input:
             contrib = [(c, k, weights[k] * go[:, c]) for c in range(C) for k in range(4)]
-            gin = _scatter_taps(inp.shape, dt, grid, P, contrib, taps, 4, C)
+            gin = _scatter_taps(inp.shape, dt, grid, P, contrib, taps, C)
         return gin, np.stack([ggx, ggy], -1).reshape(grid.shape)
 
 
-def _scatter_taps(shape, dt, grid, P, contrib, taps, ntaps, C):
-    """The 4-D input gradient: ``contrib`` lists (channel, tap, values (N, P)); each position's
-    contributions are added vector by vector, then by channel, tap and lane (the kernel's
-    order)."""
+def _scatter_taps(shape, dt, grid, P, contrib, taps, C):
+    """The 4-D input gradient: ``contrib`` lists (channel, tap, values (N, P)), ``taps`` the
+    (memory offset, gradient offset, mask) of each tap; each position's contributions are added
+    vector by vector, then by channel, tap and lane (the kernel's order)."""
     N = shape[0]
+    ntaps = len(taps)
     chunk = _chunks(grid, P)
     # position order within the kernel's loops: (vector, tap, lane) for every channel
     key = (chunk[:, None] * ntaps + np.arange(ntaps)[None, :]).reshape(-1)  # (P * ntaps)
     order = np.argsort(key, kind="stable")
-    idx = np.stack([taps[k][0] for k in range(ntaps)], -1).reshape(N, P * ntaps)
-    mask = np.stack([taps[k][1] for k in range(ntaps)], -1).reshape(N, P * ntaps)
+    idx = np.stack([t[1] for t in taps], -1).reshape(N, P * ntaps)
+    mask = np.stack([t[2] for t in taps], -1).reshape(N, P * ntaps)
     vals = np.empty((N, C, P, ntaps), dt)
     for c, k, v in contrib:
         vals[:, c, :, k] = v
@@ -512,7 +576,6 @@ def _s_location(g, size, padding, align, dt, grad=False):
 
 def _sample3d(inp, grid, mode, padding, align, gout=None, need_input=True):
     dt = inp.dtype
-    t = dt.type
     N, C, D, H, W = inp.shape
     Do, Ho, Wo = grid.shape[1:4]
     P = Do * Ho * Wo
@@ -521,15 +584,20 @@ def _sample3d(inp, grid, mode, padding, align, gout=None, need_input=True):
     backward = gout is not None
     if backward:
         go = np.ascontiguousarray(gout).reshape(N, C, P)
+    bf16 = dt in HALF_TYPES and dt != np.float16
+
+    def to_int(v):  # (bfloat16's conversion takes NaN to 0, the others to INT64_MIN: measured)
+        i = _to_int(v, 64)
+        return np.where(np.isnan(v), 0, i) if bf16 else i
     with np.errstate(all="ignore"):
         sizes = (W, H, D)
-        if backward and mode == "bilinear":
+        if backward:  # (the gradient's clip keeps NaN: such a position reads nothing)
             locs = [_s_location(g[k], sizes[k], padding, align, dt, grad=True) for k in range(3)]
             (ix, mx), (iy, my), (iz, mz) = locs
         else:
             ix, iy, iz = (_s_location(g[k], sizes[k], padding, align, dt) for k in range(3))
         if mode == "nearest":
-            jx, jy, jz = (_to_int(np.rint(a), 64) for a in (ix, iy, iz))
+            jx, jy, jz = (to_int(np.rint(a)) for a in (ix, iy, iz))
             m = (jx > -1) & (jx < W) & (jy > -1) & (jy < H) & (jz > -1) & (jz < D)
             idx = np.where(m, (jz * H + jy) * W + jx, 0)
             if not backward:
@@ -538,7 +606,7 @@ def _sample3d(inp, grid, mode, padding, align, gout=None, need_input=True):
             if need_input:
                 gin = _scatter(inp.shape, dt, idx, go, m)
             return gin, np.zeros(grid.shape, dt)
-        x0, y0, z0 = (_to_int(np.floor(a), 64) for a in (ix, iy, iz))
+        x0, y0, z0 = (to_int(np.floor(a)) for a in (ix, iy, iz))
         fx1, fy1, fz1 = (_int_as(b + 1, dt) - a for a, b in ((ix, x0), (iy, y0), (iz, z0)))
         fx0, fy0, fz0 = (a - _int_as(b, dt) for a, b in ((ix, x0), (iy, y0), (iz, z0)))
         # corners tnw, tne, tsw, tse, bnw, bne, bsw, bse: (dx, dy, dz) and their distances
@@ -561,7 +629,6 @@ def _sample3d(inp, grid, mode, padding, align, gout=None, need_input=True):
             g_c = go[:, c]
             for (dx, dy, dz), (idx, m), v in zip(corners, taps, vals):
                 val = v[:, c]
-                sx, sy, sz = (t(1) if d else t(-1) for d in (dx, dy, dz))
                 tx = ((val * fy[dy]) * fz[dz]) * g_c
                 ty = ((val * fx[dx]) * fz[dz]) * g_c
                 tz = ((val * fx[dx]) * fy[dy]) * g_c
@@ -597,3 +664,68 @@ def sample_backward(gout, inp, grid, mode, padding, align, need_input=True):
                 np.zeros(grid.shape, grid.dtype))
     f = _sample2d if inp.ndim == 4 else _sample3d
     return f(inp, grid, mode, padding, align, gout=gout, need_input=need_input)
+
+
+# ----- affine_grid ----------------------------------------------------------------------------
+def _base_axis(n, align, dt, linspace):
+    """torch's ``linspace_from_neg_one``: ``linspace(-1, 1, n)`` (``linspace(start, end,
+    steps, dtype)``: torch's bits), scaled by ``(n - 1) / n`` without ``align_corners`` (a
+    multiplication, then a division, each rounded in the dtype; a half type through float32);
+    a single point is 0."""
+    if n <= 1:
+        return np.zeros(1, dt)
+    r = linspace(-1.0, 1.0, n, dt)
+    if align:
+        return r
+    if dt in HALF_TYPES:
+        f = np.float32
+        r = (r.astype(f) * f(n - 1)).astype(dt)
+        return (r.astype(f) / f(n)).astype(dt)
+    return r * dt.type(n - 1) / dt.type(n)
+
+
+def affine_base(spatial, align, dt, linspace):
+    """The base grid ``(*spatial, k + 1)``: x along the last dim, then y, (z), and a column of
+    ones (``spatial``: (H, W) or (D, H, W))."""
+    k = len(spatial)
+    base = np.empty(tuple(spatial) + (k + 1,), dt)
+    for a in range(k):  # coordinate a (x, y, z) varies along spatial dim k - 1 - a
+        shape = [1] * k
+        shape[k - 1 - a] = spatial[k - 1 - a]
+        base[..., a] = _base_axis(spatial[k - 1 - a], align, dt, linspace).reshape(shape)
+    base[..., k] = 1
+    return base
+
+
+def _acc_dtype(dt):
+    return np.dtype(np.float32) if dt in HALF_TYPES else dt
+
+
+def affine_forward(theta, spatial, align, linspace):
+    """``base @ theta^T`` per batch: each output coordinate the sequential sum of the three
+    (four) products in the dtype (a half type in float32, rounded once), as torch's batched
+    product computes it for this shape (measured bit for bit)."""
+    dt = theta.dtype
+    acc = _acc_dtype(dt)
+    N, k = theta.shape[0], len(spatial)
+    b = affine_base(spatial, align, dt, linspace).reshape(-1, k + 1).astype(acc)
+    t = theta.astype(acc)
+    out = b[None, :, 0, None] * t[:, None, :, 0]
+    for j in range(1, k + 1):
+        out = out + b[None, :, j, None] * t[:, None, :, j]
+    return out.astype(dt).reshape((N,) + tuple(spatial) + (k,))
+
+
+def affine_backward(g, spatial, align, linspace):
+    """``theta``'s gradient ``(base^T @ g)^T``: for each entry the sum over the grid positions,
+    in order (a half type in float32, rounded once)."""
+    dt = g.dtype
+    acc = _acc_dtype(dt)
+    N, k = g.shape[0], len(spatial)
+    b = affine_base(spatial, align, dt, linspace).reshape(-1, k + 1).astype(acc)
+    gg = g.reshape(N, -1, k).astype(acc)
+    prod = gg[:, :, :, None] * b[None, :, None, :]  # (N, P, k, k + 1)
+    if prod.shape[1] == 0:
+        return np.zeros((N, k, k + 1), dt)
+    s = np.cumsum(prod, axis=1)[:, -1] + acc.type(0)  # (a sequential sum)
+    return s.astype(dt)

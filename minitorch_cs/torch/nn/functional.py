@@ -884,6 +884,11 @@ def _install_parser():
 
 
 _install_parser()
+
+# (after the parser: these check their own arguments, in torch's order and wording)
+from ._functional_grid import affine_grid, grid_sample  # noqa: E402
+affine_grid.__module__ = grid_sample.__module__ = __name__
+__all__ += ["affine_grid", "grid_sample"]
 conv3d = conv3d.unparsed  # (its own parsing: torch's overloaded binding's combination errors)
 
 
