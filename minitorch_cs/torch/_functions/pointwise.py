@@ -182,6 +182,14 @@ def _ldexp_out_check(out, input, other):
         if not D.can_cast(rt, out.dtype):
             raise RuntimeError("ldexp can't be cast to the desired output type "
                                f"{D.scalar_name(out.dtype)}")
+        if input.dtype.is_floating_point and not other.dtype.is_floating_point and \
+                other.dtype is not D.bool and out.dtype is not rt:
+            # (torch 2.13's exact kernel cannot cast into another dtype: it fails an internal
+            # assertion, "!needs_dynamic_casting<func_t>::check(iter)")
+            raise RuntimeError(
+                f"ldexp: out= must have the result's dtype ({D.scalar_name(rt)}) for a floating "
+                f"input with an integer exponent, not {D.scalar_name(out.dtype)} (torch 2.13 "
+                "fails an internal assertion there)")
 
 
 ldexp.out_check = _ldexp_out_check

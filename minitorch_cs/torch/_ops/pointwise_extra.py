@@ -360,14 +360,6 @@ class Ldexp(Pointwise):
         if _floating(a.dtype) and not _floating(b.dtype):
             if b.dtype == np.bool_:
                 raise E._not_implemented("ldexp_cpu_exp", b.dtype)
-            if out is not None and out.dtype != rt:
-                # torch 2.13's kernel cannot cast into another dtype: it fails an internal
-                # assertion ("!needs_dynamic_casting<func_t>::check(iter)"); refused the same way
-                raise RuntimeError(
-                    f"ldexp: out= must have the result's dtype ({D.scalar_name(D._BY_NP[rt])}) "
-                    "for a floating input with an integer exponent, not "
-                    f"{D.scalar_name(D._BY_NP[out.dtype])} (torch 2.13 fails an internal "
-                    "assertion there)")
             if out is None and a.size and a.shape != np.broadcast_shapes(a.shape, b.shape):
                 # torch's kernel writes into a result made in the input's shape, then resized
                 from .._out import resize_warning
@@ -376,13 +368,19 @@ class Ldexp(Pointwise):
             wide = opmath_dtype(a.dtype)
             with np.errstate(over="ignore", under="ignore"):
                 r = np.ldexp(a.astype(wide, copy=False), n).astype(a.dtype, copy=False)
-            operands = (a, b)
+            # (torch's kernel writes into a result made like the input; when the operands
+            # broadcast beyond it, its loop lays the resized result out over both)
+            operands = (a,) if a.shape == r.shape else (a, b)
         else:
-            p = np.asarray(_pow2(b), order="C")  # (C-ordered, as torch's Scalar-base pow)
+            p = _pow2(b)
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 r = _binary(np.multiply, a, p, None, opmath=True)
             r = np.asarray(r).astype(rt, copy=False)
-            operands = (a, p)
+            # the result's layout, as measured on torch 2.13: its loop over the input and a
+            # C-ordered power for a float32 or integer input, over the input and ``other``
+            # for a float64 or half one
+            operands = (a, np.asarray(p, order="C")) if a.dtype == np.float32 or \
+                not _floating(a.dtype) else (a, b)
         if out is None:  # the layout of torch's loop over its operands (the product's: the
             r = finish(r, operands, None, True)  # power, not ``other``)
         if out is not None:
