@@ -216,6 +216,13 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._rg = value
+        if value and self.grad_fn is None and self._base is None:
+            # torch: the views made of it before now require grad too, as leaves whose gradient
+            # reaches nothing (their history was recorded without it)
+            for v in list(self.__dict__.get("_views", ())):
+                if v._base is self and v.grad_fn is None and v._dtype.is_floating_point:
+                    v._rg = True
+                    v.__dict__["_no_edge"] = True
 
     def requires_grad_(self, requires_grad=True):
         if type(requires_grad) is not bool:  # torch's schema: a bool only
@@ -246,8 +253,10 @@ class Tensor:
             return (self.grad_fn, self._output_nr)
         acc = self._acc
         if acc is None:
-            if self._base is not None and "_cmeta" in self.__dict__:
-                return None  # (a view made in no_grad mode: no gradient reaches anything)
+            if self._base is not None and ("_cmeta" in self.__dict__ or
+                                           "_no_edge" in self.__dict__):
+                return None  # (a view made in no_grad mode, or before its base required grad:
+                # no gradient reaches anything)
             acc = self._acc = AccumulateGrad(self)
             if self._hooks:
                 acc.pre_hooks = {0: list(self._hooks)}

@@ -239,3 +239,10 @@ def test_exact_path_warns_as_torch_when_the_input_broadcasts():
         mt.ldexp(mt.ones(3), mt.ones(2, 3, dtype=mt.int64))
         mt.ldexp(mt.ones(3), mt.ones(2, 3))  # (the product path does not)
     assert len(w) == 1 and "was resized since it had shape [3]" in str(w[0].message)
+
+
+def test_nextafter_gradient_compares_in_the_result_dtype():
+    # float16 input, 0-d float32 other: equal once the other is read as float16, so no gradient
+    x = mt.tensor([[-1.2, -0.07]], requires_grad=True)
+    x[:, :1].to(mt.float16).nextafter(x[0, 0]).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0]]

@@ -207,3 +207,41 @@ def test_without_torch():
     with pytest.raises(RuntimeError, match="This view is the output of a function that returns "
                                            "multiple views"):
         p.add_(mt.tensor(1.0, requires_grad=True))
+
+
+def _views_before_requires_grad(T):
+    def made_before():
+        v1 = T.ones(4)
+        v2 = v1[:2]
+        v1.requires_grad_()
+        y = v2 * 2
+        y.sum().backward()
+        return (v2.requires_grad, y.requires_grad, v2.is_leaf, v1.grad)
+
+    def in_place_after():
+        v1 = T.ones(4)
+        v2 = v1[:2]
+        v1.requires_grad_()
+        return v2.add_(1)
+
+    def made_after():
+        v1 = T.ones(4)
+        v1[:2]
+        v1.requires_grad_()
+        (v1[1:] * 2).sum().backward()
+        return v1.grad
+
+    def pooled():
+        v1 = T.full((1, 2, 6, 3), 0.5)
+        v2 = v1.view(-1).view(1, 2, 6, 3)
+        v1.requires_grad_()
+        return T.nn.functional.max_pool2d(v2, kernel_size=2, stride=2).requires_grad
+
+    return outcomes({"made before": made_before, "in place after": in_place_after,
+                     "made after": made_after, "pooled": pooled}, show=repr)
+
+
+def test_views_made_before_their_base_requires_grad():
+    """A view made before ``base.requires_grad_()`` then requires grad as a leaf whose gradient
+    reaches nothing (torch 2.13); in place it is a view of a leaf that requires grad."""
+    assert_same_as_torch(_views_before_requires_grad, mt)

@@ -291,16 +291,17 @@ class Nextafter(Pointwise):
     name = "nextafter"
     saved = (0, 1)
     reads = {0: (0,), 1: (0,)}
-    graph_inputs = {"a": 0, "b": 1}
+    graph_aliases = ("equal",)
 
     @staticmethod
     def forward(ctx, a, b, out=None):
         rt = np.dtype(_rtype(a, b))
         _out_check(rt, out if out is not None else getattr(ctx, "inplace_target", None))
         _refuse("nextafter_cpu", rt, "biu")
-        ctx.a, ctx.b = a, b
+        ctx.b_meta = (b.shape, b.dtype)
         a, b, _ = _prep(a, b)
-        equal = a == b  # (before an in-place kernel overwrites ``a``)
+        # (compared in the result's dtype, and before an in-place kernel overwrites ``a``)
+        ctx.equal = equal = np.asarray(a == b)
         r = _binary(np.nextafter, a, b, out)
         if equal.any():  # C's nextafter gives ``other`` when the two are equal (numpy's float16
             np.copyto(r, np.broadcast_to(b, r.shape), where=equal)  # gives ``input``: -0.0, 0.0)
@@ -309,10 +310,9 @@ class Nextafter(Pointwise):
     @staticmethod
     def backward(ctx, g):
         xp = ns(g)
-        a, b = ctx.a, ctx.b
-        equal = a == b
         zero = xp.zeros((), dtype=xp.npdtype(g))
-        return (xp.where(equal, zero, g), xp.zeros(b.shape, dtype=xp.npdtype(b)))
+        shape, dtype = ctx.b_meta
+        return (xp.where(ctx.equal, zero, g), xp.zeros(shape, dtype=dtype))
 
 
 _LN2 = float("0.693147180559945309417232121458176568")
