@@ -5,6 +5,7 @@ The two examples of the cstorch 2.10 docs page "Efficient Weight Initialization"
 on that page, with the porting rule's imports.
 """
 import importlib
+import tempfile
 
 import numpy as np
 import pytest
@@ -30,6 +31,10 @@ class Model(torch.nn.Module):
         self.w1.data.uniform_(-1, 1)
         self.w2.data.normal_()
 
+
+
+# (a directory of this run's own: two test runs on one machine must not meet in a shared one)
+_ARTIFACTS = tempfile.mkdtemp(prefix="minitorch_cs_lazy_test_")
 
 def init_weights(model):
     if isinstance(model, Model):
@@ -118,7 +123,7 @@ def test_optimized_init_seeds_each_op_at_record_time_and_prunes(csx):
 
 def _lazy_values(seed, prune=True):
     _backend_mod._reset_for_tests()
-    b = cstorch.backend("CSX", artifact_dir="/tmp/minitorch_cs_lazy_test")
+    b = cstorch.backend("CSX", artifact_dir=_ARTIFACTS)
     old = lazy_init._PRUNE
     lazy_init._PRUNE = prune
     try:

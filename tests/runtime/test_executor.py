@@ -1,10 +1,16 @@
 """DataExecutor, run context, closures and schedules (cstorch 2.10 `utils/step_closures.py`, `utils/data/`; measured on the real 2.10 CPU backend)."""
+import tempfile
+
 import pytest
 from hypothesis import given, strategies as st
 
 import minitorch_cs as cstorch
 from minitorch_cs import torch
 from minitorch_cs.utils.data import Schedule, compute_num_steps
+
+
+# (a directory of this run's own: two test runs on one machine must not meet in a shared one)
+_ARTIFACTS = tempfile.mkdtemp(prefix="minitorch_cs_test_artifacts_")
 
 
 def _loader(n=3):
@@ -134,7 +140,7 @@ def test_checkpoint_closure_outside_executor_fires_at_next_pre_initial_step(cpu_
 def test_checkpoint_steps_schedule(num_steps, k):
     import importlib
     importlib.import_module("minitorch_cs.backend")._reset_for_tests()
-    cstorch.backend("CPU", artifact_dir="/tmp/minitorch_cs_test_artifacts")
+    cstorch.backend("CPU", artifact_dir=_ARTIFACTS)
     fired = []
     ck = cstorch.checkpoint_closure(lambda s: fired.append(s))
     ex = cstorch.utils.data.DataExecutor(_loader(3), num_steps=num_steps, checkpoint_steps=k)
