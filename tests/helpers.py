@@ -13,7 +13,8 @@ import functools
 import numpy as np
 
 __all__ = ["to_numpy", "assert_close", "gradcheck", "gradgradcheck", "GradcheckError",
-           "describe", "has_avx512", "ours_and_torch", "outcome", "dtype_and_values"]
+           "describe", "has_avx512", "ours_and_torch", "outcome", "dtype_and_values",
+           "train_on_backend"]
 
 
 @functools.cache
@@ -267,3 +268,45 @@ def gradgradcheck(fn, *inputs, name=None, T=None, eps=1e-6, rtol=1e-5, atol=1e-8
                 f"direction = {analytic:.10g}, numeric = {numeric:.10g} (tol {tol:.3g})")
         checked += 1
     return checked
+
+
+def train_on_backend(kind, tmp_path, build, batches, steps, momentum=0.0):
+    """The training loop a cstorch user writes, on the ``kind`` backend ("CPU" or "CSX"): the
+    model ``build()`` makes on the backend's device, compiled; SGD (lr 0.1, ``momentum``); a
+    traced step minimizing the cross-entropy of the model's output for a batch's leading
+    tensors against its last; a step closure keeping the losses; a DataExecutor over
+    ``batches`` for ``steps`` steps. Returns the losses, the parameters' values after the
+    steps, and how many times the step's Python body ran (the emulated wafer traces it once
+    and replays it)."""
+    import importlib
+
+    import minitorch_cs as cstorch
+    import minitorch_cs.torch as mt
+    importlib.import_module("minitorch_cs.backend")._reset_for_tests()
+    cstorch.backends.reset()
+    backend = cstorch.backend(kind, artifact_dir=tmp_path / kind)
+    mt.manual_seed(0)
+    with backend.device:
+        model = build()
+    compiled = cstorch.compile(model, backend)
+    opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+    losses, runs = [], [0]
+
+    @cstorch.step_closure
+    def keep(loss):
+        losses.append(loss.item())
+
+    @cstorch.trace
+    def step(*batch):
+        runs[0] += 1
+        loss = mt.nn.functional.cross_entropy(compiled(*batch[:-1]), batch[-1])
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        keep(loss)
+        return loss
+
+    loader = cstorch.utils.data.DataLoader(lambda: batches)
+    for batch in cstorch.utils.data.DataExecutor(loader, num_steps=steps):
+        step(*batch)
+    return losses, [p.detach().cpu().numpy().copy() for p in model.parameters()], runs[0]

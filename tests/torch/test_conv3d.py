@@ -6,12 +6,11 @@ constructor, padding modes and repr; central differences and known values withou
 the op inside a traced step on the emulated wafer."""
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
 import minitorch_cs.torch as mt
+from tests.helpers import train_on_backend
 from tests.torch._sweeps import assert_same_as_torch, outcomes
 
 
@@ -385,41 +384,11 @@ class _Net3d(mt.nn.Module):
 def test_conv3d_and_pools_in_a_traced_step_on_the_wafer(tmp_path):
     """A 3-D CNN's training steps (conv3d, every 3-D pool, their gradients) on the emulated
     wafer give the CPU backend's losses and weights bit for bit."""
-    import minitorch_cs as cstorch
-    backend_mod = importlib.import_module("minitorch_cs.backend")
     rng = np.random.default_rng(0)
     data = [(mt.from_numpy(rng.standard_normal((2, 1, 4, 5, 4), dtype=np.float32)),
              mt.from_numpy(rng.integers(0, 3, 2))) for _ in range(3)]
-
-    def run(kind):
-        backend_mod._reset_for_tests()
-        cstorch.backends.reset()
-        b = cstorch.backend(kind, artifact_dir=tmp_path / kind)
-        mt.manual_seed(0)
-        with b.device:
-            model = _Net3d()
-        compiled = cstorch.compile(model, b)
-        opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        losses, runs = [], [0]
-
-        @cstorch.step_closure
-        def keep(loss):
-            losses.append(loss.item())
-
-        @cstorch.trace
-        def step(x, y):
-            runs[0] += 1
-            loss = mt.nn.functional.cross_entropy(compiled(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            keep(loss)
-            return loss
-        for x, y in cstorch.utils.data.DataExecutor(
-                cstorch.utils.data.DataLoader(lambda: data), num_steps=3):
-            step(x, y)
-        return losses, [p.detach().cpu().numpy().copy() for p in model.parameters()], runs[0]
-    cpu, csx = run("CPU"), run("CSX")
+    cpu, csx = (train_on_backend(kind, tmp_path, _Net3d, data, 3, momentum=0.9)
+                for kind in ("CPU", "CSX"))
     assert cpu[0] == csx[0] and len(cpu[0]) == 3 and len(set(cpu[0])) == 3
     assert (cpu[2], csx[2]) == (3, 1)  # (the wafer traced the step once and replayed it)
     for a, b in zip(cpu[1], csx[1]):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minitorch_cs.torch as mt
+from tests.helpers import train_on_backend
 from tests.torch._sweeps import assert_same_as_torch, outcomes
 
 F = mt.nn.functional
@@ -578,40 +579,11 @@ def _bag_batches(n=4):
     return out
 
 
-def _train_bags(kind, tmp_path, steps=6):
-    import importlib
-
-    import minitorch_cs as cstorch
-    importlib.import_module("minitorch_cs.backend")._reset_for_tests()
-    cstorch.backends.reset()
-    backend = cstorch.backend(kind, artifact_dir=tmp_path / kind)
-    mt.manual_seed(0)
-    with backend.device:
-        model = _BagNet()
-    compiled = cstorch.compile(model, backend)
-    opt = cstorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    loader = cstorch.utils.data.DataLoader(_bag_batches)
-    losses = []
-
-    @cstorch.trace
-    def step(idx, offs, psw, y):
-        loss = F.cross_entropy(compiled(idx, offs, psw), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
-    record = cstorch.step_closure(lambda v: losses.append(v.item()))
-    for batch in cstorch.utils.data.DataExecutor(loader, num_steps=steps):
-        record(step(*batch))
-    return losses, [p.detach().cpu().numpy().copy() for p in model.parameters()]
-
-
 def test_csx_backend_gives_the_cpu_values(tmp_path):
     """The bags, their three modes and their gradients in a traced training step on the
     emulated wafer (traced once, replayed on new indices and offsets): the CPU's values bit for
     bit."""
-    lc, wc = _train_bags("CPU", tmp_path)
-    lx, wx = _train_bags("CSX", tmp_path)
-    assert lc == lx and len(set(lx)) > 3
+    (lc, wc, _), (lx, wx, runs) = (train_on_backend(kind, tmp_path, _BagNet, _bag_batches(), 6,
+                                                    momentum=0.9) for kind in ("CPU", "CSX"))
+    assert lc == lx and len(set(lx)) > 3 and runs == 1
     assert all(np.array_equal(a, b) for a, b in zip(wc, wx))

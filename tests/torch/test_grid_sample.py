@@ -4,7 +4,6 @@ float64 and the half types, contiguous and strided grids, NaN/inf/huge grid valu
 argument errors and warnings, its node names, and a traced step on the emulated wafer."""
 from __future__ import annotations
 
-import importlib
 import warnings
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 
 import minitorch_cs.torch as mt
 from minitorch_cs.torch.nn import functional as F
+from tests.helpers import train_on_backend
 
 from ._sweeps import assert_same_as_torch
 
@@ -348,40 +348,11 @@ class _STN(mt.nn.Module):
 def test_traced_step_on_the_wafer_gives_the_cpu_values(tmp_path):
     """affine_grid and grid_sample (and both gradients) in a traced training step on the
     emulated wafer: the CPU backend's losses and weights bit for bit."""
-    import minitorch_cs as cstorch
-    backend_mod = importlib.import_module("minitorch_cs.backend")
     rng = np.random.default_rng(0)
     data = [(mt.from_numpy(rng.standard_normal((2, 1, 4, 4), dtype=np.float32)),
              mt.from_numpy(rng.integers(0, 3, 2))) for _ in range(3)]
-
-    def run(kind):
-        backend_mod._reset_for_tests()
-        cstorch.backends.reset()
-        b = cstorch.backend(kind, artifact_dir=tmp_path / kind)
-        mt.manual_seed(0)
-        with b.device:
-            model = _STN()
-        compiled = cstorch.compile(model, b)
-        opt = cstorch.optim.SGD(model.parameters(), lr=0.1)
-        losses = []
-
-        @cstorch.step_closure
-        def keep(loss):
-            losses.append(loss.item())
-
-        @cstorch.trace
-        def step(x, y):
-            loss = F.cross_entropy(compiled(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            keep(loss)
-            return loss
-        for x, y in cstorch.utils.data.DataExecutor(
-                cstorch.utils.data.DataLoader(lambda: data), num_steps=3):
-            step(x, y)
-        return losses, [p.detach().cpu().numpy().copy() for p in model.parameters()]
-    cpu, csx = run("CPU"), run("CSX")
+    cpu, csx = (train_on_backend(kind, tmp_path, _STN, data, 3) for kind in ("CPU", "CSX"))
     assert cpu[0] == csx[0] and len(set(cpu[0])) == 3
+    assert (cpu[2], csx[2]) == (3, 1)  # (the wafer traced the step once and replayed it)
     for a, b in zip(cpu[1], csx[1]):
         assert a.tobytes() == b.tobytes()

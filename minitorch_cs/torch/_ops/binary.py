@@ -21,8 +21,8 @@ __all__ = [  # private helpers too: callers reach them as E._name
 
 from ._opmath import HALF, opmath_dtype, scalar_loop_positions
 from .elementwise import (  # the shared promotion helpers and the pointwise base
-    _binary, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse, _rtype,
-    _to_dtype_checked, _wrap_int)
+    _binary, _float_rtype, _is_arr, _is_bool, _not_implemented, _out_check, _prep, _refuse,
+    _rtype, _to_dtype_checked, _wrap_int)
 from .._kernels.select import max_first, min_first
 
 
@@ -487,9 +487,7 @@ class Atan2(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        rt = np.dtype(_rtype(a, b))
-        if rt.kind in "biu":  # integer and bool operands give the default float
-            rt = D.get_default_dtype().np
+        rt = _float_rtype(a, b)
         ctx.a_bool = isinstance(a, np.ndarray) and a.dtype == np.bool_
         ctx.a, ctx.b, ctx.rt = a, b, rt  # (backward squares and negates them in their own dtype)
         a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
@@ -554,9 +552,7 @@ def _xlog_forward(ctx, a, b, log, node):
         ctx.torch_node = node + "2"
     elif not isinstance(a, np.ndarray):
         ctx.torch_node = node + "1"
-    rt = np.dtype(_rtype(a, b))
-    if rt.kind in "biu":
-        rt = D.get_default_dtype().np
+    rt = _float_rtype(a, b)
     a, b = (x.astype(rt, copy=False) if isinstance(x, np.ndarray) else x for x in (a, b))
     ctx.a, ctx.b = a, b
     wide = opmath_dtype(rt)

@@ -42,6 +42,13 @@ def _rtype(*operands):
     return D.result_type(*operands).np
 
 
+def _float_rtype(*operands) -> np.dtype:
+    """:func:`_rtype`, except that integer and bool operands give the default float dtype (the
+    rule of torch's float-valued binary ops: ``copysign``, ``xlogy``, ``atan2``, ``ldexp``)."""
+    rt = np.dtype(_rtype(*operands))
+    return D.get_default_dtype().np if rt.kind in "biu" else rt
+
+
 def _not_implemented(kernel, dtype):
     """torch's error for a kernel without an implementation for ``dtype``."""
     return NotImplementedError(f'"{kernel}" not implemented for '

@@ -19,7 +19,7 @@ from ._kernel import Pointwise, finish, write_out
 from ._opmath import HALF, opmath_dtype
 from ._xp import HalfOps, graph_mode, ns
 from .binary import PowScalarBase, _int_pow, _plain
-from .elementwise import _binary, _out_check, _prep, _refuse, _rtype, _unary
+from .elementwise import _binary, _float_rtype, _out_check, _prep, _refuse, _rtype, _unary
 from . import _special as special
 from . import elementwise as E
 
@@ -159,9 +159,7 @@ class Copysign(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        rt = np.dtype(_rtype(a, b))
-        if rt.kind in "biu":
-            rt = D.get_default_dtype().np
+        rt = _float_rtype(a, b)
         a = np.asarray(a).astype(rt, copy=False) if isinstance(a, np.ndarray) else a
         if isinstance(b, np.ndarray):
             ctx.b_meta = (b.shape, b.dtype)
@@ -347,9 +345,7 @@ class Ldexp(Pointwise):
 
     @staticmethod
     def forward(ctx, a, b, out=None):
-        rt = np.dtype(_rtype(a, b))
-        if rt.kind in "biu":
-            rt = D.get_default_dtype().np
+        rt = _float_rtype(a, b)
         target = out if out is not None else getattr(ctx, "inplace_target", None)
         if target is not None and not D.can_cast(D._BY_NP[rt], D._BY_NP[target.dtype]):
             # (checked before the operands are broadcast, as torch's ldexp_out does)

@@ -12,7 +12,6 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-
 def _padding_index(padding_idx, num_embeddings, word):
     """torch's check of an embedding module's ``padding_idx`` (an AssertionError out of range;
     ``word`` is how each module's message spells it), a negative one counted from the end."""
@@ -26,7 +25,34 @@ def _padding_index(padding_idx, num_embeddings, word):
         padding_idx = num_embeddings + padding_idx
     return padding_idx
 
-class Embedding(Module):
+
+class _Table(Module):
+    """The weight table the two modules share: made as torch makes it (N(0, 1), the
+    ``padding_idx`` row zeroed) or taken from ``_weight`` after torch's shape check."""
+
+    def _set_weight(self, _weight, requires_grad, device, dtype) -> None:
+        if _weight is None:
+            self.weight = Parameter(C.empty((self.num_embeddings, self.embedding_dim),
+                                            device=device, dtype=dtype),
+                                    requires_grad=requires_grad)
+            self.reset_parameters()
+            return
+        if list(_weight.shape) != [self.num_embeddings, self.embedding_dim]:
+            raise AssertionError("Shape of weight does not match num_embeddings and "
+                                 "embedding_dim")
+        self.weight = Parameter(_weight, requires_grad=requires_grad)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_Table):
     """Rows of ``weight`` (num_embeddings, embedding_dim) looked up by integer indices.
 
     Init (torch's): weight ~ N(0, 1), with the ``padding_idx`` row zeroed; that row also gets no
@@ -47,25 +73,8 @@ class Embedding(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if _weight is None:
-            self.weight = Parameter(C.empty((num_embeddings, embedding_dim), device=device,
-                                            dtype=dtype), requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self._set_weight(_weight, not _freeze, device, dtype)
         self.sparse = sparse
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -98,7 +107,7 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of rows of ``weight`` (num_embeddings, embedding_dim),
     computed by :func:`F.embedding_bag` without forming the looked-up rows.
 
@@ -121,27 +130,10 @@ class EmbeddingBag(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
-        if _weight is None:
-            self.weight = Parameter(C.empty((num_embeddings, embedding_dim), device=device,
-                                            dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight)
+        self._set_weight(_weight, True, device, dtype)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
